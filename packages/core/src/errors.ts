@@ -1,0 +1,170 @@
+/**
+ * Stable, upper-case codes of every error fleetcron throws. Codes never change meaning between
+ * versions; match on them (or on the classes) instead of on messages.
+ */
+export type FleetcronErrorCode =
+  | 'INVALID_CRON'
+  | 'UNKNOWN_TIMEZONE'
+  | 'DUPLICATE_JOB'
+  | 'UNKNOWN_JOB'
+  | 'INVALID_OPTION'
+  | 'LEASE_TOO_SHORT'
+  | 'BACKEND_UNAVAILABLE'
+  | 'LEASE_LOST'
+  | 'JOB_TIMEOUT'
+  | 'SCHEDULER_STOPPED';
+
+const MARKER = Symbol.for('fleetcron.error');
+
+/** Options shared by every fleetcron error. */
+export interface FleetcronErrorOptions {
+  /** The lower-level error that caused this one, if any. */
+  cause?: unknown;
+  /** The option or field the error is about, e.g. `leaseMs` or `jobs[billing].trigger`. */
+  field?: string;
+}
+
+/**
+ * Base class of every error fleetcron throws. Carries a stable `code`, the `field` that was
+ * wrong (for input errors) and the `cause`. Use {@link isFleetcronError} rather than
+ * `instanceof` when two copies of the package may be loaded.
+ */
+export class FleetcronError extends Error {
+  /** Stable upper-case code, e.g. `INVALID_CRON`. */
+  readonly code: FleetcronErrorCode;
+  /** The option or field the error is about, when the error is about input. */
+  readonly field: string | undefined;
+  readonly [MARKER] = true;
+
+  constructor(code: FleetcronErrorCode, message: string, options: FleetcronErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.field = options.field;
+  }
+}
+
+/**
+ * True when `value` is a fleetcron error, from this copy of the package or another one
+ * (the check uses a global symbol marker, not `instanceof`). Pass `code` to also match the code.
+ */
+export function isFleetcronError(
+  value: unknown,
+  code?: FleetcronErrorCode,
+): value is FleetcronError {
+  if (typeof value !== 'object' || value === null) return false;
+  if ((value as { [MARKER]?: unknown })[MARKER] !== true) return false;
+  return code === undefined || (value as FleetcronError).code === code;
+}
+
+/** Bad input: a wrong option, duration, name or expression. Thrown at construction or `add()`. */
+export class InvalidOptionError extends FleetcronError {
+  constructor(
+    field: string,
+    message: string,
+    options: { cause?: unknown; code?: FleetcronErrorCode } = {},
+  ) {
+    super(options.code ?? 'INVALID_OPTION', `${field}: ${message}`, {
+      field,
+      cause: options.cause,
+    });
+  }
+}
+
+/** A cron expression that cannot be parsed. */
+export class InvalidCronError extends InvalidOptionError {
+  constructor(field: string, expression: string, cause?: unknown) {
+    const reason = cause instanceof Error ? ` (${cause.message})` : '';
+    super(
+      field,
+      `invalid cron expression ${JSON.stringify(expression)}${reason}. Use 5 fields (minute hour day-of-month month day-of-week), 6 fields with seconds first, or a nickname such as @hourly.`,
+      { cause, code: 'INVALID_CRON' },
+    );
+  }
+}
+
+/** A time zone name the runtime's Intl database does not know. */
+export class UnknownTimezoneError extends InvalidOptionError {
+  constructor(field: string, zone: string) {
+    super(
+      field,
+      `unknown time zone ${JSON.stringify(zone)}. Use an IANA name such as "UTC" or "Europe/Berlin".`,
+      { code: 'UNKNOWN_TIMEZONE' },
+    );
+  }
+}
+
+/** A job name that is already registered on this scheduler. */
+export class DuplicateJobError extends InvalidOptionError {
+  constructor(name: string) {
+    super(
+      'name',
+      `a job named ${JSON.stringify(name)} is already registered. Job names must be unique per scheduler; remove() the old one first or pick another name.`,
+      { code: 'DUPLICATE_JOB' },
+    );
+  }
+}
+
+/** A lease shorter than the backend can hold (see `LockCapabilities.minLeaseMs`). */
+export class LeaseTooShortError extends InvalidOptionError {
+  constructor(field: string, leaseMs: number, minLeaseMs: number, backend: string) {
+    super(
+      field,
+      `lease of ${leaseMs} ms is shorter than the ${backend} backend's minimum of ${minLeaseMs} ms. Set ${field} to at least ${minLeaseMs}.`,
+      { code: 'LEASE_TOO_SHORT' },
+    );
+  }
+}
+
+/**
+ * The backend could not be reached or did not answer in time. Locks throw it instead of
+ * answering `lost`, so the scheduler fails closed: it skips the fire and records why.
+ */
+export class BackendUnavailableError extends FleetcronError {
+  /** Backend name, e.g. `postgres`. */
+  readonly backend: string;
+  constructor(backend: string, operation: string, cause?: unknown) {
+    const reason = cause instanceof Error ? `: ${cause.message}` : '';
+    super('BACKEND_UNAVAILABLE', `${backend} backend unavailable during ${operation}${reason}`, {
+      cause,
+    });
+    this.backend = backend;
+  }
+}
+
+/** The job's lease could not be renewed in time; its `ctx.signal` is aborted with this reason. */
+export class LeaseLostError extends FleetcronError {
+  constructor(job: string, fireAt: number, cause?: unknown) {
+    super(
+      'LEASE_LOST',
+      `lease of job ${JSON.stringify(job)} for fire ${new Date(fireAt).toISOString()} was lost; another instance may take over`,
+      { cause },
+    );
+  }
+}
+
+/** The `timeout()` middleware gave up on a run; its `ctx.signal` is aborted with this reason. */
+export class JobTimeoutError extends FleetcronError {
+  constructor(job: string, ms: number) {
+    super('JOB_TIMEOUT', `job ${JSON.stringify(job)} timed out after ${ms} ms`);
+  }
+}
+
+/** An operation was attempted on a scheduler that has been stopped. */
+export class SchedulerStoppedError extends FleetcronError {
+  constructor(operation: string) {
+    super('SCHEDULER_STOPPED', `cannot ${operation}: the scheduler has been stopped`);
+  }
+}
+
+/** Wraps any thrown value (including non-Error values) in an Error, keeping Errors as they are. */
+export function toError(value: unknown): Error {
+  if (value instanceof Error) return value;
+  let text: string;
+  try {
+    text = typeof value === 'string' ? value : JSON.stringify(value);
+  } catch {
+    text = String(value);
+  }
+  return new Error(`non-Error value thrown: ${text}`, { cause: value });
+}

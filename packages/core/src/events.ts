@@ -1,0 +1,82 @@
+import diagnosticsChannel from 'node:diagnostics_channel';
+import type { LostReason } from './lock.js';
+import type { RunStatus } from './store.js';
+
+/** Name of the `node:diagnostics_channel` channel every fleetcron event is published on. */
+export const EVENTS_CHANNEL = 'fleetcron:events';
+
+interface EventBase {
+  /** Instance that published the event. */
+  instanceId: string;
+  /** Job name. */
+  job: string;
+  /** Scheduled fire time, epoch ms. */
+  fireAt: number;
+  /** When the event happened on the instance's clock, epoch ms. */
+  at: number;
+}
+
+/**
+ * Lifecycle events of a fire. Exporters (OpenTelemetry, logs) subscribe with
+ * {@link subscribe}; core never depends on them.
+ */
+export type FleetcronEvent =
+  /** The next fire of a job was computed and placed on the timer. */
+  | (EventBase & { type: 'fire.scheduled' })
+  /** A fire's time passed while the process could not act (blocked event loop, suspend). */
+  | (EventBase & { type: 'fire.missed'; lateMs: number })
+  /** This instance won the fire. */
+  | (EventBase & { type: 'claim.won'; backend: string; token: number; latencyMs: number })
+  /** Another instance has the fire, or it is stale. */
+  | (EventBase & { type: 'claim.lost'; backend: string; reason: LostReason; latencyMs: number })
+  /** The previous run still holds the job's lease; this fire is recorded as skipped. */
+  | (EventBase & { type: 'claim.busy'; backend: string; latencyMs: number })
+  /** The lock threw (backend unavailable): the fire is skipped, never run unprotected. */
+  | (EventBase & { type: 'claim.failed'; backend: string; error: Error; latencyMs: number })
+  /** The winner did not run the fire (`paused`, `busy`, `backend_unavailable`, `stopping`). */
+  | (EventBase & { type: 'fire.skipped'; reason: string })
+  /** A run started (after the claim, before middleware). */
+  | (EventBase & { type: 'run.started'; token: number; lagMs: number })
+  /** A run ended. */
+  | (EventBase & {
+      type: 'run.finished';
+      token: number;
+      status: RunStatus;
+      attempt: number;
+      durationMs: number;
+      error: Error | null;
+    })
+  /** The lease was renewed while the job runs. */
+  | (EventBase & { type: 'lease.renewed'; token: number; expiresAt: number })
+  /** The lease could not be renewed in time; the job's signal was aborted. */
+  | (EventBase & { type: 'lease.lost'; token: number; error: Error | null })
+  /** Writing history to the store failed; the run itself was not affected. */
+  | (EventBase & { type: 'store.failed'; error: Error });
+
+/** The `type` of every event. */
+export type FleetcronEventType = FleetcronEvent['type'];
+
+const channel = diagnosticsChannel.channel(EVENTS_CHANNEL);
+
+/** Publishes an event; costs almost nothing when nobody subscribes. */
+export function publish(event: FleetcronEvent): void {
+  if (channel.hasSubscribers) channel.publish(event);
+}
+
+/**
+ * Calls `listener` for every fleetcron event of every scheduler in the process. Returns a
+ * function that unsubscribes. A listener that throws does not disturb the scheduler.
+ */
+export function subscribe(listener: (event: FleetcronEvent) => void): () => void {
+  const handler = (message: unknown) => {
+    try {
+      listener(message as FleetcronEvent);
+    } catch {
+      // a faulty listener must never break a fire
+    }
+  };
+  diagnosticsChannel.subscribe(EVENTS_CHANNEL, handler);
+  return () => {
+    diagnosticsChannel.unsubscribe(EVENTS_CHANNEL, handler);
+  };
+}

@@ -1,0 +1,128 @@
+/**
+ * The Lock contract: how an instance claims one fire of one job for itself, fleet-wide.
+ *
+ * Times in this contract are epoch milliseconds (integers): every backend stores them as
+ * integers, and numbers cannot be mutated by accident the way `Date` objects can.
+ */
+
+/** Default claim window: how long a fire stays claimable, and how long its claim is kept. */
+export const DEFAULT_WINDOW_MS = 5 * 60_000;
+
+/** A request to claim fire `fireAt` of job `key` for `owner`. */
+export interface ClaimRequest {
+  /** The job's name. Any string (unicode, spaces, `/`, `{}`) up to 512 characters. */
+  key: string;
+  /** The scheduled fire time, epoch ms. Identifies the fire fleet-wide. */
+  fireAt: number;
+  /** The claiming instance's id. */
+  owner: string;
+  /** How long the lease lasts unless extended, in ms. */
+  leaseMs: number;
+  /**
+   * `true`: the job must not overlap itself: when a live lease of `key` exists the fire is
+   * recorded and answered `busy`. `false`: the fire gets its own lease, independent of the
+   * leases of other fires of the same job.
+   */
+  exclusive: boolean;
+}
+
+/** A granted lease: proof that `owner` holds fire `fireAt` of `key` until `expiresAt`. */
+export interface Lease {
+  key: string;
+  fireAt: number;
+  owner: string;
+  /** Fencing token: an integer that strictly increases per key, across owners and restarts. */
+  token: number;
+  /** When the lease expires by the backend's clock, epoch ms (informational for clients). */
+  expiresAt: number;
+  /** Whether this is the job's exclusive lease or a per-fire lease. */
+  exclusive: boolean;
+}
+
+/** Why a claim was `lost`. */
+export type LostReason =
+  /** The fire was already claimed (by another owner, or by this owner with another answer). */
+  | 'claimed'
+  /** The fire is older than the claim window by the backend's clock. */
+  | 'stale'
+  /** The fire is further in the future than the claim window (a clock far ahead). */
+  | 'early';
+
+/** The answer to a claim. */
+export type ClaimResult =
+  | { status: 'won'; lease: Lease }
+  | { status: 'busy'; key: string; fireAt: number }
+  | { status: 'lost'; key: string; fireAt: number; reason: LostReason };
+
+/** One claimed fire, as kept by the backend for the claim window. */
+export interface ClaimedFire {
+  fireAt: number;
+  owner: string;
+  /** `won`: the owner got a lease with `token`; `busy`: the fire was recorded as skipped. */
+  outcome: 'won' | 'busy';
+  /** Fencing token of the lease granted for this fire; `null` when the outcome was `busy`. */
+  token: number | null;
+}
+
+/** What a backend holds for one key (for tests, dashboards and catch-up). */
+export interface LockInspection {
+  /** Live leases of the key: the exclusive one and any per-fire ones, oldest fire first. */
+  leases: Lease[];
+  /** The newest claimed fire still kept, or `null`. */
+  newestFireAt: number | null;
+  /** Claimed fires still kept (not yet collected), oldest first. */
+  fires: ClaimedFire[];
+}
+
+/**
+ * What a backend can do, declared as data. The scheduler reads it to validate options at
+ * `add()` time, the conformance suite to adapt its timings and pick the scenarios that apply.
+ */
+export interface LockCapabilities {
+  /** Shortest lease the backend can hold, in ms (etcd: 2000). */
+  minLeaseMs: number;
+  /** Leases are rounded up to a multiple of this, in ms (etcd: 1000; others: 1). */
+  leaseGranularityMs: number;
+  /** Claim records and leases survive a server restart (no duplicate runs after one). */
+  durable: boolean;
+  /**
+   * Whose clock judges lease expiry and staleness: `backend` (PostgreSQL `now()`, Redis `TIME`)
+   * or `client` (the adapter's own clock, with a documented bound).
+   */
+  clock: 'backend' | 'client';
+}
+
+/**
+ * A fleet-wide lock over fires. Implementations must:
+ *
+ * - claim in one atomic step: a fire is won by exactly one owner, ever, within the window;
+ * - keep each claim record at least until `fireAt + windowMs`, then collect it;
+ * - accept claims in any order inside the window (no high-water mark);
+ * - answer a re-sent identical claim from the same owner with the same result and lease;
+ * - issue tokens that strictly increase per key;
+ * - throw {@link BackendUnavailableError} (never answer `lost`) when the backend cannot be reached.
+ */
+export interface Lock {
+  /** Backend name used in errors, events and metrics, e.g. `memory`, `postgres`. */
+  readonly backend: string;
+  /** What this backend can do. */
+  readonly capabilities: LockCapabilities;
+  /** The claim window in ms: fires older than `now - windowMs` are stale. */
+  readonly windowMs: number;
+  /** Claims fire `request.fireAt` of `request.key` for `request.owner`. One round trip. */
+  claim(request: ClaimRequest): Promise<ClaimResult>;
+  /** Renews `lease` for `leaseMs` from now; `null` when it is no longer held by its owner. */
+  extend(lease: Lease, leaseMs: number): Promise<Lease | null>;
+  /**
+   * Ends `lease` early. Never removes the fire's claim record and never touches a lease held
+   * under another token. Resolves `true` when the lease was still held and is now released.
+   */
+  release(lease: Lease): Promise<boolean>;
+  /** Reads what the backend holds for `key`. */
+  inspect(key: string): Promise<LockInspection>;
+  /**
+   * Frees resources the adapter created itself (timers, etcd leases). Never closes the client
+   * the user passed in. Optional.
+   */
+  close?(): Promise<void>;
+}

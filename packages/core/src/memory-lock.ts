@@ -1,0 +1,157 @@
+import { type Clock, realClock } from './clock.js';
+import {
+  type ClaimedFire,
+  type ClaimRequest,
+  type ClaimResult,
+  DEFAULT_WINDOW_MS,
+  type Lease,
+  type Lock,
+  type LockCapabilities,
+  type LockInspection,
+} from './lock.js';
+import { assertPositiveMs } from './validate.js';
+
+/** Options of {@link MemoryLock}. */
+export interface MemoryLockOptions {
+  /** The clock that plays the backend's clock (judges expiry and staleness). Default: real. */
+  clock?: Clock;
+  /** Claim window in ms. Default 5 minutes. */
+  windowMs?: number;
+}
+
+interface KeyState {
+  /** Claim records by fire time. */
+  fires: Map<number, ClaimedFire>;
+  /** Live leases by slot: `x` for the exclusive lease, the fire time for per-fire leases. */
+  leases: Map<string, Lease>;
+  /** Last token issued for the key; kept forever so tokens never repeat. */
+  lastToken: number;
+}
+
+const slotOf = (lease: Pick<Lease, 'exclusive' | 'fireAt'>): string =>
+  lease.exclusive ? 'x' : String(lease.fireAt);
+
+/**
+ * The reference {@link Lock}: every rule of the contract, in process memory. Share one instance
+ * between schedulers in one process to simulate a fleet (tests, demos); it gives no protection
+ * across processes. The conformance suite runs against it first.
+ */
+export class MemoryLock implements Lock {
+  readonly backend = 'memory';
+  readonly capabilities: LockCapabilities = {
+    minLeaseMs: 1,
+    leaseGranularityMs: 1,
+    durable: false,
+    clock: 'backend',
+  };
+  readonly windowMs: number;
+  private readonly clock: Clock;
+  private readonly keys = new Map<string, KeyState>();
+
+  constructor(options: MemoryLockOptions = {}) {
+    this.clock = options.clock ?? realClock;
+    this.windowMs = options.windowMs ?? DEFAULT_WINDOW_MS;
+    assertPositiveMs('windowMs', this.windowMs);
+  }
+
+  async claim(request: ClaimRequest): Promise<ClaimResult> {
+    const { key, fireAt, owner, leaseMs, exclusive } = request;
+    const now = this.clock.now();
+    const state = this.stateOf(key);
+    this.collect(state, now);
+
+    const existing = state.fires.get(fireAt);
+    if (existing) {
+      if (existing.owner === owner) return this.replay(state, existing, key, fireAt, now);
+      return { status: 'lost', key, fireAt, reason: 'claimed' };
+    }
+    if (fireAt < now - this.windowMs) return { status: 'lost', key, fireAt, reason: 'stale' };
+    if (fireAt > now + this.windowMs) return { status: 'lost', key, fireAt, reason: 'early' };
+
+    if (exclusive) {
+      const live = state.leases.get('x');
+      if (live && live.expiresAt > now) {
+        state.fires.set(fireAt, { fireAt, owner, outcome: 'busy', token: null });
+        return { status: 'busy', key, fireAt };
+      }
+    }
+    const lease: Lease = {
+      key,
+      fireAt,
+      owner,
+      token: ++state.lastToken,
+      expiresAt: now + leaseMs,
+      exclusive,
+    };
+    state.leases.set(slotOf(lease), lease);
+    state.fires.set(fireAt, { fireAt, owner, outcome: 'won', token: lease.token });
+    return { status: 'won', lease: { ...lease } };
+  }
+
+  async extend(lease: Lease, leaseMs: number): Promise<Lease | null> {
+    const now = this.clock.now();
+    const current = this.keys.get(lease.key)?.leases.get(slotOf(lease));
+    if (!current || current.token !== lease.token || current.expiresAt <= now) return null;
+    current.expiresAt = now + leaseMs;
+    return { ...current };
+  }
+
+  async release(lease: Lease): Promise<boolean> {
+    const state = this.keys.get(lease.key);
+    const slot = slotOf(lease);
+    const current = state?.leases.get(slot);
+    if (!state || !current || current.token !== lease.token) return false;
+    state.leases.delete(slot);
+    return current.expiresAt > this.clock.now();
+  }
+
+  async inspect(key: string): Promise<LockInspection> {
+    const state = this.keys.get(key);
+    if (!state) return { leases: [], newestFireAt: null, fires: [] };
+    this.collect(state, this.clock.now());
+    const fires = [...state.fires.values()]
+      .sort((a, b) => a.fireAt - b.fireAt)
+      .map((f) => ({ ...f }));
+    const leases = [...state.leases.values()]
+      .sort((a, b) => a.fireAt - b.fireAt)
+      .map((l) => ({ ...l }));
+    return { leases, newestFireAt: fires.at(-1)?.fireAt ?? null, fires };
+  }
+
+  /** Answers a claim re-sent by the owner that already holds the fire's record. */
+  private replay(
+    state: KeyState,
+    record: ClaimedFire,
+    key: string,
+    fireAt: number,
+    now: number,
+  ): ClaimResult {
+    if (record.outcome === 'busy') return { status: 'busy', key, fireAt };
+    const lease =
+      state.leases.get(slotOf({ exclusive: true, fireAt })) ??
+      state.leases.get(slotOf({ exclusive: false, fireAt }));
+    if (lease && lease.token === record.token && lease.expiresAt > now) {
+      return { status: 'won', lease: { ...lease } };
+    }
+    return { status: 'lost', key, fireAt, reason: 'claimed' };
+  }
+
+  private stateOf(key: string): KeyState {
+    let state = this.keys.get(key);
+    if (!state) {
+      state = { fires: new Map(), leases: new Map(), lastToken: 0 };
+      this.keys.set(key, state);
+    }
+    return state;
+  }
+
+  /** Drops claim records past `fireAt + windowMs` and expired leases. */
+  private collect(state: KeyState, now: number): void {
+    for (const [fireAt] of state.fires) {
+      if (fireAt + this.windowMs < now) state.fires.delete(fireAt);
+    }
+    for (const [slot, lease] of state.leases) {
+      if (lease.expiresAt <= now) state.leases.delete(slot);
+    }
+  }
+}

@@ -1,0 +1,2 @@
+// stub: replaced by its implementation
+export {};

@@ -1,0 +1,131 @@
+import { InvalidOptionError } from './errors.js';
+
+/** The Store contract: execution history and fleet-wide job state. */
+
+/** Status of one execution. */
+export type RunStatus = 'running' | 'succeeded' | 'failed' | 'timed_out' | 'skipped' | 'lease_lost';
+
+/** Statuses that end an execution. */
+export const TERMINAL_STATUSES: readonly RunStatus[] = [
+  'succeeded',
+  'failed',
+  'timed_out',
+  'skipped',
+  'lease_lost',
+];
+
+/** Default bound on stored error text, in characters. */
+export const DEFAULT_MAX_ERROR_LENGTH = 8192;
+
+/** One execution (one claimed fire on one instance) as the store keeps it. */
+export interface Execution {
+  /** Unique id (a UUID chosen by the scheduler). Recording the same id again updates it. */
+  id: string;
+  /** Job name. */
+  job: string;
+  /** Scheduled fire time, epoch ms. */
+  fireAt: number;
+  status: RunStatus;
+  /** Attempt number of the last attempt (1-based; retries increase it). */
+  attempt: number;
+  /** Instance that recorded the execution. */
+  instanceId: string;
+  /** Fencing token of the lease, `null` for skipped executions without one. */
+  token: number | null;
+  /** When the execution started on the instance's clock (for `skipped`: when it was skipped). */
+  startedAt: number;
+  /** When it finished, `null` while running. */
+  finishedAt: number | null;
+  /** Error text (message and stack), bounded to the store's `maxErrorLength`; `null` if none. */
+  error: string | null;
+  /** Why the execution was skipped (`overlap`, `paused`, `backend_unavailable`, ...). */
+  reason?: string | null;
+}
+
+/** Fleet-wide state of one job, seen by every instance. */
+export interface JobState {
+  job: string;
+  /** Paused jobs are claimed but not run: the winner records a `skipped` execution. */
+  paused: boolean;
+  /** Status of the newest finished execution, or `null`. */
+  lastStatus: RunStatus | null;
+  /** Fire time of the newest finished execution, or `null`. */
+  lastFireAt: number | null;
+  /** When the newest finished execution finished, or `null`. */
+  lastFinishedAt: number | null;
+}
+
+/** Options of {@link Store.history}. */
+export interface HistoryQuery {
+  /** Page size, 1 to 1000. Default 50. */
+  limit?: number;
+  /** `nextCursor` of the previous page. */
+  cursor?: string | null;
+}
+
+/** One page of history, newest first. */
+export interface HistoryPage {
+  executions: Execution[];
+  /** Pass as `cursor` for the next page; `null` on the last page. */
+  nextCursor: string | null;
+}
+
+/**
+ * Execution history and job state. History is ordered newest first by `(startedAt, id)`.
+ * Implementations bound error text to `maxErrorLength` characters (see `boundErrorText`).
+ */
+export interface Store {
+  /** Backend name, e.g. `memory`, `postgres`. */
+  readonly backend: string;
+  /**
+   * Inserts or updates (by `id`) an execution. When `status` is terminal it also updates the
+   * job's `lastStatus`, `lastFireAt` and `lastFinishedAt`, in the same round trip where the
+   * backend allows it.
+   */
+  record(execution: Execution): Promise<void>;
+  /** One page of a job's history, newest first. */
+  history(job: string, query?: HistoryQuery): Promise<HistoryPage>;
+  /** Deletes executions that started before `before` (epoch ms); resolves how many. */
+  prune(before: number): Promise<number>;
+  /** The job's state; a job never seen reads as not paused with no last outcome. */
+  getJobState(job: string): Promise<JobState>;
+  /** Sets whether the job is paused, fleet-wide. */
+  setPaused(job: string, paused: boolean): Promise<void>;
+  /** Frees resources the adapter created itself; never closes the user's client. Optional. */
+  close?(): Promise<void>;
+}
+
+/**
+ * Bounds error text to `max` characters without splitting a surrogate pair, appending a marker
+ * that says how much was cut. Shared by every store so all backends bound text the same way.
+ */
+export function boundErrorText(text: string | null, max = DEFAULT_MAX_ERROR_LENGTH): string | null {
+  if (text === null || text.length <= max) return text;
+  const marker = `… [truncated ${text.length - max} chars]`;
+  let end = Math.max(0, max - marker.length);
+  const code = text.charCodeAt(end - 1);
+  if (code >= 0xd800 && code <= 0xdbff) end -= 1;
+  return text.slice(0, end) + marker;
+}
+
+/** Encodes a history cursor `(startedAt, id)` as an opaque string. */
+export function encodeCursor(startedAt: number, id: string): string {
+  return Buffer.from(JSON.stringify([startedAt, id]), 'utf8').toString('base64url');
+}
+
+/** Decodes a cursor made by {@link encodeCursor}; throws `InvalidOptionError` on garbage. */
+export function decodeCursor(cursor: string): { startedAt: number; id: string } {
+  try {
+    const [startedAt, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [
+      unknown,
+      unknown,
+    ];
+    if (typeof startedAt === 'number' && typeof id === 'string') return { startedAt, id };
+  } catch {
+    // fall through to the typed error below
+  }
+  throw new InvalidOptionError(
+    'cursor',
+    'is not a cursor returned by history(); pass nextCursor unchanged.',
+  );
+}

@@ -1,0 +1,10 @@
+/**
+ * A Trigger computes fire times. It must be pure: the same `after` gives the same answer on
+ * every instance, whatever the process's time zone or start time.
+ */
+export interface Trigger {
+  /** The first fire strictly after `after`, or `null` when there is none (an `at()` that passed). */
+  next(after: Date): Date | null;
+  /** A short human description, e.g. `cron(*\/5 * * * * UTC)`, used in logs and errors. */
+  describe(): string;
+}

@@ -1,5 +1,9 @@
 import { defineConfig, type ViteUserConfig } from 'vitest/config';
 
+// No `module` condition: some packages (@opentelemetry/api) map it to ESM builds with
+// extensionless imports that Node cannot load when vitest externalizes them.
+const conditions = ['source', 'import', 'node', 'default'];
+
 /**
  * Shared vitest settings. Workspace packages resolve to their TypeScript sources through the
  * `source` export condition, so tests never need a prior build. Each package writes a JSON report
@@ -7,8 +11,8 @@ import { defineConfig, type ViteUserConfig } from 'vitest/config';
  */
 export function baseVitest(overrides: ViteUserConfig['test'] = {}): ViteUserConfig {
   return defineConfig({
-    resolve: { conditions: ['source', 'import', 'module', 'node', 'default'] },
-    ssr: { resolve: { conditions: ['source', 'import', 'module', 'node', 'default'] } },
+    resolve: { conditions },
+    ssr: { resolve: { conditions } },
     test: {
       include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
       testTimeout: 30_000,

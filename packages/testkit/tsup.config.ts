@@ -1,4 +1,15 @@
 import { defineConfig } from 'tsup';
 import { baseTsup } from '../../tsup.config.base.js';
 
-export default defineConfig(baseTsup);
+export default defineConfig({
+  ...baseTsup,
+  entry: [
+    'src/index.ts',
+    'src/global-setup.ts',
+    'src/global-setup/postgres.ts',
+    'src/global-setup/redis.ts',
+    'src/global-setup/etcd.ts',
+  ],
+  // Loaded lazily, only when a container runtime answers.
+  external: ['testcontainers', 'pg', 'vitest'],
+});

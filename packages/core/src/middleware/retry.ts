@@ -1,2 +1,104 @@
-// stub: replaced by its implementation
-export {};
+import { InvalidOptionError, isFleetcronError } from '../errors.js';
+import type { JobContext, Middleware } from '../middleware.js';
+import { assertPositiveInteger, assertPositiveMs } from '../validate.js';
+
+/** Exponential backoff of {@link retry}: the n-th retry waits up to `min(maxMs, initialMs·factor^(n-1))`. */
+export interface RetryBackoff {
+  /** Delay before the first retry, in ms. Default 1000. */
+  initialMs?: number;
+  /** Upper bound of any delay, in ms. Default 30000. */
+  maxMs?: number;
+  /** Growth per retry, at least 1. Default 2. */
+  factor?: number;
+}
+
+/** Options of {@link retry}. */
+export interface RetryOptions {
+  /** Total number of runs, the first included (1 = no retry). A positive integer. */
+  attempts: number;
+  /** Backoff between attempts; see {@link RetryBackoff} for defaults. */
+  backoff?: RetryBackoff;
+  /** `'full'` (default): wait a random time in [0, delay); `'none'`: wait exactly the delay. */
+  jitter?: 'full' | 'none';
+  /** Whether a failure is worth another attempt. Default: every failure (within the limits below). */
+  retryIf?: (error: unknown, ctx: JobContext) => boolean;
+  /** Random source in [0, 1) for jitter (tests pass a fixed one). Default `Math.random`. */
+  random?: () => number;
+}
+
+/**
+ * Runs the rest of the chain again when it fails, up to `attempts` runs in all, sleeping on
+ * `ctx.clock` between them with exponential backoff and full jitter. Attempt `n` sees
+ * `ctx.attempt + n - 1`. It never retries once `ctx.signal` is aborted (lease lost, scheduler
+ * stopping past its drain deadline, or an outer `timeout()`), nor a `LeaseLostError`; a sleep
+ * cut short by the signal rejects with the signal's reason. The last failure is rethrown.
+ *
+ * A `JobTimeoutError` from a `timeout()` placed after retry (`[retry(), timeout(ms)]`, a timeout
+ * per attempt) is retried like any failure; a timeout placed before retry aborts the signal and
+ * so ends the retries. The scheduler keeps renewing the job's lease while retry waits.
+ *
+ * @throws InvalidOptionError (fields `retry.attempts`, `retry.backoff.*`, `retry.jitter`,
+ *   `retry.retryIf`, `retry.random`) for bad options, at creation.
+ */
+export function retry(options: RetryOptions): Middleware {
+  const {
+    attempts,
+    backoff = {},
+    jitter = 'full',
+    retryIf = () => true,
+    random = Math.random,
+  } = options ?? ({} as RetryOptions);
+  const { initialMs = 1000, maxMs = 30_000, factor = 2 } = backoff;
+  assertPositiveInteger('retry.attempts', attempts);
+  assertPositiveMs('retry.backoff.initialMs', initialMs);
+  assertPositiveMs('retry.backoff.maxMs', maxMs);
+  if (typeof factor !== 'number' || !Number.isFinite(factor) || factor < 1) {
+    throw new InvalidOptionError(
+      'retry.backoff.factor',
+      `must be a number >= 1, got ${String(factor)}.`,
+    );
+  }
+  if (jitter !== 'full' && jitter !== 'none') {
+    throw new InvalidOptionError(
+      'retry.jitter',
+      `must be 'full' or 'none', got ${String(jitter)}.`,
+    );
+  }
+  if (typeof retryIf !== 'function') {
+    throw new InvalidOptionError('retry.retryIf', 'must be a function (error, ctx) => boolean.');
+  }
+  if (typeof random !== 'function') {
+    throw new InvalidOptionError(
+      'retry.random',
+      'must be a function returning a number in [0, 1).',
+    );
+  }
+
+  return async (ctx, next) => {
+    for (let n = 1; ; n++) {
+      const attemptCtx = n === 1 ? ctx : { ...ctx, attempt: ctx.attempt + n - 1 };
+      try {
+        await next(attemptCtx);
+        return;
+      } catch (error) {
+        if (
+          n >= attempts ||
+          ctx.signal.aborted ||
+          isFleetcronError(error, 'LEASE_LOST') ||
+          !retryIf(error, attemptCtx)
+        ) {
+          throw error;
+        }
+        const cap = Math.min(maxMs, initialMs * factor ** (n - 1));
+        const delay = jitter === 'full' ? random() * cap : cap;
+        ctx.log.warn('job attempt failed; retrying', {
+          job: ctx.job,
+          attempt: attemptCtx.attempt,
+          delayMs: Math.round(delay),
+          error: error instanceof Error ? error.message : String(error),
+        });
+        await ctx.clock.sleep(delay, ctx.signal);
+      }
+    }
+  };
+}

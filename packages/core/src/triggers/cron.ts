@@ -1,2 +1,88 @@
-// stub: replaced by its implementation
-export {};
+import { InvalidCronError } from '../errors.js';
+import type { Trigger } from '../trigger.js';
+import { type CompiledCron, compileCron, normalizeCron } from './cron-matcher.js';
+import { nextInstantInZone } from './dst.js';
+import { resolveTimeZone } from './timezone.js';
+
+/** Options of {@link cron}. */
+export interface CronOptions {
+  /**
+   * IANA time zone the expression's wall-clock times are read in, e.g. `Europe/Berlin`.
+   * Default `UTC`, never the process's own zone, so instances in different zones agree.
+   */
+  tz?: string;
+}
+
+/** A {@link Trigger} built by {@link cron}; exposes its expression and zone for logs. */
+export interface CronTrigger extends Trigger {
+  /** The expression as given. */
+  readonly expression: string;
+  /** The time zone the expression is read in. */
+  readonly tz: string;
+}
+
+/** Parsed expressions shared by jobs with the same expression (a fleet often has many). */
+const cache = new Map<string, CompiledCron>();
+const CACHE_LIMIT = 1000;
+/** A fixed instant for the construction-time check that the expression fires at all. */
+const PROBE_FROM = Date.UTC(2000, 0, 1);
+
+function compile(expression: string): CompiledCron {
+  let fields: string[];
+  try {
+    fields = normalizeCron(expression);
+  } catch (error) {
+    throw new InvalidCronError('expression', expression, error);
+  }
+  const key = fields.join(' ');
+  const hit = cache.get(key);
+  if (hit) return hit;
+  let compiled: CompiledCron;
+  try {
+    compiled = compileCron(fields);
+  } catch (error) {
+    throw new InvalidCronError('expression', expression, error);
+  }
+  if (compiled.match(PROBE_FROM) === null) {
+    throw new InvalidCronError('expression', expression, new Error('it never fires'));
+  }
+  if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
+  cache.set(key, compiled);
+  return compiled;
+}
+
+/**
+ * A cron schedule. Accepts 5 fields (`minute hour day-of-month month day-of-week`), 6 fields
+ * (seconds first), nicknames (`@yearly` `@annually` `@monthly` `@weekly` `@daily` `@midnight`
+ * `@hourly`), `?`, `L`, `nW`/`LW`, `#`, `H` (hashed, seeded by the expression so every instance
+ * agrees) and month/weekday names (`JAN`, `MON-FRI`). When both day-of-month and day-of-week
+ * are restricted (neither is `*` or `?`), a day matches if either matches.
+ *
+ * Times are wall-clock times in `tz`. DST: with an unrestricted hour field the trigger fires
+ * at every real instant that matches (twice in a repeated hour, never in a skipped one); with a
+ * specific hour it fires once per wall-clock time: at the first occurrence in a repeated hour,
+ * and at the end of the gap for a time inside a skipped hour.
+ *
+ * The expression is parsed once, here; `next()` reuses it.
+ *
+ * @throws InvalidCronError (field `expression`) for a bad or never-firing expression or `@reboot`.
+ * @throws UnknownTimezoneError (field `tz`) for a zone the runtime's Intl does not know.
+ */
+export function cron(expression: string, options: CronOptions = {}): CronTrigger {
+  if (typeof expression !== 'string') {
+    throw new InvalidCronError('expression', String(expression));
+  }
+  const { zone, utc } = resolveTimeZone('tz', options?.tz ?? 'UTC');
+  const { match, hourRestricted } = compile(expression);
+  return {
+    expression,
+    tz: zone,
+    next(after: Date): Date | null {
+      const from = after.getTime();
+      if (Number.isNaN(from)) return null;
+      const at = utc ? match(from) : nextInstantInZone(match, zone, from, hourRestricted);
+      return at === null ? null : new Date(at);
+    },
+    describe: () => `cron(${expression} ${zone})`,
+  };
+}

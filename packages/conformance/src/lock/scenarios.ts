@@ -1,0 +1,48 @@
+import type { LockScenario } from '../types.js';
+import {
+  exclusiveBusyOnce,
+  freshIsolatedFixtures,
+  independentOverlappingLeases,
+  lateClaimerLoses,
+  oddKeys,
+  oneWinnerPerFire,
+  outOfOrderFires,
+  replaySameLease,
+  staleAndEarly,
+} from './claims.js';
+import { mutualExclusionFuzz } from './fuzz.js';
+import {
+  extendOwnerOnly,
+  leaseExpiryHandsOver,
+  skewedClientCannotSteal,
+  staleReleaseIgnored,
+  tokensIncrease,
+} from './leases.js';
+import { boundedStorage } from './storage.js';
+
+/**
+ * Every lock scenario that needs no server faults, in the order `runLockConformance` registers
+ * them. Each is a plain async function of the options, so it can be run (and expected to fail)
+ * outside the registered tests.
+ */
+export const lockScenarios = {
+  freshIsolatedFixtures,
+  oneWinnerPerFire,
+  lateClaimerLoses,
+  outOfOrderFires,
+  staleAndEarly,
+  boundedStorage,
+  independentOverlappingLeases,
+  exclusiveBusyOnce,
+  leaseExpiryHandsOver,
+  extendOwnerOnly,
+  staleReleaseIgnored,
+  tokensIncrease,
+  replaySameLease,
+  oddKeys,
+  skewedClientCannotSteal,
+  mutualExclusionFuzz,
+} as const satisfies Record<string, LockScenario>;
+
+/** Name of a lock scenario. */
+export type LockScenarioName = keyof typeof lockScenarios;

@@ -1,0 +1,184 @@
+import type { Clock, Lock, LockCapabilities, Store } from '@fleetcron/core';
+
+/** Options the suite passes to {@link LockFixture.newLock}. Adapters must honour both. */
+export interface NewLockOptions {
+  /** Claim window of the new client, in ms. Omitted: the adapter's default (5 minutes). */
+  windowMs?: number;
+  /**
+   * The client's clock (the suite passes skewed clocks, e.g. `offsetClock(realClock, 30_000)`).
+   * Adapters whose `capabilities.clock` is `backend` must not let it judge expiry or staleness;
+   * adapters with `clock: 'client'` use it as their clock. Omitted: `realClock`.
+   */
+  clock?: Clock;
+}
+
+/** Reads the backend directly, below the `Lock` API, to prove what the API alone cannot. */
+export interface LockProbe {
+  /**
+   * How many claim records (one per claimed `(key, fireAt)`, won or busy) the backend physically
+   * holds in this fixture's namespace, all keys together, counting records that are past their
+   * window but not yet deleted. Used to prove that storage stays bounded.
+   */
+  claimRecordCount(): Promise<number>;
+}
+
+/**
+ * One fresh, isolated namespace on a backend (own schema / database, key prefix or etcd prefix).
+ * Two fixtures never see each other's keys.
+ */
+export interface LockFixture {
+  /**
+   * Makes another client on this fixture's namespace, with its OWN connection (pool, socket,
+   * etcd client), so that concurrent claimers really race through the backend. Every call may
+   * be given a different clock or window.
+   */
+  newLock(options?: NewLockOptions): Promise<Lock>;
+  /** Optional direct reader of the backend (see {@link LockProbe}). */
+  probe?: LockProbe;
+  /** Closes every client `newLock()` made and drops the namespace if it can. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Controls over a dedicated server the suite may break. Usually `@fleetcron/testkit`'s server. */
+export interface ServerFaults {
+  /** Stops and starts the server on the same port and data directory (what survives is durable). */
+  restart(): Promise<void>;
+  /** Kills every client connection from the server side; the server stays up. */
+  dropConnections(): Promise<void>;
+  /** Freezes the server (SIGSTOP): connections stay open, nothing answers. */
+  pause(): Promise<void>;
+  /** Unfreezes a paused server (SIGCONT). */
+  resume(): Promise<void>;
+  /** Stops the server (optional; not used by the current scenarios). */
+  stop?(): Promise<void>;
+  /** Starts a stopped server (optional; not used by the current scenarios). */
+  start?(): Promise<void>;
+}
+
+/**
+ * A dedicated server for fault scenarios: never the server other tests share, since the suite
+ * restarts it, drops its connections and pauses it.
+ */
+export interface LockFaults {
+  /** Same contract as {@link LockConformanceOptions.create}, on the dedicated server. */
+  create(): Promise<LockFixture>;
+  /** The dedicated server's fault controls. */
+  server: ServerFaults;
+  /** Tears the dedicated server down (called once, after the fault scenarios). */
+  close?(): Promise<void>;
+}
+
+/**
+ * `faults` as a value, or as a function that starts the dedicated server lazily (in the fault
+ * scenarios' `beforeAll`), so a failing server start is reported by those scenarios only.
+ */
+export type LockFaultsOption = LockFaults | (() => Promise<LockFaults>);
+
+/** Options of `runLockConformance`. */
+export interface LockConformanceOptions {
+  /** Backend name, used in test titles: `${name} lock conformance`. */
+  name: string;
+  /** Makes a fresh, isolated namespace. Called once per scenario (twice by the isolation one). */
+  create(): Promise<LockFixture>;
+  /**
+   * What the adapter declares. The suite asserts that `lock.capabilities` says the same, and
+   * adapts its timings (leases >= `minLeaseMs`, rounded up to `leaseGranularityMs`) and its
+   * restart expectations (`durable`) to it.
+   */
+  capabilities: LockCapabilities;
+  /**
+   * A dedicated server for the fault scenarios (dropped connection, restart). Required for every
+   * backend that has a server: when absent and `inProcess` is not `true`, the fault scenarios
+   * FAIL with a message saying what to pass. They are never skipped silently.
+   */
+  faults?: LockFaultsOption;
+  /**
+   * `true` only for backends without a server (like `MemoryLock`): there is no connection to
+   * drop and nothing to restart, so the fault scenarios assert this declaration instead (the
+   * backend must also declare `durable: false`). Must not be combined with `faults`.
+   */
+  inProcess?: boolean;
+  /** Multiplies the suite's waits and deadlines for slow backends. Default 1. */
+  timeScale?: number;
+  /**
+   * How long, in ms, a claim record may linger after `fireAt + windowMs` before the backend
+   * deletes it (TTL granularity, lazy expiry). Default 1000. The bounded-storage scenario
+   * requires every record older than `fireAt + windowMs + collectionLagMs` to be gone.
+   */
+  collectionLagMs?: number;
+}
+
+/** Two clients on one store namespace: what {@link StoreConformanceOptions.create} returns. */
+export interface StoreFixture {
+  /**
+   * Makes another store client with its OWN connection on this fixture's namespace. Stores
+   * made here must bound error text to {@link StoreConformanceOptions.maxErrorLength}.
+   */
+  newStore(): Promise<Store>;
+  /** Closes every store `newStore()` made and drops the namespace if it can. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Options of `runStoreConformance`. */
+export interface StoreConformanceOptions {
+  /** Backend name, used in test titles: `${name} store conformance`. */
+  name: string;
+  /** Makes a fresh, isolated namespace (own schema / key prefix). Called once per scenario. */
+  create(): Promise<StoreFixture>;
+  /** The error-text bound the stores use, in characters. Default 8192 (`boundErrorText`). */
+  maxErrorLength?: number;
+  /** Multiplies the suite's deadlines for slow backends. Default 1. */
+  timeScale?: number;
+}
+
+/** Options of `runFleetConformance`: real `Scheduler`s on the backend, in real time. */
+export interface FleetConformanceOptions {
+  /** Backend name, used in test titles: `${name} fleet conformance`. */
+  name: string;
+  /** Same contract as {@link LockConformanceOptions.create}. Each scheduler gets its own client. */
+  create(): Promise<LockFixture>;
+  /**
+   * Lease of the jobs in ms. Default: 2000 rounded up to the backend's `minLeaseMs` and
+   * `leaseGranularityMs`. The paused-holder scenario waits about one lease for the takeover.
+   */
+  leaseMs?: number;
+  /** Fires the three-instance scenario must observe. Default 30 (at one fire per second). */
+  fires?: number;
+  /** Multiplies the suite's deadlines for slow backends. Default 1. */
+  timeScale?: number;
+}
+
+/**
+ * One lock scenario as a plain async function, so that it can be run outside the registered
+ * `it()`s (the suite's own tests run each scenario against deliberately broken locks and expect
+ * it to fail). `run` creates and closes the fixtures it needs through `options.create`.
+ */
+export interface LockScenario {
+  /** The `it()` title. */
+  title: string;
+  /** Test timeout in ms before `timeScale`. */
+  timeoutMs: number;
+  /** Runs the scenario; rejects with an assertion error when the backend breaks the contract. */
+  run(options: LockConformanceOptions): Promise<void>;
+}
+
+/** A scenario that breaks a dedicated server (see {@link LockFaults}). */
+export interface LockFaultScenario {
+  title: string;
+  timeoutMs: number;
+  run(options: LockConformanceOptions, faults: LockFaults): Promise<void>;
+}
+
+/** One store scenario as a plain async function (see {@link LockScenario}). */
+export interface StoreScenario {
+  title: string;
+  timeoutMs: number;
+  run(options: StoreConformanceOptions): Promise<void>;
+}
+
+/** One fleet scenario as a plain async function (see {@link LockScenario}). */
+export interface FleetScenario {
+  title: string;
+  timeoutMs: number;
+  run(options: FleetConformanceOptions): Promise<void>;
+}

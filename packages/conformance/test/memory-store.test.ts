@@ -1,0 +1,11 @@
+import { MemoryStore } from '@fleetcron/core';
+import { runStoreConformance } from '../src/index.js';
+import { memoryStoreFixture } from './memory-fixture.js';
+
+runStoreConformance({ name: 'memory', create: memoryStoreFixture(() => new MemoryStore()) });
+
+runStoreConformance({
+  name: 'memory (maxErrorLength 300)',
+  create: memoryStoreFixture(() => new MemoryStore({ maxErrorLength: 300 })),
+  maxErrorLength: 300,
+});

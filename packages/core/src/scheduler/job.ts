@@ -1,0 +1,159 @@
+import { DuplicateJobError, InvalidOptionError, LeaseTooShortError, toError } from '../errors.js';
+import type { LockCapabilities } from '../lock.js';
+import type { JobHandler, Middleware } from '../middleware.js';
+import type { Trigger } from '../trigger.js';
+import { assertPositiveMs } from '../validate.js';
+
+/** Longest job name (the lock key limit of every backend). */
+export const MAX_JOB_NAME_LENGTH = 512;
+
+/** What the job does when its previous run still holds the job's lease at the next fire. */
+export type OverlapPolicy = 'skip' | 'allow';
+
+/** A job, as passed to `Scheduler.add()`. */
+export interface JobDefinition {
+  /** Unique name: the lock key, the store's job id, the label of events. 1–512 characters. */
+  name: string;
+  /** When the job fires: `cron()`, `every()`, `at()` or any {@link Trigger}. */
+  trigger: Trigger;
+  /** The job. Its return value is ignored; a throw, a rejection or a non-Error value fails the run. */
+  run: JobHandler;
+  /** Lease length for this job (default: the scheduler's `leaseMs`). Renewed every third. */
+  leaseMs?: number;
+  /**
+   * `skip` (default): never two runs of the job at once, fleet-wide: a fire that comes while the
+   * previous run holds the job's lease is recorded as `skipped` (reason `overlap`).
+   * `allow`: every fire gets its own lease; runs of the job may overlap.
+   */
+  overlap?: OverlapPolicy;
+  /** Middleware for this job, inside the scheduler's middleware. */
+  middleware?: Middleware[];
+}
+
+/** A validated job definition (internal). */
+export interface NormalizedJob {
+  readonly name: string;
+  readonly trigger: Trigger;
+  readonly run: JobHandler;
+  readonly leaseMs: number;
+  readonly overlap: OverlapPolicy;
+  readonly middleware: readonly Middleware[];
+}
+
+/**
+ * Checks `leaseMs` against the backend's minimum, then rounds it up to the backend's granularity.
+ * Rounding up (never down) keeps the lease at least as long as asked: etcd, with whole-second
+ * leases, holds a 2,500 ms lease as 3,000 ms.
+ */
+export function normalizeLeaseMs(
+  field: string,
+  leaseMs: unknown,
+  capabilities: LockCapabilities,
+  backend: string,
+): number {
+  assertPositiveMs(field, leaseMs);
+  if (leaseMs < capabilities.minLeaseMs) {
+    throw new LeaseTooShortError(field, leaseMs, capabilities.minLeaseMs, backend);
+  }
+  const granularity = capabilities.leaseGranularityMs > 0 ? capabilities.leaseGranularityMs : 1;
+  return Math.ceil(leaseMs / granularity) * granularity;
+}
+
+/** True when `value` looks like a {@link Trigger}. */
+export function isTrigger(value: unknown): value is Trigger {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as Trigger).next === 'function' &&
+    typeof (value as Trigger).describe === 'function'
+  );
+}
+
+/** Checks a middleware list, naming the field of the first bad entry. */
+export function validateMiddleware(field: string, value: unknown): Middleware[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) {
+    throw new InvalidOptionError(field, 'must be an array of middleware functions.');
+  }
+  value.forEach((m, i) => {
+    if (typeof m !== 'function') {
+      throw new InvalidOptionError(`${field}[${i}]`, `must be a middleware function, got ${typeof m}.`);
+    }
+  });
+  return [...value] as Middleware[];
+}
+
+/**
+ * Validates a job definition for `add()`. Every problem is a typed error naming the field, so bad
+ * input fails at `add()` and never at fire time. The trigger is asked for one fire time to prove
+ * it works.
+ */
+export function validateJob(
+  definition: unknown,
+  context: {
+    existing: ReadonlySet<string> | ReadonlyMap<string, unknown>;
+    defaultLeaseMs: number;
+    capabilities: LockCapabilities;
+    backend: string;
+    now: number;
+  },
+): NormalizedJob {
+  if (typeof definition !== 'object' || definition === null) {
+    throw new InvalidOptionError('job', 'must be an object { name, trigger, run }.');
+  }
+  const d = definition as Partial<JobDefinition>;
+  if (typeof d.name !== 'string' || d.name.length === 0) {
+    throw new InvalidOptionError('name', `must be a non-empty string, got ${JSON.stringify(d.name)}.`);
+  }
+  if (d.name.length > MAX_JOB_NAME_LENGTH) {
+    throw new InvalidOptionError(
+      'name',
+      `must be at most ${MAX_JOB_NAME_LENGTH} characters, got ${d.name.length}.`,
+    );
+  }
+  if (context.existing.has(d.name)) throw new DuplicateJobError(d.name);
+  if (!isTrigger(d.trigger)) {
+    throw new InvalidOptionError(
+      'trigger',
+      'must be a Trigger (an object with next(after) and describe()); use cron(), every() or at().',
+    );
+  }
+  checkTrigger(d.trigger, context.now);
+  if (typeof d.run !== 'function') {
+    throw new InvalidOptionError('run', `must be a function (ctx) => unknown, got ${typeof d.run}.`);
+  }
+  const leaseMs =
+    d.leaseMs === undefined
+      ? context.defaultLeaseMs
+      : normalizeLeaseMs('leaseMs', d.leaseMs, context.capabilities, context.backend);
+  const overlap = d.overlap ?? 'skip';
+  if (overlap !== 'skip' && overlap !== 'allow') {
+    throw new InvalidOptionError(
+      'overlap',
+      `must be 'skip' or 'allow', got ${JSON.stringify(overlap)}.`,
+    );
+  }
+  return {
+    name: d.name,
+    trigger: d.trigger,
+    run: d.run,
+    leaseMs,
+    overlap,
+    middleware: validateMiddleware('middleware', d.middleware),
+  };
+}
+
+/** Asks the trigger for one fire so a broken trigger fails at `add()`, not at fire time. */
+function checkTrigger(trigger: Trigger, now: number): void {
+  let next: unknown;
+  try {
+    next = trigger.next(new Date(now));
+  } catch (error) {
+    throw new InvalidOptionError('trigger', `next() threw: ${toError(error).message}`, {
+      cause: error,
+    });
+  }
+  if (next !== null && !(next instanceof Date && Number.isFinite(next.getTime()))) {
+    throw new InvalidOptionError('trigger', 'next() must return a valid Date or null.');
+  }
+}

@@ -1,0 +1,125 @@
+import { type Clock, realClock } from '../clock.js';
+import { InvalidOptionError } from '../errors.js';
+import type { Lock } from '../lock.js';
+import { type Logger, type Middleware, silentLogger } from '../middleware.js';
+import type { Store } from '../store.js';
+import { assertNonEmptyString, assertNonNegativeMs, assertPositiveMs } from '../validate.js';
+import { defaultInstanceId } from './instance-id.js';
+import { normalizeLeaseMs, validateMiddleware } from './job.js';
+
+/** Default lease length: 30 s, renewed every 10 s. */
+export const DEFAULT_LEASE_MS = 30_000;
+/** Default time `stop()` waits for running jobs before aborting them. */
+export const DEFAULT_DRAIN_MS = 10_000;
+
+/** Options of the {@link Scheduler} constructor. */
+export interface SchedulerOptions {
+  /** Where fires are claimed. Required. The scheduler never closes it: you own it. */
+  lock: Lock;
+  /** Where history and the paused flag live. Optional; without it nothing is recorded. Never closed by the scheduler. */
+  store?: Store;
+  /** Time source and timers. Default: the real clock. */
+  clock?: Clock;
+  /** This instance's id (the lock owner). Default `${hostname}-${pid}-${random}`. */
+  instanceId?: string;
+  /**
+   * Default lease length of jobs, ms. Default 30,000 (raised to the backend's minimum when that is
+   * larger). Rounded up to the backend's `leaseGranularityMs`.
+   */
+  leaseMs?: number;
+  /** Middleware around every job (outside each job's own middleware). */
+  middleware?: Middleware[];
+  /** Logger for the scheduler and jobs (`ctx.log`). Default: silent. */
+  logger?: Logger;
+  /** Default time `stop()` waits for running jobs before aborting them, ms. Default 10,000. */
+  drainMs?: number;
+}
+
+/** Validated scheduler options (internal). */
+export interface ResolvedOptions {
+  lock: Lock;
+  store: Store | null;
+  clock: Clock;
+  instanceId: string;
+  leaseMs: number;
+  middleware: Middleware[];
+  logger: Logger;
+  drainMs: number;
+}
+
+const hasMethods = (value: unknown, names: readonly string[]): boolean =>
+  typeof value === 'object' &&
+  value !== null &&
+  names.every((n) => typeof (value as Record<string, unknown>)[n] === 'function');
+
+/** Validates the constructor options; every problem is a typed error naming the field. */
+export function resolveOptions(options: unknown): ResolvedOptions {
+  if (typeof options !== 'object' || options === null) {
+    throw new InvalidOptionError('options', 'must be an object with at least { lock }.');
+  }
+  const o = options as Partial<SchedulerOptions>;
+  const lock = o.lock;
+  if (!hasMethods(lock, ['claim', 'extend', 'release'])) {
+    throw new InvalidOptionError(
+      'lock',
+      'must be a Lock (claim, extend, release), e.g. new MemoryLock() or a @fleetcron/lock-* adapter.',
+    );
+  }
+  const capabilities = (lock as Lock).capabilities;
+  if (
+    typeof capabilities !== 'object' ||
+    capabilities === null ||
+    typeof capabilities.minLeaseMs !== 'number' ||
+    typeof capabilities.leaseGranularityMs !== 'number'
+  ) {
+    throw new InvalidOptionError(
+      'lock.capabilities',
+      'must declare { minLeaseMs, leaseGranularityMs, durable, clock }.',
+    );
+  }
+  assertPositiveMs('lock.windowMs', (lock as Lock).windowMs);
+  if (
+    o.store !== undefined &&
+    !hasMethods(o.store, ['record', 'history', 'getJobState', 'setPaused'])
+  ) {
+    throw new InvalidOptionError(
+      'store',
+      'must be a Store (record, history, getJobState, setPaused), e.g. new MemoryStore().',
+    );
+  }
+  const clock = o.clock ?? realClock;
+  if (!hasMethods(clock, ['now', 'monotonic', 'setTimer', 'clearTimer', 'sleep'])) {
+    throw new InvalidOptionError(
+      'clock',
+      'must be a Clock (now, monotonic, setTimer, clearTimer, sleep).',
+    );
+  }
+  const instanceId = o.instanceId ?? defaultInstanceId();
+  assertNonEmptyString('instanceId', instanceId);
+  const backend = String((lock as Lock).backend);
+  const leaseMs =
+    o.leaseMs === undefined
+      ? normalizeLeaseMs(
+          'leaseMs',
+          Math.max(DEFAULT_LEASE_MS, capabilities.minLeaseMs),
+          capabilities,
+          backend,
+        )
+      : normalizeLeaseMs('leaseMs', o.leaseMs, capabilities, backend);
+  const drainMs = o.drainMs ?? DEFAULT_DRAIN_MS;
+  assertNonNegativeMs('drainMs', drainMs);
+  const logger = o.logger ?? silentLogger;
+  if (!hasMethods(logger, ['debug', 'info', 'warn', 'error'])) {
+    throw new InvalidOptionError('logger', 'must have debug, info, warn and error methods.');
+  }
+  return {
+    lock: lock as Lock,
+    store: o.store ?? null,
+    clock,
+    instanceId,
+    leaseMs,
+    middleware: validateMiddleware('middleware', o.middleware),
+    logger,
+    drainMs,
+  };
+}

@@ -1,0 +1,238 @@
+import { type Clock, MAX_TIMER_MS, type TimerHandle } from '../clock.js';
+
+/**
+ * How far the wall clock may drift against monotonic time before every wall-clock entry is
+ * re-keyed (an NTP step, a suspend/resume). Smaller drifts (NTP slewing) are absorbed.
+ */
+export const WALL_JUMP_TOLERANCE_MS = 1_000;
+
+/**
+ * Longest the queue sleeps while it holds entries, so a forward jump of the wall clock is
+ * noticed within this time even when the next entry is days away.
+ */
+export const WALL_CHECK_MS = 60_000;
+
+/** One scheduled callback. Opaque to callers; pass it to {@link TimerQueue.cancel}. */
+export interface QueueEntry {
+  /** Monotonic time at which the entry is due. */
+  due: number;
+  /** For wall-clock entries: the epoch ms at which it is due (checked again on wake). */
+  readonly wall: number | null;
+  readonly seq: number;
+  readonly callback: () => void;
+  /** Position in the heap, -1 once popped or cancelled. */
+  index: number;
+}
+
+/**
+ * One min-heap of callbacks keyed on MONOTONIC time, behind ONE clock timer, for every job fire
+ * and every lease renewal of a scheduler: a process with 10,000 jobs holds a single pending
+ * timer.
+ *
+ * Wall-clock entries ({@link atWall}) are converted to monotonic time when queued. On every wake
+ * the queue compares the wall clock with monotonic time: if it moved by more than
+ * {@link WALL_JUMP_TOLERANCE_MS} (NTP step, suspend) all wall-clock entries are re-keyed, and a
+ * popped entry whose wall time is not yet reached (the clock jumped back) is queued again instead
+ * of running early. Delays beyond `setTimeout`'s limit (2^31 − 1 ms) are clamped and re-armed.
+ */
+export class TimerQueue {
+  private readonly heap: QueueEntry[] = [];
+  private handle: TimerHandle | null = null;
+  /** Monotonic time the armed timer is due at. */
+  private armedAt = Number.POSITIVE_INFINITY;
+  /** `now() - monotonic()` when wall entries were last keyed. */
+  private offset: number;
+  private seq = 0;
+  private waking = false;
+
+  /**
+   * @param clock where time is read and the single timer is set.
+   * @param onError receives anything a callback throws (callbacks must not break the queue).
+   */
+  constructor(
+    private readonly clock: Clock,
+    private readonly onError: (error: unknown) => void,
+  ) {
+    this.offset = clock.now() - clock.monotonic();
+  }
+
+  /** Number of queued entries. */
+  get size(): number {
+    return this.heap.length;
+  }
+
+  /** Whether a clock timer is pending (at most one ever is). */
+  get armed(): boolean {
+    return this.handle !== null;
+  }
+
+  /** Runs `callback` once the wall clock reads at least `wallMs` (epoch ms). */
+  atWall(wallMs: number, callback: () => void): QueueEntry {
+    const now = this.clock.now();
+    const mono = this.clock.monotonic();
+    if (this.heap.length === 0) this.offset = now - mono;
+    return this.insert(mono + Math.max(0, wallMs - now), wallMs, callback);
+  }
+
+  /** Runs `callback` after `ms` milliseconds of monotonic time. */
+  after(ms: number, callback: () => void): QueueEntry {
+    return this.insert(this.clock.monotonic() + Math.max(0, ms), null, callback);
+  }
+
+  /** Resolves after `ms` milliseconds of monotonic time (through the same single timer). */
+  sleep(ms: number): { promise: Promise<void>; cancel: () => void } {
+    let entry: QueueEntry | null = null;
+    let done: () => void = () => {};
+    const promise = new Promise<void>((resolve) => {
+      done = resolve;
+      entry = this.after(ms, resolve);
+    });
+    return {
+      promise,
+      cancel: () => {
+        if (entry) this.cancel(entry);
+        done();
+      },
+    };
+  }
+
+  /** Removes an entry; a no-op for entries that already ran or were cancelled. */
+  cancel(entry: QueueEntry): void {
+    const i = entry.index;
+    if (i < 0 || this.heap[i] !== entry) return;
+    this.removeAt(i);
+    if (!this.waking) this.arm();
+  }
+
+  /** Drops every entry and clears the timer: afterwards the queue keeps nothing alive. */
+  clear(): void {
+    for (const entry of this.heap) entry.index = -1;
+    this.heap.length = 0;
+    this.disarm();
+  }
+
+  private insert(due: number, wall: number | null, callback: () => void): QueueEntry {
+    const entry: QueueEntry = { due, wall, seq: this.seq++, callback, index: this.heap.length };
+    this.heap.push(entry);
+    this.up(entry.index);
+    if (!this.waking) this.arm();
+    return entry;
+  }
+
+  /** Sets the single timer for the head entry (re-setting it only when the head moved). */
+  private arm(): void {
+    const head = this.heap[0];
+    if (!head) {
+      this.disarm();
+      return;
+    }
+    const mono = this.clock.monotonic();
+    const target = Math.min(head.due, mono + WALL_CHECK_MS);
+    if (this.handle !== null && this.armedAt <= target) {
+      return; // the armed timer wakes early enough
+    }
+    this.disarm();
+    const delay = Math.min(Math.max(0, target - mono), MAX_TIMER_MS);
+    this.armedAt = mono + delay;
+    this.handle = this.clock.setTimer(() => this.wake(), delay);
+  }
+
+  private disarm(): void {
+    if (this.handle !== null) this.clock.clearTimer(this.handle);
+    this.handle = null;
+    this.armedAt = Number.POSITIVE_INFINITY;
+  }
+
+  private wake(): void {
+    this.handle = null;
+    this.armedAt = Number.POSITIVE_INFINITY;
+    this.waking = true;
+    try {
+      const now = this.clock.now();
+      const mono = this.clock.monotonic();
+      if (Math.abs(now - mono - this.offset) > WALL_JUMP_TOLERANCE_MS) this.rekey(now, mono);
+      for (;;) {
+        const head = this.heap[0];
+        if (!head || head.due > mono) break;
+        this.removeAt(0);
+        if (head.wall !== null && head.wall > now) {
+          // the wall clock went back since the entry was keyed: not due yet, queue it again
+          head.due = mono + (head.wall - now);
+          head.index = this.heap.length;
+          this.heap.push(head);
+          this.up(head.index);
+          continue;
+        }
+        try {
+          head.callback();
+        } catch (error) {
+          this.onError(error);
+        }
+      }
+    } finally {
+      this.waking = false;
+      this.arm();
+    }
+  }
+
+  /** Re-computes the monotonic due time of every wall-clock entry after a wall-clock jump. */
+  private rekey(now: number, mono: number): void {
+    this.offset = now - mono;
+    for (const entry of this.heap) {
+      if (entry.wall !== null) entry.due = mono + Math.max(0, entry.wall - now);
+    }
+    for (let i = (this.heap.length >> 1) - 1; i >= 0; i--) this.down(i);
+  }
+
+  private removeAt(i: number): void {
+    const heap = this.heap;
+    const removed = heap[i]!;
+    const last = heap.pop()!;
+    removed.index = -1;
+    if (last !== removed) {
+      heap[i] = last;
+      last.index = i;
+      this.down(i);
+      this.up(last.index);
+    }
+  }
+
+  private less(a: QueueEntry, b: QueueEntry): boolean {
+    return a.due < b.due || (a.due === b.due && a.seq < b.seq);
+  }
+
+  private up(i: number): void {
+    const heap = this.heap;
+    const entry = heap[i]!;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      const parent = heap[p]!;
+      if (!this.less(entry, parent)) break;
+      heap[i] = parent;
+      parent.index = i;
+      i = p;
+    }
+    heap[i] = entry;
+    entry.index = i;
+  }
+
+  private down(i: number): void {
+    const heap = this.heap;
+    const n = heap.length;
+    const entry = heap[i]!;
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= n) break;
+      const r = l + 1;
+      let c = l;
+      if (r < n && this.less(heap[r]!, heap[l]!)) c = r;
+      const child = heap[c]!;
+      if (!this.less(child, entry)) break;
+      heap[i] = child;
+      child.index = i;
+      i = c;
+    }
+    heap[i] = entry;
+    entry.index = i;
+  }
+}

@@ -1,0 +1,126 @@
+import { type CronExpression, CronExpressionParser } from 'cron-parser';
+import type { WallClockMatcher } from './dst.js';
+
+/**
+ * A parsed cron expression evaluated on wall-clock ("naive", UTC-as-local) milliseconds.
+ * cron-parser always runs in UTC here; time zones and DST are applied by `dst.ts`.
+ */
+export interface CompiledCron {
+  /** First matching wall-clock time strictly after `wall`, or null when there is none. */
+  readonly match: WallClockMatcher;
+  /** False when the hour field allows all 24 hours (DST rule: fire at every matching instant). */
+  readonly hourRestricted: boolean;
+}
+
+const NICKNAMES: Record<string, string> = {
+  '@yearly': '0 0 1 1 *',
+  '@annually': '0 0 1 1 *',
+  '@monthly': '0 0 1 * *',
+  '@weekly': '0 0 * * 0',
+  '@daily': '0 0 * * *',
+  '@midnight': '0 0 * * *',
+  '@hourly': '0 * * * *',
+};
+
+/** `nW` (nearest weekday to day n) or `LW` (last weekday), which cron-parser does not support. */
+const WEEKDAY_FIELD = /^(L|[1-9]|[12]\d|3[01])W$/i;
+/** Bound on day skips while searching a `W` match (each skip moves to a later day or month). */
+const MAX_W_SKIPS = 500;
+
+/**
+ * Turns a user's expression into six fields (seconds first), or throws an Error saying why.
+ * Nicknames are expanded here; `@reboot` is refused because a fleet has no single boot.
+ */
+export function normalizeCron(expression: string): string[] {
+  const text = expression.trim();
+  if (text.startsWith('@')) {
+    const nick = text.toLowerCase();
+    if (nick === '@reboot') {
+      throw new Error(
+        '@reboot is not supported: fleetcron schedules fires in time, it has no boot event; run start-up work yourself before scheduler.start()',
+      );
+    }
+    const expanded = NICKNAMES[nick];
+    if (!expanded) {
+      throw new Error(`unknown nickname; use one of ${Object.keys(NICKNAMES).join(', ')}`);
+    }
+    return ['0', ...expanded.split(' ')];
+  }
+  const fields = text.split(/\s+/);
+  if (fields.length === 5) return ['0', ...fields];
+  if (fields.length === 6) return fields;
+  throw new Error(`expected 5 or 6 fields, got ${text === '' ? 0 : fields.length}`);
+}
+
+function parse(fields: readonly string[]): CronExpression {
+  const expression = fields.join(' ');
+  // hashSeed: cron-parser's `H` would otherwise be random per process; instances must agree.
+  return CronExpressionParser.parse(expression, {
+    tz: 'UTC',
+    currentDate: 0,
+    hashSeed: expression,
+  });
+}
+
+function nextOf(expr: CronExpression, wall: number): number | null {
+  try {
+    expr.reset(new Date(wall));
+    return expr.next().getTime();
+  } catch {
+    return null; // cron-parser's loop limit: no further match
+  }
+}
+
+/** Day (1-31) of the weekday nearest to day `n` (or the last day) of the month, inside that month. */
+function nearestWeekday(year: number, month: number, n: 'L' | number): number | null {
+  const last = new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
+  const day = n === 'L' ? last : n;
+  if (day > last) return null;
+  const dow = new Date(Date.UTC(year, month, day)).getUTCDay();
+  if (dow === 6) return day === 1 ? 3 : day - 1;
+  if (dow === 0) return day === last ? day - 2 : day + 1;
+  return day;
+}
+
+/**
+ * `nW`/`LW`: cron-parser matches the time fields and the month with a free day, and this filter
+ * keeps the day if it is the nearest weekday, or (both day fields restricted, cron's OR rule)
+ * if the day-of-week field matches it.
+ */
+function weekdayMatcher(fields: readonly string[], w: 'L' | number): WallClockMatcher {
+  const [second = '0', minute = '*', hour = '*', , month = '*', dow = '*'] = fields;
+  const times = parse([second, minute, hour, '*', month, '*']);
+  const days = dow === '*' || dow === '?' ? null : parse(['0', '0', '0', '*', '*', dow]);
+  return (wall) => {
+    let from = wall;
+    for (let skip = 0; skip < MAX_W_SKIPS; skip++) {
+      const hit = nextOf(times, from);
+      if (hit === null) return null;
+      const date = new Date(hit);
+      const y = date.getUTCFullYear();
+      const m = date.getUTCMonth();
+      const d = date.getUTCDate();
+      const target = nearestWeekday(y, m, w);
+      if (d === target || days?.includesDate(new Date(Date.UTC(y, m, d)))) return hit;
+      if (days || (target !== null && d < target)) {
+        from = Date.UTC(y, m, days || target === null ? d + 1 : target) - 1;
+      } else {
+        from = Date.UTC(y, m + 1, 1) - 1;
+      }
+    }
+    return null;
+  };
+}
+
+/** Compiles six normalised fields. Throws cron-parser's Error for a bad expression. */
+export function compileCron(fields: readonly string[]): CompiledCron {
+  const dom = fields[3] ?? '*';
+  const w = WEEKDAY_FIELD.exec(dom);
+  const expr = parse(w ? [...fields.slice(0, 3), '*', ...fields.slice(4)] : fields);
+  const hourRestricted = expr.fields.hour.values.length !== 24;
+  if (w) {
+    const n = w[1]?.toUpperCase() === 'L' ? 'L' : Number(w[1]);
+    return { match: weekdayMatcher(fields, n), hourRestricted };
+  }
+  return { match: (wall) => nextOf(expr, wall), hourRestricted };
+}

@@ -1,0 +1,75 @@
+import { UnknownTimezoneError } from '../errors.js';
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+/** One cached `Intl.DateTimeFormat` per zone; throws `RangeError` for a zone Intl does not know. */
+function formatter(zone: string): Intl.DateTimeFormat {
+  let f = formatters.get(zone);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone: zone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    });
+    formatters.set(zone, f);
+  }
+  return f;
+}
+
+/**
+ * Checks `zone` against the runtime's Intl time-zone database and tells whether it is UTC
+ * (so callers can skip offset arithmetic). Throws {@link UnknownTimezoneError} naming `field`.
+ */
+export function resolveTimeZone(field: string, zone: unknown): { zone: string; utc: boolean } {
+  if (typeof zone !== 'string' || zone.trim() === '') {
+    throw new UnknownTimezoneError(field, String(zone));
+  }
+  try {
+    return { zone, utc: formatter(zone).resolvedOptions().timeZone === 'UTC' };
+  } catch {
+    throw new UnknownTimezoneError(field, zone);
+  }
+}
+
+/**
+ * The zone's UTC offset in milliseconds at `instant` (epoch ms): wall clock = instant + offset.
+ * `zone` must have passed {@link resolveTimeZone}.
+ */
+export function zoneOffset(zone: string, instant: number): number {
+  let y = 1970;
+  let mo = 1;
+  let d = 1;
+  let h = 0;
+  let mi = 0;
+  let s = 0;
+  for (const part of formatter(zone).formatToParts(instant)) {
+    const v = Number(part.value);
+    switch (part.type) {
+      case 'year':
+        y = v;
+        break;
+      case 'month':
+        mo = v;
+        break;
+      case 'day':
+        d = v;
+        break;
+      case 'hour':
+        h = v;
+        break;
+      case 'minute':
+        mi = v;
+        break;
+      case 'second':
+        s = v;
+        break;
+    }
+  }
+  const wall = new Date(Date.UTC(2000, mo - 1, d, h, mi, s)).setUTCFullYear(y);
+  return wall - (instant - (((instant % 1000) + 1000) % 1000));
+}

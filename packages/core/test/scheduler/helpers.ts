@@ -1,0 +1,125 @@
+import {
+  BackendUnavailableError,
+  type ClaimRequest,
+  type ClaimResult,
+  type Execution,
+  type FleetcronEvent,
+  type HistoryPage,
+  type HistoryQuery,
+  type JobState,
+  type Lease,
+  type Lock,
+  type LockInspection,
+  type Store,
+  subscribe,
+} from '../../src/index.js';
+
+/** Records every fleetcron event published while the test runs. */
+export function recordEvents(): { events: FleetcronEvent[]; stop: () => void } {
+  const events: FleetcronEvent[] = [];
+  const stop = subscribe((e) => {
+    events.push(e);
+  });
+  return { events, stop };
+}
+
+/** How a {@link FlakyLock} misbehaves. */
+export type ExtendMode = 'ok' | 'null' | 'throw' | 'hang';
+
+/**
+ * Wraps a Lock and lets a test break it: claims can throw BackendUnavailableError (`down`),
+ * extends can answer null, throw or hang. Owners listed in `onlyOwners` are affected, or all.
+ */
+export class FlakyLock implements Lock {
+  down = false;
+  extendMode: ExtendMode = 'ok';
+  onlyOwners: Set<string> | null = null;
+  claims = 0;
+  extends = 0;
+  constructor(private readonly inner: Lock) {}
+  get backend() {
+    return this.inner.backend;
+  }
+  get capabilities() {
+    return this.inner.capabilities;
+  }
+  get windowMs() {
+    return this.inner.windowMs;
+  }
+  private affects(owner: string): boolean {
+    return this.onlyOwners === null || this.onlyOwners.has(owner);
+  }
+  async claim(request: ClaimRequest): Promise<ClaimResult> {
+    this.claims++;
+    if (this.down && this.affects(request.owner)) {
+      throw new BackendUnavailableError(this.backend, 'claim', new Error('connection refused'));
+    }
+    return this.inner.claim(request);
+  }
+  async extend(lease: Lease, leaseMs: number): Promise<Lease | null> {
+    this.extends++;
+    if (this.affects(lease.owner)) {
+      if (this.extendMode === 'null') return null;
+      if (this.extendMode === 'throw') {
+        throw new BackendUnavailableError(this.backend, 'extend', new Error('timeout'));
+      }
+      if (this.extendMode === 'hang') return new Promise<never>(() => {});
+    }
+    return this.inner.extend(lease, leaseMs);
+  }
+  async release(lease: Lease): Promise<boolean> {
+    if (this.down && this.affects(lease.owner)) {
+      throw new BackendUnavailableError(this.backend, 'release');
+    }
+    return this.inner.release(lease);
+  }
+  inspect(key: string): Promise<LockInspection> {
+    return this.inner.inspect(key);
+  }
+}
+
+/** A Store whose every call fails (or that wraps another store and fails on demand). */
+export class BrokenStore implements Store {
+  readonly backend = 'broken';
+  failing = true;
+  constructor(private readonly inner: Store | null = null) {}
+  private check(op: string): Store {
+    if (this.failing || !this.inner) throw new BackendUnavailableError('broken', op);
+    return this.inner;
+  }
+  async record(execution: Execution): Promise<void> {
+    await this.check('record').record(execution);
+  }
+  async history(job: string, query?: HistoryQuery): Promise<HistoryPage> {
+    return this.check('history').history(job, query);
+  }
+  async prune(before: number): Promise<number> {
+    return this.check('prune').prune(before);
+  }
+  async getJobState(job: string): Promise<JobState> {
+    return this.check('getJobState').getJobState(job);
+  }
+  async setPaused(job: string, paused: boolean): Promise<void> {
+    await this.check('setPaused').setPaused(job, paused);
+  }
+}
+
+/** Every execution of `job` in a store (all pages). */
+export async function allHistory(store: Store, job: string): Promise<Execution[]> {
+  const out: Execution[] = [];
+  let cursor: string | null = null;
+  do {
+    const page: HistoryPage = await store.history(job, { limit: 1000, cursor });
+    out.push(...page.executions);
+    cursor = page.nextCursor;
+  } while (cursor);
+  return out;
+}
+
+/** Every multiple of `periodMs` in `[from, to]`. */
+export function firesBetween(periodMs: number, from: number, to: number): number[] {
+  const out: number[] = [];
+  for (let t = Math.ceil(from / periodMs) * periodMs; t <= to; t += periodMs) out.push(t);
+  return out;
+}
+

@@ -1,0 +1,73 @@
+/**
+ * Span, attribute and metric names the exporter emits. They follow the OpenTelemetry semantic
+ * convention style (dotted lower-case namespaces, units in the instrument, not in the name) under
+ * the `fleetcron.` namespace, plus the general `error.type` attribute.
+ */
+
+/** Span names. */
+export const SpanNames = {
+  /** One claimed fire on the winning instance; the job's own spans are its children. */
+  fire: 'fleetcron.fire',
+  /** One attempt of a fire (only with `attemptMiddleware`, e.g. placed after `retry()`). */
+  attempt: 'fleetcron.attempt',
+  /** A claim this instance did not win (`lost`, `busy`, `failed`); only with `losingSpans`. */
+  claim: 'fleetcron.claim',
+} as const;
+
+/** Attribute keys on spans and metric data points. */
+export const Attr = {
+  /** Job name (string). */
+  job: 'fleetcron.job',
+  /** Scheduled fire time, ISO 8601 UTC (string). */
+  fireScheduledTime: 'fleetcron.fire.scheduled_time',
+  /** Start of the run minus the scheduled time, ms (int). */
+  fireLagMs: 'fleetcron.fire.lag_ms',
+  /** The scheduler instance id (string). */
+  instanceId: 'fleetcron.instance.id',
+  /** Fencing token of the fire's lease (int). */
+  fencingToken: 'fleetcron.fencing_token',
+  /** Lock backend, e.g. `memory`, `postgres` (string). */
+  lockBackend: 'fleetcron.lock.backend',
+  /** Answer of the claim: `won`, `lost`, `busy`, `failed` (string). */
+  claimResult: 'fleetcron.claim.result',
+  /** Why a claim was lost: `claimed`, `stale`, `early` (string). */
+  claimLostReason: 'fleetcron.claim.lost_reason',
+  /** Round trip of the claim, ms (double). */
+  claimDurationMs: 'fleetcron.claim.duration_ms',
+  /** Attempt number, 1-based (int). */
+  attempt: 'fleetcron.attempt',
+  /** Outcome: `succeeded`, `failed`, `timed_out`, `lease_lost` (string). */
+  runStatus: 'fleetcron.run.status',
+  /** Why a fire was skipped: `overlap`, `paused`, `backend_unavailable`, `stopping` (string). */
+  skipReason: 'fleetcron.skip.reason',
+  /** Error class or fleetcron error code of a failure (semantic-convention `error.type`). */
+  errorType: 'error.type',
+} as const;
+
+/** Metric instrument names. */
+export const MetricNames = {
+  /** Counter `{run}`: finished runs by job and status. */
+  runs: 'fleetcron.runs',
+  /** UpDownCounter `{run}`: runs in progress by job. */
+  runsActive: 'fleetcron.runs.active',
+  /** Histogram `s`: run duration by job and status. */
+  runDuration: 'fleetcron.run.duration',
+  /** Histogram `s`: claim round trip by backend and result. */
+  claimDuration: 'fleetcron.claim.duration',
+  /** Histogram `s`: start of the run minus its scheduled time, by job. */
+  fireLag: 'fleetcron.fire.lag',
+  /** Counter `{fire}`: fires whose time passed while the process could not act, by job. */
+  fireMissed: 'fleetcron.fire.missed',
+  /** Counter `{fire}`: fires the claiming instance did not run, by job and reason. */
+  fireSkipped: 'fleetcron.fire.skipped',
+  /** Counter `{lease}`: leases lost while the job ran, by job. */
+  leaseLost: 'fleetcron.lease.lost',
+  /** Counter `{error}`: history writes that failed, by job. */
+  storeErrors: 'fleetcron.store.errors',
+} as const;
+
+/** Instrumentation scope name of the tracer and meter. */
+export const INSTRUMENTATION_SCOPE = '@fleetcron/exporter-otel';
+
+/** Instrumentation scope version (the package version). */
+export const INSTRUMENTATION_VERSION = '0.1.0';

@@ -1,0 +1,34 @@
+import { isFleetcronError, type RunStatus, toError } from '@fleetcron/core';
+
+/** How a run ended, as seen by the tracing middleware. */
+export interface RunOutcome {
+  status: Exclude<RunStatus, 'running' | 'skipped'>;
+  /** The error to record on the span; `null` for a success. */
+  error: Error | null;
+}
+
+/**
+ * Derives a run's outcome the way the scheduler records it: a `JOB_TIMEOUT` error (or one
+ * caused by it) is `timed_out`; a `LEASE_LOST` error, or a signal aborted because the lease was lost, is
+ * `lease_lost` (even when the job ignored the signal and returned); any other throw is `failed`.
+ */
+export function runOutcome(thrown: { value: unknown } | null, signal: AbortSignal): RunOutcome {
+  const leaseLost = signal.aborted && isFleetcronError(signal.reason, 'LEASE_LOST');
+  if (thrown === null) {
+    return leaseLost
+      ? { status: 'lease_lost', error: toError(signal.reason) }
+      : { status: 'succeeded', error: null };
+  }
+  const error = toError(thrown.value);
+  if (isFleetcronError(error, 'LEASE_LOST') || leaseLost) return { status: 'lease_lost', error };
+  if (isFleetcronError(error, 'JOB_TIMEOUT') || isFleetcronError(error.cause, 'JOB_TIMEOUT')) {
+    return { status: 'timed_out', error };
+  }
+  return { status: 'failed', error };
+}
+
+/** The `error.type` attribute of an error: its fleetcron code, else its class name. */
+export function errorType(error: Error): string {
+  if (isFleetcronError(error)) return error.code;
+  return error.name || error.constructor?.name || 'Error';
+}

@@ -1,0 +1,165 @@
+import { type FleetcronEvent, publish } from '@fleetcron/core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Attr, fleetcronOpenTelemetry, MetricNames, RUN_DURATION_BUCKETS } from '../src/index.js';
+import { otelHarness } from './otel-harness.js';
+
+const cleanups: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+function setup(options: Parameters<typeof fleetcronOpenTelemetry>[0] = {}) {
+  const h = otelHarness();
+  const otel = fleetcronOpenTelemetry({
+    tracerProvider: h.tracerProvider,
+    meterProvider: h.meterProvider,
+    ...options,
+  });
+  cleanups.push(h.close, () => otel.shutdown());
+  return { h, otel };
+}
+
+const base = (job: string, fireAt: number) => ({ instanceId: 'i-1', job, fireAt, at: fireAt });
+
+function fire(
+  job: string,
+  fireAt: number,
+  status: 'succeeded' | 'failed',
+  durationMs: number,
+): FleetcronEvent[] {
+  return [
+    { type: 'fire.scheduled', ...base(job, fireAt) },
+    { type: 'claim.won', ...base(job, fireAt), backend: 'memory', token: 1, latencyMs: 2 },
+    { type: 'run.started', ...base(job, fireAt), token: 1, lagMs: 250 },
+    {
+      type: 'run.finished',
+      ...base(job, fireAt),
+      token: 1,
+      status,
+      attempt: 1,
+      durationMs,
+      error: status === 'failed' ? new Error('x') : null,
+    },
+  ];
+}
+
+describe('metrics from lifecycle events', () => {
+  it('counts runs, durations, claims, lag, skips, misses, lost leases and store errors', async () => {
+    const { h } = setup();
+    const events: FleetcronEvent[] = [
+      ...fire('billing', 1000, 'succeeded', 1500),
+      ...fire('billing', 2000, 'failed', 500),
+      ...fire('report', 1000, 'succeeded', 20),
+      {
+        type: 'claim.lost',
+        ...base('billing', 3000),
+        backend: 'memory',
+        reason: 'claimed',
+        latencyMs: 4,
+      },
+      {
+        type: 'claim.lost',
+        ...base('billing', 3000),
+        backend: 'memory',
+        reason: 'stale',
+        latencyMs: 6,
+      },
+      { type: 'claim.busy', ...base('billing', 4000), backend: 'memory', latencyMs: 1 },
+      { type: 'fire.skipped', ...base('billing', 4000), reason: 'busy' },
+      {
+        type: 'claim.failed',
+        ...base('billing', 5000),
+        backend: 'memory',
+        latencyMs: 3000,
+        error: new Error('down'),
+      },
+      { type: 'fire.skipped', ...base('billing', 5000), reason: 'backend_unavailable' },
+      { type: 'fire.missed', ...base('report', 6000), lateMs: 90_000 },
+      { type: 'lease.lost', ...base('report', 7000), token: 3, error: null },
+      { type: 'store.failed', ...base('report', 7000), error: new Error('disk full') },
+    ];
+    for (const event of events) publish(event);
+
+    expect(await h.sum(MetricNames.runs)).toBe(3);
+    expect(
+      await h.sum(MetricNames.runs, { [Attr.job]: 'billing', [Attr.runStatus]: 'succeeded' }),
+    ).toBe(1);
+    expect(
+      await h.sum(MetricNames.runs, { [Attr.job]: 'billing', [Attr.runStatus]: 'failed' }),
+    ).toBe(1);
+    expect(
+      await h.sum(MetricNames.runs, { [Attr.job]: 'report', [Attr.runStatus]: 'succeeded' }),
+    ).toBe(1);
+    expect(await h.sum(MetricNames.runsActive)).toBe(0);
+
+    const billingDuration = await h.histogram(MetricNames.runDuration, { [Attr.job]: 'billing' });
+    expect(billingDuration.count).toBe(2);
+    expect(billingDuration.sum).toBeCloseTo(2.0);
+    // bucket boundaries in seconds, not the SDK's millisecond defaults
+    expect(billingDuration.points[0]?.value.buckets.boundaries).toEqual(RUN_DURATION_BUCKETS);
+
+    const won = await h.histogram(MetricNames.claimDuration, {
+      [Attr.lockBackend]: 'memory',
+      [Attr.claimResult]: 'won',
+    });
+    expect(won.count).toBe(3);
+    expect(won.sum).toBeCloseTo(0.006);
+    expect(
+      (await h.histogram(MetricNames.claimDuration, { [Attr.claimResult]: 'lost' })).count,
+    ).toBe(2);
+    expect(
+      (await h.histogram(MetricNames.claimDuration, { [Attr.claimLostReason]: 'stale' })).count,
+    ).toBe(1);
+    expect(
+      (await h.histogram(MetricNames.claimDuration, { [Attr.claimResult]: 'busy' })).count,
+    ).toBe(1);
+    expect(
+      (await h.histogram(MetricNames.claimDuration, { [Attr.claimResult]: 'failed' })).sum,
+    ).toBeCloseTo(3);
+
+    const lag = await h.histogram(MetricNames.fireLag);
+    expect(lag.count).toBe(3);
+    expect(lag.sum).toBeCloseTo(0.75);
+
+    expect(await h.sum(MetricNames.fireSkipped, { [Attr.skipReason]: 'busy' })).toBe(1);
+    expect(await h.sum(MetricNames.fireSkipped, { [Attr.skipReason]: 'backend_unavailable' })).toBe(
+      1,
+    );
+    expect(await h.sum(MetricNames.fireMissed, { [Attr.job]: 'report' })).toBe(1);
+    expect(await h.sum(MetricNames.leaseLost, { [Attr.job]: 'report' })).toBe(1);
+    expect(await h.sum(MetricNames.storeErrors)).toBe(1);
+
+    // metric descriptors carry the units
+    const all = await h.collect();
+    expect(all.get(MetricNames.runDuration)?.descriptor.unit).toBe('s');
+    expect(all.get(MetricNames.claimDuration)?.descriptor.unit).toBe('s');
+    expect(all.get(MetricNames.fireLag)?.descriptor.unit).toBe('s');
+    expect(all.get(MetricNames.runs)?.descriptor.unit).toBe('{run}');
+  });
+
+  it('tracks runs in progress', async () => {
+    const { h } = setup();
+    const [, , started] = fire('billing', 1000, 'succeeded', 1);
+    if (started) publish(started);
+    expect(await h.sum(MetricNames.runsActive, { [Attr.job]: 'billing' })).toBe(1);
+  });
+
+  it('does not subtract a run that finished without starting (lease lost during the claim)', async () => {
+    const { h } = setup();
+    const [, , , finished] = fire('billing', 1000, 'succeeded', 1);
+    if (finished) publish(finished);
+    expect(await h.sum(MetricNames.runsActive)).toBe(0);
+    expect(await h.sum(MetricNames.runs)).toBe(1);
+  });
+
+  it('records nothing with metrics: false, and nothing after shutdown()', async () => {
+    const off = setup({ metrics: false });
+    for (const event of fire('billing', 1000, 'succeeded', 1)) publish(event);
+    expect(await off.h.sum(MetricNames.runs)).toBe(0);
+
+    const { h, otel } = setup();
+    otel.shutdown();
+    for (const event of fire('billing', 1000, 'succeeded', 1)) publish(event);
+    expect(await h.sum(MetricNames.runs)).toBe(0);
+  });
+});

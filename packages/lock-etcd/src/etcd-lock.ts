@@ -1,0 +1,470 @@
+import {
+  BackendUnavailableError,
+  type ClaimedFire,
+  type ClaimRequest,
+  type ClaimResult,
+  type Clock,
+  type Lease,
+  LeaseTooShortError,
+  type Lock,
+  type LockCapabilities,
+  type LockInspection,
+} from '@fleetcron/core';
+import { type Etcd3, EtcdLeaseInvalidError, type IKeyValue, type ITxnResponse } from 'etcd3';
+import { fireAtOfKey, KeyLayout } from './keys.js';
+import { JobLeasePool, type PooledLease } from './lease-pool.js';
+import { type EtcdLockOptions, type ResolvedOptions, resolveOptions } from './options.js';
+import { RecordLeases } from './record-leases.js';
+import {
+  absent,
+  BACKEND,
+  createdAt,
+  deleteOp,
+  EtcdRpc,
+  getOp,
+  getPrefixOp,
+  kvsOf,
+  modifiedAt,
+  parseValue,
+  putOp,
+} from './rpc.js';
+
+/** etcd's smallest lease: 2 s (TTLs are whole seconds). */
+export const ETCD_MIN_LEASE_MS = 2_000;
+
+/** Value of a claim record (`c/` key). The token is the record's create revision. */
+interface ClaimValue {
+  owner: string;
+  outcome: 'won' | 'busy';
+}
+
+/** Value of a lease key (`x/` or `f/`). The token is the key's create revision. */
+interface LeaseValue {
+  owner: string;
+  fireAt: number;
+  /** Expiry reported at claim time (adapter clock); informational. */
+  expiresAt: number;
+}
+
+/** What this adapter knows about a lease it granted or replayed. */
+interface Held {
+  /** etcd lease that carries the lease key. */
+  leaseId: string;
+  /** Latest expiry reported to the holder (adapter clock). */
+  expiresAt: number;
+}
+
+/** How often a claim re-reads when the exclusive lease changes under it (rare path). */
+const MAX_ATTEMPTS = 8;
+/** Spare leases are kept alive this often, in ms (see {@link JobLeasePool}). */
+const REFRESH_MS = 400;
+
+/**
+ * A fleetcron {@link Lock} on etcd v3 (through the `etcd3` client).
+ *
+ * A claim is one transaction: "if the fire's claim record does not exist (and, for an exclusive
+ * claim, the job's lease key does not exist) then put both, else read the record and both lease
+ * keys". The fencing token is the revision of that transaction — etcd's cluster-wide revision,
+ * strictly increasing and persisted, so tokens increase per key across owners and restarts.
+ * Lease keys expire through etcd leases (judged by the server); claim records expire through
+ * bucketed etcd leases once their window has passed. Staleness is judged by the adapter's clock:
+ * see the package README for the bound this relies on.
+ *
+ * The adapter never closes the client it is given; `close()` revokes the job leases it granted
+ * and stops its keepalives.
+ */
+export class EtcdLock implements Lock {
+  readonly backend = BACKEND;
+  readonly capabilities: LockCapabilities = {
+    minLeaseMs: ETCD_MIN_LEASE_MS,
+    leaseGranularityMs: 1_000,
+    durable: true,
+    clock: 'client',
+  };
+  readonly windowMs: number;
+  /** Prefix of every key this adapter reads and writes. */
+  readonly prefix: string;
+  private readonly clock: Clock;
+  private readonly keys: KeyLayout;
+  private readonly rpc: EtcdRpc;
+  private readonly pool: JobLeasePool;
+  private readonly records: RecordLeases;
+  private readonly held = new Map<string, Held>();
+  private closed = false;
+
+  constructor(client: Etcd3, options: EtcdLockOptions = {}) {
+    const resolved: ResolvedOptions = resolveOptions(options);
+    this.windowMs = resolved.windowMs;
+    this.prefix = resolved.prefix;
+    this.clock = resolved.clock;
+    this.keys = new KeyLayout(resolved.prefix);
+    this.rpc = new EtcdRpc(client, resolved.requestTimeoutMs);
+    this.pool = new JobLeasePool(this.rpc, {
+      spares: resolved.spareLeases,
+      refreshMs: REFRESH_MS,
+    });
+    this.records = new RecordLeases(
+      this.rpc,
+      this.clock,
+      resolved.windowMs,
+      resolved.skewToleranceMs,
+    );
+  }
+
+  async claim(request: ClaimRequest): Promise<ClaimResult> {
+    this.assertOpen('claim');
+    const { key, fireAt, leaseMs } = request;
+    if (!(leaseMs >= ETCD_MIN_LEASE_MS)) {
+      throw new LeaseTooShortError('leaseMs', leaseMs, ETCD_MIN_LEASE_MS, BACKEND);
+    }
+    const startedAt = performance.now();
+    const now = this.clock.now();
+    if (fireAt < now - this.windowMs) return { status: 'lost', key, fireAt, reason: 'stale' };
+
+    const claimKey = this.keys.claim(key, fireAt);
+    if (fireAt > now + this.windowMs) {
+      // Too early by this clock, unless the fire is already recorded (then answer as for it).
+      const res = await this.rpc.txn('claim', [absent(claimKey)], [], this.reads(request));
+      if (res.succeeded) return { status: 'lost', key, fireAt, reason: 'early' };
+      return this.answerRecorded(request, res, now);
+    }
+
+    let retriedLeases = false;
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const [recordLease, jobLease] = await this.leasesFor(fireAt, leaseMs, startedAt);
+      let res: ITxnResponse;
+      try {
+        res = await this.tryWin(request, recordLease, jobLease, now);
+      } catch (error) {
+        if (error instanceof EtcdLeaseInvalidError && !retriedLeases) {
+          // A lease we cached expired under us (clock jump, server restored from backup): drop
+          // both and try once more with fresh ones.
+          retriedLeases = true;
+          this.records.invalidate(recordLease);
+          this.pool.forget(jobLease.id);
+          continue;
+        }
+        // Unknown outcome: the lease may carry a won key. Revoke it; a replay answers `lost`.
+        this.pool.discard(jobLease);
+        throw error instanceof EtcdLeaseInvalidError
+          ? new BackendUnavailableError(BACKEND, 'claim', error)
+          : error;
+      }
+      if (res.succeeded) {
+        const slot = this.keys.slot(request);
+        const token = res.header.revision;
+        const expiresAt = now + leaseMs;
+        this.held.set(heldKey(slot, token), { leaseId: jobLease.id, expiresAt });
+        return { status: 'won', lease: { ...leaseOf(request, Number(token), expiresAt) } };
+      }
+      if (!usesLease(res, jobLease)) this.pool.giveBack(jobLease);
+      if (kvsOf(res, 0)[0]) return this.answerRecorded(request, res, now);
+
+      // No record, but the job's exclusive lease is live: record the fire as busy, atomically
+      // with "still no record and still the same lease".
+      const live = kvsOf(res, 1)[0];
+      if (!live) continue;
+      let busy: ITxnResponse;
+      try {
+        busy = await this.rpc.txn(
+          'claim',
+          [absent(claimKey), modifiedAt(this.keys.exclusive(key), live.mod_revision)],
+          [
+            putOp(
+              claimKey,
+              { owner: request.owner, outcome: 'busy' } satisfies ClaimValue,
+              recordLease,
+            ),
+          ],
+          this.reads(request),
+        );
+      } catch (error) {
+        if (!(error instanceof EtcdLeaseInvalidError) || retriedLeases) {
+          throw error instanceof EtcdLeaseInvalidError
+            ? new BackendUnavailableError(BACKEND, 'claim', error)
+            : error;
+        }
+        retriedLeases = true;
+        this.records.invalidate(recordLease);
+        continue;
+      }
+      if (busy.succeeded) return { status: 'busy', key, fireAt };
+      if (kvsOf(busy, 0)[0]) return this.answerRecorded(request, busy, now);
+      // The exclusive lease changed between the two transactions: start over.
+    }
+    throw new BackendUnavailableError(
+      BACKEND,
+      'claim',
+      new Error(`the exclusive lease of ${JSON.stringify(key)} kept changing; gave up`),
+    );
+  }
+
+  async extend(lease: Lease, leaseMs: number): Promise<Lease | null> {
+    this.assertOpen('extend');
+    if (!(leaseMs >= ETCD_MIN_LEASE_MS)) {
+      throw new LeaseTooShortError('leaseMs', leaseMs, ETCD_MIN_LEASE_MS, BACKEND);
+    }
+    const slot = this.keys.slot(lease);
+    const hk = heldKey(slot, lease.token);
+    let held = this.held.get(hk);
+    if (!held) {
+      // Not claimed through this adapter: find the etcd lease that carries the key.
+      const res = await this.rpc.txn('extend', [createdAt(slot, lease.token)], [getOp(slot)], []);
+      const kv = res.succeeded ? kvsOf(res, 0)[0] : undefined;
+      if (!kv || kv.lease === '0') return null;
+      held = { leaseId: kv.lease, expiresAt: lease.expiresAt };
+      this.held.set(hk, held);
+    }
+    const sentAt = performance.now();
+    const now = this.clock.now();
+    const ttlSec = (await this.rpc.keepAlive('extend', [held.leaseId])).get(held.leaseId) ?? 0;
+    if (ttlSec <= 0) {
+      // The server let the lease expire (holder paused or partitioned) or it was revoked.
+      this.held.delete(hk);
+      this.pool.forget(held.leaseId);
+      return null;
+    }
+    const pooled = this.pool.owns(held.leaseId);
+    if (pooled) pooled.refreshedAt = sentAt;
+    if (
+      ttlSec * 1000 < leaseMs &&
+      !(await this.reattach(lease, slot, held, leaseMs, sentAt, now))
+    ) {
+      this.held.delete(hk);
+      return null;
+    }
+    held.expiresAt = now + leaseMs;
+    return { ...lease, expiresAt: held.expiresAt };
+  }
+
+  async release(lease: Lease): Promise<boolean> {
+    this.assertOpen('release');
+    const slot = this.keys.slot(lease);
+    const hk = heldKey(slot, lease.token);
+    const held = this.held.get(hk);
+    this.held.delete(hk);
+    let res: ITxnResponse;
+    try {
+      res = await this.rpc.txn(
+        'release',
+        [createdAt(slot, lease.token)],
+        [getOp(slot), deleteOp(slot)],
+        [],
+      );
+    } catch (error) {
+      // Unknown outcome: revoke the etcd lease, which deletes the key if the delete did not run.
+      const pooled = held && this.pool.owns(held.leaseId);
+      if (pooled) this.pool.discard(pooled);
+      throw error;
+    }
+    const leaseId = kvsOf(res, 0)[0]?.lease ?? held?.leaseId;
+    if (leaseId && leaseId !== '0') {
+      const pooled = this.pool.owns(leaseId);
+      // The etcd lease carries no key now: reuse ours; revoke another adapter's, so that its
+      // keepalive-based extend answers null.
+      if (pooled) this.pool.giveBack(pooled);
+      else if (res.succeeded) this.pool.revokeInBackground(leaseId);
+    }
+    return res.succeeded;
+  }
+
+  async inspect(key: string): Promise<LockInspection> {
+    this.assertOpen('inspect');
+    const res = await this.rpc.txn(
+      'inspect',
+      [],
+      [
+        getPrefixOp(this.keys.claimPrefix(key)),
+        getOp(this.keys.exclusive(key)),
+        getPrefixOp(this.keys.perFirePrefix(key)),
+      ],
+      [],
+    );
+    const now = this.clock.now();
+    const fires: ClaimedFire[] = [];
+    for (const kv of kvsOf(res, 0)) {
+      const value = parseValue<ClaimValue>(kv);
+      const fireAt = fireAtOfKey(kv.key);
+      // Past its window: logically collected (etcd deletes it when its bucket lease expires).
+      if (!value || fireAt + this.windowMs < now) continue;
+      const token = value.outcome === 'won' ? Number(kv.create_revision) : null;
+      fires.push({ fireAt, owner: value.owner, outcome: value.outcome, token });
+    }
+    fires.sort((a, b) => a.fireAt - b.fireAt);
+    const leases: Lease[] = [];
+    for (const [kv, exclusive] of [
+      ...kvsOf(res, 1).map((kv) => [kv, true] as const),
+      ...kvsOf(res, 2).map((kv) => [kv, false] as const),
+    ]) {
+      const value = parseValue<LeaseValue>(kv);
+      if (!value) continue;
+      const token = Number(kv.create_revision);
+      const held = this.held.get(heldKey(kv.key, kv.create_revision));
+      leases.push({
+        key,
+        fireAt: value.fireAt,
+        owner: value.owner,
+        token,
+        expiresAt: held?.expiresAt ?? value.expiresAt,
+        exclusive,
+      });
+    }
+    leases.sort((a, b) => a.fireAt - b.fireAt);
+    return { leases, newestFireAt: fires.at(-1)?.fireAt ?? null, fires };
+  }
+
+  /**
+   * Revokes the job leases this adapter granted (ending any lease still held) and stops the
+   * keepalives. Claim records stay until their window has passed. Never closes the client.
+   */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.held.clear();
+    this.records.close();
+    await this.pool.close();
+  }
+
+  /** The claim transaction of the common path. */
+  private tryWin(
+    request: ClaimRequest,
+    recordLease: string,
+    jobLease: PooledLease,
+    now: number,
+  ): Promise<ITxnResponse> {
+    const { key, fireAt, owner, leaseMs, exclusive } = request;
+    const claimKey = this.keys.claim(key, fireAt);
+    const compare = [absent(claimKey)];
+    if (exclusive) compare.push(absent(this.keys.exclusive(key)));
+    const leaseValue: LeaseValue = { owner, fireAt, expiresAt: now + leaseMs };
+    return this.rpc.txn(
+      'claim',
+      compare,
+      [
+        putOp(claimKey, { owner, outcome: 'won' } satisfies ClaimValue, recordLease),
+        putOp(this.keys.slot(request), leaseValue, jobLease.id),
+      ],
+      this.reads(request),
+    );
+  }
+
+  /** Reads of a failed claim: the claim record, the exclusive lease key, the per-fire key. */
+  private reads(request: ClaimRequest) {
+    return [
+      getOp(this.keys.claim(request.key, request.fireAt)),
+      getOp(this.keys.exclusive(request.key)),
+      getOp(this.keys.perFire(request.key, request.fireAt)),
+    ];
+  }
+
+  /** The record lease and a job lease for a claim, fetched together. */
+  private async leasesFor(
+    fireAt: number,
+    leaseMs: number,
+    startedAt: number,
+  ): Promise<[string, PooledLease]> {
+    const [record, job] = await Promise.allSettled([
+      this.records.leaseFor(fireAt),
+      this.pool.acquire(leaseMs, startedAt),
+    ]);
+    if (record.status === 'fulfilled' && job.status === 'fulfilled') {
+      return [record.value, job.value];
+    }
+    if (job.status === 'fulfilled') this.pool.giveBack(job.value);
+    throw record.status === 'rejected' ? record.reason : (job as PromiseRejectedResult).reason;
+  }
+
+  /** Answers a claim whose fire is already recorded (the reads of `res`), like `MemoryLock`. */
+  private answerRecorded(request: ClaimRequest, res: ITxnResponse, now: number): ClaimResult {
+    const { key, fireAt, owner } = request;
+    const record = kvsOf(res, 0)[0] as IKeyValue;
+    const value = parseValue<ClaimValue>(record);
+    if (!value || value.owner !== owner) return { status: 'lost', key, fireAt, reason: 'claimed' };
+    if (value.outcome === 'busy') return { status: 'busy', key, fireAt };
+    // A re-sent claim: the same lease if it is still live (its key holds the record's token).
+    const token = record.create_revision;
+    const slots: [IKeyValue | undefined, boolean][] = [
+      [kvsOf(res, 1)[0], true],
+      [kvsOf(res, 2)[0], false],
+    ];
+    for (const [kv, exclusive] of slots) {
+      if (!kv || kv.create_revision !== token) continue;
+      const hk = heldKey(kv.key, token);
+      let held = this.held.get(hk);
+      if (!held) {
+        held = { leaseId: kv.lease, expiresAt: parseValue<LeaseValue>(kv)?.expiresAt ?? now };
+        this.held.set(hk, held);
+      }
+      return {
+        status: 'won',
+        lease: leaseOf({ ...request, exclusive }, Number(token), held.expiresAt),
+      };
+    }
+    return { status: 'lost', key, fireAt, reason: 'claimed' };
+  }
+
+  /**
+   * Moves a lease key to an etcd lease with a longer TTL (extend asked for more than the TTL the
+   * key's lease was granted with). Resolves `false` when the key is no longer ours.
+   */
+  private async reattach(
+    lease: Lease,
+    slot: Buffer,
+    held: Held,
+    leaseMs: number,
+    sentAt: number,
+    now: number,
+  ): Promise<boolean> {
+    const next = await this.pool.acquire(leaseMs, sentAt);
+    const value: LeaseValue = {
+      owner: lease.owner,
+      fireAt: lease.fireAt,
+      expiresAt: now + leaseMs,
+    };
+    let res: ITxnResponse;
+    try {
+      res = await this.rpc.txn(
+        'extend',
+        [createdAt(slot, lease.token)],
+        [putOp(slot, value, next.id)],
+        [],
+      );
+    } catch (error) {
+      // Unknown outcome: forget both leases here; the next extend re-reads which one is used.
+      this.pool.forget(next.id);
+      this.held.delete(heldKey(slot, lease.token));
+      throw error;
+    }
+    if (!res.succeeded) {
+      this.pool.giveBack(next);
+      return false;
+    }
+    const previous = this.pool.owns(held.leaseId);
+    if (previous) this.pool.giveBack(previous);
+    else this.pool.revokeInBackground(held.leaseId);
+    held.leaseId = next.id;
+    return true;
+  }
+
+  private assertOpen(operation: string): void {
+    if (this.closed) {
+      throw new BackendUnavailableError(BACKEND, operation, new Error('this EtcdLock is closed'));
+    }
+  }
+}
+
+/** Identifies a lease this adapter knows: its slot key and token. */
+function heldKey(slot: Buffer, token: string | number): string {
+  return `${slot.toString('latin1')}#${token}`;
+}
+
+/** The lease object handed to the scheduler. */
+function leaseOf(request: ClaimRequest, token: number, expiresAt: number): Lease {
+  const { key, fireAt, owner, exclusive } = request;
+  return { key, fireAt, owner, token, expiresAt, exclusive };
+}
+
+/** Whether a failed claim's reads show a key attached to `lease` (a retried, committed txn). */
+function usesLease(res: ITxnResponse, lease: PooledLease): boolean {
+  return [0, 1, 2].some((i) => kvsOf(res, i)[0]?.lease === lease.id);
+}

@@ -1,0 +1,3 @@
+export * from './etcd-lock.js';
+export * from './keys.js';
+export * from './options.js';

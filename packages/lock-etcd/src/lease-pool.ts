@@ -1,0 +1,204 @@
+import type { EtcdRpc } from './rpc.js';
+
+/** An etcd lease this adapter granted for job leases. */
+export interface PooledLease {
+  /** etcd lease id (int64 as a decimal string). */
+  readonly id: string;
+  /** The TTL it was granted with, in whole seconds (keepalives renew it to this). */
+  readonly ttlSec: number;
+  /**
+   * Monotonic time (`performance.now()`) at which the last grant or keepalive that the server
+   * acknowledged was SENT. The server keeps the lease at least until `refreshedAt + ttlSec`.
+   */
+  refreshedAt: number;
+}
+
+/** Options of {@link JobLeasePool}. */
+export interface JobLeasePoolOptions {
+  /** Spare leases kept granted and alive per TTL, ready for the next claim. 0: grant per claim. */
+  spares: number;
+  /** How often spare leases are kept alive, in ms. */
+  refreshMs: number;
+}
+
+/** Seconds added to the TTL of pooled leases so a spare stays usable between two refreshes. */
+export const SPARE_MARGIN_SEC = 1;
+/** Slack kept between the server's lease expiry and the one the holder relies on, in ms. */
+const SAFETY_MS = 100;
+/** etcd's smallest lease TTL. */
+const MIN_TTL_SEC = 2;
+
+/**
+ * The etcd leases that carry job leases (the exclusive `x/` key or a per-fire `f/` key).
+ *
+ * One etcd lease holds exactly one job-lease key at a time, so `extend` is a keepalive of that
+ * lease and nothing else, and a holder that stops extending (crash, pause, partition) loses its
+ * key when the server's TTL runs out — the server's monotonic clock, not anyone's wall clock.
+ *
+ * Granting a lease costs a round trip, so the pool keeps `spares` leases per TTL granted and kept
+ * alive (one keepalive stream message per spare every `refreshMs`): a claim picks a spare and
+ * needs a single transaction. A spare is only handed out while the server is sure to keep it at
+ * least `leaseMs` past the claim (`refreshedAt + ttl >= claim start + leaseMs`); pooled leases
+ * therefore get `SPARE_MARGIN_SEC` extra seconds of TTL, which is how much longer than `leaseMs`
+ * a dead holder's lease may survive. Without a fresh spare (cold start, burst, slow timers) the
+ * claim grants one inline (two round trips). Released leases carry no key and go back to the pool.
+ */
+export class JobLeasePool {
+  private readonly free = new Map<number, PooledLease[]>();
+  private readonly owned = new Map<string, PooledLease>();
+  private readonly toppingUp = new Set<number>();
+  private readonly background = new Set<Promise<unknown>>();
+  private timer: ReturnType<typeof setInterval> | undefined;
+  private refreshing = false;
+  private closed = false;
+
+  constructor(
+    private readonly rpc: EtcdRpc,
+    private readonly options: JobLeasePoolOptions,
+  ) {}
+
+  /** The TTL (whole seconds) of the etcd lease that carries a job lease of `leaseMs`. */
+  ttlFor(leaseMs: number): number {
+    const base = Math.ceil(leaseMs / 1000) + (this.options.spares > 0 ? SPARE_MARGIN_SEC : 0);
+    return Math.max(MIN_TTL_SEC, base);
+  }
+
+  /**
+   * A lease the server keeps at least `leaseMs` past `startedAt` (monotonic ms): a fresh spare,
+   * else a new grant. Hand it back with {@link giveBack} if the claim does not use it.
+   */
+  async acquire(leaseMs: number, startedAt: number): Promise<PooledLease> {
+    const ttlSec = this.ttlFor(leaseMs);
+    const list = this.free.get(ttlSec) ?? [];
+    const index = list.findIndex(
+      (l) => l.refreshedAt + ttlSec * 1000 >= startedAt + leaseMs + SAFETY_MS,
+    );
+    let lease: PooledLease;
+    if (index >= 0) {
+      lease = list.splice(index, 1)[0] as PooledLease;
+    } else {
+      lease = await this.grant(ttlSec, 'claim');
+    }
+    this.topUp(ttlSec);
+    return lease;
+  }
+
+  /** Whether this pool granted lease `id` (and has not revoked it). */
+  owns(id: string): PooledLease | undefined {
+    return this.owned.get(id);
+  }
+
+  /**
+   * Returns a lease that carries no key (claim lost, or its key was deleted) to the spares, or
+   * revokes it when the pool is full.
+   */
+  giveBack(lease: PooledLease): void {
+    if (this.closed || !this.owned.has(lease.id)) return;
+    const list = this.free.get(lease.ttlSec) ?? [];
+    if (list.length >= this.options.spares * 2) {
+      this.discard(lease);
+      return;
+    }
+    list.push(lease);
+    this.free.set(lease.ttlSec, list);
+  }
+
+  /** Revokes a lease in the background (its key, if any, is deleted). Never throws. */
+  discard(lease: PooledLease): void {
+    this.owned.delete(lease.id);
+    this.revokeInBackground(lease.id);
+  }
+
+  /** Revokes a lease this pool does not own (best effort, in the background). */
+  revokeInBackground(id: string): void {
+    this.track(this.rpc.revoke('lease revoke', id));
+  }
+
+  /** Forgets a lease the server no longer has. */
+  forget(id: string): void {
+    this.owned.delete(id);
+    for (const list of this.free.values()) {
+      const index = list.findIndex((l) => l.id === id);
+      if (index >= 0) list.splice(index, 1);
+    }
+  }
+
+  /** Stops the keepalives and revokes every lease this pool granted (held ones included). */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    const ids = [...this.owned.keys()];
+    this.owned.clear();
+    this.free.clear();
+    await Promise.allSettled([
+      ...ids.map((id) => this.rpc.revoke('close', id)),
+      ...this.background,
+    ]);
+  }
+
+  private async grant(ttlSec: number, operation: string): Promise<PooledLease> {
+    const sentAt = performance.now();
+    const id = await this.rpc.grant(operation, ttlSec);
+    const lease: PooledLease = { id, ttlSec, refreshedAt: sentAt };
+    if (this.closed) {
+      this.revokeInBackground(id);
+      return lease;
+    }
+    this.owned.set(id, lease);
+    this.startTimer();
+    return lease;
+  }
+
+  /** Grants spares in the background until `spares` are free for `ttlSec`. */
+  private topUp(ttlSec: number): void {
+    if (this.closed || this.toppingUp.has(ttlSec)) return;
+    if ((this.free.get(ttlSec)?.length ?? 0) >= this.options.spares) return;
+    this.toppingUp.add(ttlSec);
+    const run = async () => {
+      try {
+        while (!this.closed && (this.free.get(ttlSec)?.length ?? 0) < this.options.spares) {
+          const lease = await this.grant(ttlSec, 'lease grant');
+          this.giveBack(lease);
+        }
+      } finally {
+        this.toppingUp.delete(ttlSec);
+      }
+    };
+    this.track(run());
+  }
+
+  private startTimer(): void {
+    if (this.timer || this.options.spares === 0) return;
+    this.timer = setInterval(() => this.track(this.refresh()), this.options.refreshMs);
+    this.timer.unref?.();
+  }
+
+  /** Keeps every spare alive; drops those the server no longer has. */
+  private async refresh(): Promise<void> {
+    if (this.refreshing || this.closed) return;
+    this.refreshing = true;
+    try {
+      const spares = [...this.free.values()].flat();
+      if (spares.length === 0) return;
+      const sentAt = performance.now();
+      const ttls = await this.rpc.keepAlive('lease keepalive', [
+        ...new Set(spares.map((l) => l.id)),
+      ]);
+      for (const lease of spares) {
+        const ttl = ttls.get(lease.id) ?? 0;
+        if (ttl > 0) lease.refreshedAt = sentAt;
+        else this.forget(lease.id);
+      }
+    } finally {
+      this.refreshing = false;
+    }
+  }
+
+  /** Keeps a background promise until it settles; its failure is swallowed (best effort). */
+  private track(promise: Promise<unknown>): void {
+    const settled = promise.catch(() => undefined);
+    this.background.add(settled);
+    void settled.finally(() => this.background.delete(settled));
+  }
+}

@@ -1,0 +1,161 @@
+import { BackendUnavailableError } from '@fleetcron/core';
+import {
+  type Etcd3,
+  EtcdLeaseInvalidError,
+  type ICompare,
+  type IKeyValue,
+  type IRequestOp,
+  type ITxnResponse,
+} from 'etcd3';
+import { prefixEnd } from './keys.js';
+
+/** Backend name used in errors and capabilities. */
+export const BACKEND = 'etcd';
+
+/**
+ * The few etcd calls {@link EtcdLock} makes, each bounded by a deadline (so nothing hangs while
+ * the server is paused or unreachable) and each failing with {@link BackendUnavailableError},
+ * except "lease not found", which is rethrown as etcd3's `EtcdLeaseInvalidError` so callers
+ * can react to a lease that expired under them.
+ *
+ * Uses the client's raw `kv` / `leaseClient` (no namespace applicator): keys are built by
+ * {@link KeyLayout} with the adapter's own prefix.
+ */
+export class EtcdRpc {
+  constructor(
+    private readonly client: Etcd3,
+    private readonly timeoutMs: number,
+  ) {}
+
+  /** One transaction. */
+  async txn(
+    operation: string,
+    compare: ICompare[],
+    success: IRequestOp[],
+    failure: IRequestOp[],
+  ): Promise<ITxnResponse> {
+    return this.call(operation, (deadline) =>
+      this.client.kv.txn({ compare, success, failure }, { deadline }),
+    );
+  }
+
+  /** Grants a lease of `ttlSec` seconds; resolves its id. */
+  async grant(operation: string, ttlSec: number): Promise<string> {
+    const res = await this.call(operation, (deadline) =>
+      this.client.leaseClient.leaseGrant({ TTL: ttlSec }, { deadline }),
+    );
+    if (res.error) throw new BackendUnavailableError(BACKEND, operation, new Error(res.error));
+    return res.ID;
+  }
+
+  /** Revokes a lease (deleting its keys); a lease that is already gone is not an error. */
+  async revoke(operation: string, id: string): Promise<void> {
+    try {
+      await this.call(operation, (deadline) =>
+        this.client.leaseClient.leaseRevoke({ ID: id }, { deadline }),
+      );
+    } catch (error) {
+      if (!(error instanceof EtcdLeaseInvalidError)) throw error;
+    }
+  }
+
+  /**
+   * Sends one keepalive for each lease in `ids` over one stream. Resolves the TTL (seconds) the
+   * server granted each one; `0` means the lease no longer exists.
+   */
+  async keepAlive(operation: string, ids: readonly string[]): Promise<Map<string, number>> {
+    const result = new Map<string, number>();
+    if (ids.length === 0) return result;
+    return this.call(operation, async (deadline) => {
+      const stream = await this.client.leaseClient.leaseKeepAlive({ deadline });
+      return new Promise<Map<string, number>>((resolve, reject) => {
+        const pending = new Set(ids);
+        stream.on('error', (error) => reject(error));
+        stream.on('end', () => {
+          if (pending.size > 0) reject(new Error('etcd closed the keepalive stream'));
+        });
+        stream.on('data', (res) => {
+          result.set(res.ID, Number(res.TTL));
+          pending.delete(res.ID);
+          if (pending.size === 0) {
+            resolve(result);
+            stream.end();
+          }
+        });
+        for (const id of ids) stream.write({ ID: id });
+      });
+    });
+  }
+
+  /** Runs `fn` with a gRPC deadline and a local timer; maps failures to typed errors. */
+  private async call<T>(operation: string, fn: (deadline: Date) => Promise<T>): Promise<T> {
+    const deadline = new Date(Date.now() + this.timeoutMs);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`etcd did not answer within ${this.timeoutMs} ms`)),
+        this.timeoutMs,
+      );
+    });
+    const attempt = fn(deadline);
+    // The attempt may settle after the timeout won the race: never leave it unhandled.
+    attempt.catch(() => undefined);
+    try {
+      return await Promise.race([attempt, timeout]);
+    } catch (error) {
+      if (error instanceof EtcdLeaseInvalidError) throw error;
+      throw new BackendUnavailableError(BACKEND, operation, error);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+/** A range request op for one key. */
+export function getOp(key: Buffer): IRequestOp {
+  return { request_range: { key } };
+}
+
+/** A range request op for every key starting with `prefix`. */
+export function getPrefixOp(prefix: Buffer, countOnly = false): IRequestOp {
+  return { request_range: { key: prefix, range_end: prefixEnd(prefix), count_only: countOnly } };
+}
+
+/** A put op attaching `key` to etcd lease `lease`. */
+export function putOp(key: Buffer, value: unknown, lease: string): IRequestOp {
+  return { request_put: { key, value: Buffer.from(JSON.stringify(value)), lease } };
+}
+
+/** A delete op for one key. */
+export function deleteOp(key: Buffer): IRequestOp {
+  return { request_delete_range: { key } };
+}
+
+/** Compare: `key` does not exist (its create revision is 0). */
+export function absent(key: Buffer): ICompare {
+  return { key, target: 'Create', result: 'Equal', create_revision: 0 };
+}
+
+/** Compare: `key` exists and was created at revision `revision` (holds that token). */
+export function createdAt(key: Buffer, revision: number | string): ICompare {
+  return { key, target: 'Create', result: 'Equal', create_revision: revision };
+}
+
+/** Compare: `key` was last modified at revision `revision`. */
+export function modifiedAt(key: Buffer, revision: number | string): ICompare {
+  return { key, target: 'Mod', result: 'Equal', mod_revision: revision };
+}
+
+/** The key-values of the `index`-th response of a transaction (a range op). */
+export function kvsOf(res: ITxnResponse, index: number): IKeyValue[] {
+  return res.responses[index]?.response_range?.kvs ?? [];
+}
+
+/** Parses a JSON value written by {@link putOp}; `null` when it is not ours. */
+export function parseValue<T>(kv: IKeyValue): T | null {
+  try {
+    return JSON.parse(kv.value.toString()) as T;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,31 @@
+import { runLockConformance } from '@fleetcron/conformance';
+import { startEtcd } from '@fleetcron/testkit';
+import { afterAll } from 'vitest';
+import { etcdFixture, lazy } from './fixture.js';
+
+const shared = lazy(() => startEtcd());
+afterAll(async () => {
+  await (await shared()).close();
+});
+
+runLockConformance({
+  name: 'etcd',
+  capabilities: { minLeaseMs: 2000, leaseGranularityMs: 1000, durable: true, clock: 'client' },
+  create: async () => etcdFixture(await shared()),
+  faults: async () => {
+    const server = await startEtcd({ strategy: 'managed' });
+    return {
+      create: () => etcdFixture(server),
+      server: {
+        restart: () => server.restart(),
+        dropConnections: () => server.dropConnections(),
+        pause: () => server.pause(),
+        resume: () => server.resume(),
+      },
+      close: () => server.close(),
+    };
+  },
+  // Records live until fireAt + windowMs + skewToleranceMs (= windowMs) + up to one bucket (1 s
+  // for small windows) + TTL rounding (1 s) + etcd's expiry loop (0.5 s).
+  collectionLagMs: 5_000,
+});

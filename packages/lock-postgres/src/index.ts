@@ -1,0 +1,3 @@
+export * from './options.js';
+export * from './postgres-lock.js';
+export { type LockTables, lockTables, postgresLockSchema } from './schema.js';

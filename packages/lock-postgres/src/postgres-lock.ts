@@ -1,0 +1,214 @@
+import {
+  BackendUnavailableError,
+  type ClaimedFire,
+  type ClaimRequest,
+  type ClaimResult,
+  InvalidOptionError,
+  type Lease,
+  type Lock,
+  type LockCapabilities,
+  type LockInspection,
+} from '@fleetcron/core';
+import type { Pool } from 'pg';
+import { type ClaimRow, claimResult, claimSql } from './claim.js';
+import { type PostgresLockOptions, type ResolvedLockOptions, resolveLockOptions } from './options.js';
+import { PgRunner } from './pg-runner.js';
+import { type LockTables, lockTables, postgresLockSchema } from './schema.js';
+import {
+  extendExclusiveSql,
+  extendPerFireSql,
+  type InspectRow,
+  inspectSql,
+  type LeaseRow,
+  releaseExclusiveSql,
+  releasePerFireSql,
+} from './statements.js';
+import { decodeText, encodeText } from './text.js';
+
+/** How often one claim re-runs after finding its snapshot out of date, at most. */
+const MAX_CLAIM_ATTEMPTS = 100;
+
+/** PostgreSQL error codes a concurrent `migrate()` can hit on `CREATE ... IF NOT EXISTS`. */
+const CONCURRENT_DDL = new Set(['23505', '42P07', '42710', '42P06']);
+
+/**
+ * A {@link Lock} on PostgreSQL. Each claim is one SQL statement (CTEs) in its own implicit
+ * transaction, judged by the database's `now()`: it atomically writes the fire's claim record,
+ * the key's fencing-token counter and the lease. No session state, no advisory locks, no named
+ * prepared statements: it works through transaction-mode poolers.
+ *
+ * Takes a `pg.Pool` you own (never closes it). Run {@link PostgresLock.migrate} once (or apply
+ * {@link postgresLockSchema} with your migration tool) before claiming.
+ */
+export class PostgresLock implements Lock {
+  readonly backend = 'postgres';
+  readonly capabilities: LockCapabilities = {
+    minLeaseMs: 1,
+    leaseGranularityMs: 1,
+    durable: true,
+    clock: 'backend',
+  };
+  readonly windowMs: number;
+  private readonly options: ResolvedLockOptions;
+  private readonly tables: LockTables;
+  private readonly runner: PgRunner;
+  private readonly sql: {
+    claim: string;
+    extendExclusive: string;
+    extendPerFire: string;
+    releaseExclusive: string;
+    releasePerFire: string;
+    inspect: string;
+  };
+
+  /** Validates `options` (throws `InvalidOptionError` naming the field); runs no query. */
+  constructor(pool: Pool, options: PostgresLockOptions = {}) {
+    if (!pool || typeof (pool as Partial<Pool>).connect !== 'function') {
+      throw new InvalidOptionError('pool', 'must be a pg.Pool.');
+    }
+    this.options = resolveLockOptions(options);
+    this.windowMs = this.options.windowMs;
+    this.tables = lockTables(this.options.schema, this.options.table);
+    this.runner = new PgRunner(pool, this.backend, this.options.statementTimeoutMs, this.options.logger);
+    const t = this.tables;
+    this.sql = {
+      claim: claimSql(t),
+      extendExclusive: extendExclusiveSql(t),
+      extendPerFire: extendPerFireSql(t),
+      releaseExclusive: releaseExclusiveSql(t),
+      releasePerFire: releasePerFireSql(t),
+      inspect: inspectSql(t),
+    };
+  }
+
+  /**
+   * Creates the schema and tables when missing (idempotent; safe to run from every instance at
+   * start-up). Throws `BackendUnavailableError` when the database cannot be reached.
+   */
+  async migrate(): Promise<void> {
+    const ddl = postgresLockSchema(this.options);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        // Without parameters pg uses the simple protocol: the statements run as one transaction.
+        await this.runner.query('migrate', ddl, undefined, {
+          deadline: Date.now() + Math.max(30_000, this.runner.timeoutMs),
+        });
+        return;
+      } catch (error) {
+        const code = (error as { cause?: { code?: string } }).cause?.code;
+        if (attempt < 3 && code && CONCURRENT_DDL.has(code)) continue; // another instance won
+        throw error;
+      }
+    }
+  }
+
+  async claim(request: ClaimRequest): Promise<ClaimResult> {
+    assertIntegerMs('fireAt', request.fireAt);
+    const owner = encodeText(request.owner);
+    const values = [
+      encodeText(request.key),
+      request.fireAt,
+      owner,
+      Math.ceil(request.leaseMs),
+      request.exclusive,
+      this.windowMs,
+    ];
+    const deadline = this.runner.deadline();
+    for (let attempt = 1; attempt <= MAX_CLAIM_ATTEMPTS; attempt++) {
+      // A claim is safe to repeat: the same owner gets a replay of what the first one did.
+      const [row] = await this.runner.query<ClaimRow>('claim', this.sql.claim, values, {
+        deadline,
+        retry: true,
+      });
+      if (!row) throw new BackendUnavailableError(this.backend, 'claim', new Error('no result row'));
+      const result = claimResult(request, owner, row);
+      if (result !== 'retry') return result;
+      if (Date.now() >= deadline) break;
+    }
+    throw new BackendUnavailableError(
+      this.backend,
+      'claim',
+      new Error(`claims of ${JSON.stringify(request.key)} kept racing; gave up`),
+    );
+  }
+
+  async extend(lease: Lease, leaseMs: number): Promise<Lease | null> {
+    const key = encodeText(lease.key);
+    const ms = Math.ceil(leaseMs);
+    const rows = lease.exclusive
+      ? await this.runner.query<LeaseRow>('extend', this.sql.extendExclusive, [key, lease.token, ms], {
+          retry: true,
+        })
+      : await this.runner.query<LeaseRow>(
+          'extend',
+          this.sql.extendPerFire,
+          [key, lease.fireAt, lease.token, ms],
+          { retry: true },
+        );
+    const row = rows[0];
+    if (!row) return null;
+    return {
+      key: lease.key,
+      fireAt: Number(row.fire_at),
+      owner: decodeText(row.owner),
+      token: Number(row.token),
+      expiresAt: Number(row.expires_at),
+      exclusive: lease.exclusive,
+    };
+  }
+
+  async release(lease: Lease): Promise<boolean> {
+    const key = encodeText(lease.key);
+    const rows = lease.exclusive
+      ? await this.runner.query<{ live: boolean }>('release', this.sql.releaseExclusive, [
+          key,
+          lease.token,
+        ])
+      : await this.runner.query<{ live: boolean }>('release', this.sql.releasePerFire, [
+          key,
+          lease.fireAt,
+          lease.token,
+        ]);
+    return rows[0]?.live === true;
+  }
+
+  async inspect(key: string): Promise<LockInspection> {
+    const rows = await this.runner.query<InspectRow>(
+      'inspect',
+      this.sql.inspect,
+      [encodeText(key), this.windowMs],
+      { retry: true },
+    );
+    const fires: ClaimedFire[] = [];
+    const leases: Lease[] = [];
+    for (const row of rows) {
+      const fireAt = Number(row.fire_at);
+      const owner = decodeText(row.owner);
+      const token = row.token === null ? null : Number(row.token);
+      if (row.kind === 'fire') {
+        fires.push({ fireAt, owner, outcome: row.outcome ?? 'won', token });
+      } else {
+        leases.push({
+          key,
+          fireAt,
+          owner,
+          token: token ?? 0,
+          expiresAt: Number(row.expires_at),
+          exclusive: row.kind === 'exclusive',
+        });
+      }
+    }
+    fires.sort((a, b) => a.fireAt - b.fireAt);
+    leases.sort((a, b) => a.fireAt - b.fireAt);
+    return { leases, newestFireAt: fires.at(-1)?.fireAt ?? null, fires };
+  }
+
+  /** Nothing to free: the lock holds no timers or connections of its own (the pool is yours). */
+  async close(): Promise<void> {}
+}
+
+function assertIntegerMs(field: string, value: number): void {
+  if (!Number.isSafeInteger(value)) {
+    throw new InvalidOptionError(field, `must be an integer epoch ms, got ${String(value)}.`);
+  }
+}

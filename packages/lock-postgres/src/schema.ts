@@ -1,0 +1,57 @@
+import { type PostgresLockOptions, resolveLockOptions } from './options.js';
+
+/** Quoted, schema-qualified names of the lock's three tables. */
+export interface LockTables {
+  /** One row per key: fencing-token counter, claim sequence and the exclusive lease. */
+  keys: string;
+  /** One row per claimed fire, kept for the claim window. */
+  claims: string;
+  /** One row per live per-fire lease (claims with `exclusive: false`). */
+  leases: string;
+}
+
+/** The quoted table names for a validated `schema` and `table` prefix. */
+export function lockTables(schema: string, table: string): LockTables {
+  const q = (suffix: string) => `"${schema}"."${table}_${suffix}"`;
+  return { keys: q('keys'), claims: q('claims'), leases: q('leases') };
+}
+
+/**
+ * The DDL `PostgresLock.migrate()` runs: idempotent `CREATE ... IF NOT EXISTS` statements, for
+ * use in your own migration tool if you prefer. Times are epoch milliseconds (`bigint`), judged
+ * against the database's `now()`. Keys and owners are stored with `\` doubled and U+0000 as `\0`.
+ *
+ * Never delete rows of `<table>_keys`: the row holds the key's fencing-token counter, which
+ * must never go back.
+ */
+export function postgresLockSchema(options: Pick<PostgresLockOptions, 'schema' | 'table'> = {}): string {
+  const { schema, table } = resolveLockOptions(options);
+  const t = lockTables(schema, table);
+  const createSchema = schema === 'public' ? '' : `CREATE SCHEMA IF NOT EXISTS "${schema}";\n`;
+  return `${createSchema}CREATE TABLE IF NOT EXISTS ${t.keys} (
+  key          text COLLATE "C" PRIMARY KEY,
+  claim_seq    bigint NOT NULL, -- +1 on every new claim of the key: proves a claim's snapshot current
+  last_token   bigint NOT NULL, -- fencing-token counter: never reset, never decreases
+  x_fire_at    bigint,          -- the exclusive lease (NULL when released)
+  x_owner      text,
+  x_token      bigint,
+  x_expires_at bigint
+);
+CREATE TABLE IF NOT EXISTS ${t.claims} (
+  key     text COLLATE "C" NOT NULL,
+  fire_at bigint NOT NULL,
+  owner   text NOT NULL,
+  outcome text NOT NULL CHECK (outcome IN ('won', 'busy')),
+  token   bigint,                 -- NULL for busy
+  PRIMARY KEY (key, fire_at)
+);
+CREATE TABLE IF NOT EXISTS ${t.leases} (
+  key        text COLLATE "C" NOT NULL,
+  fire_at    bigint NOT NULL,
+  owner      text NOT NULL,
+  token      bigint NOT NULL,
+  expires_at bigint NOT NULL,
+  PRIMARY KEY (key, fire_at)
+);
+`;
+}

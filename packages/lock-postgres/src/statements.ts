@@ -1,0 +1,75 @@
+import { NOW_MS } from './claim.js';
+import type { LockTables } from './schema.js';
+
+/**
+ * The lease and read statements. Each is one statement in its own implicit transaction; the
+ * exclusive lease lives in the key's row, per-fire leases in the leases table.
+ */
+
+/** Extends the exclusive lease: $1 key, $2 token, $3 leaseMs. Returns the lease or no row. */
+export function extendExclusiveSql(t: LockTables): string {
+  return `UPDATE ${t.keys} k SET x_expires_at = ${NOW_MS} + $3::bigint
+WHERE k.key = $1::text AND k.x_token = $2::bigint AND k.x_expires_at > ${NOW_MS}
+RETURNING k.x_fire_at AS fire_at, k.x_owner AS owner, k.x_token AS token, k.x_expires_at AS expires_at`;
+}
+
+/** Extends a per-fire lease: $1 key, $2 fireAt, $3 token, $4 leaseMs. */
+export function extendPerFireSql(t: LockTables): string {
+  return `UPDATE ${t.leases} l SET expires_at = ${NOW_MS} + $4::bigint
+WHERE l.key = $1::text AND l.fire_at = $2::bigint AND l.token = $3::bigint AND l.expires_at > ${NOW_MS}
+RETURNING l.fire_at, l.owner, l.token, l.expires_at`;
+}
+
+/**
+ * Releases the exclusive lease: $1 key, $2 token. Returns `live` (whether it had not expired) or
+ * no row when another token holds the slot. `FOR UPDATE` reads the current row, not the snapshot.
+ */
+export function releaseExclusiveSql(t: LockTables): string {
+  return `WITH cur AS (
+  SELECT key, x_expires_at FROM ${t.keys} WHERE key = $1::text AND x_token = $2::bigint FOR UPDATE
+)
+UPDATE ${t.keys} k SET x_fire_at = NULL, x_owner = NULL, x_token = NULL, x_expires_at = NULL
+FROM cur WHERE k.key = cur.key
+RETURNING cur.x_expires_at > ${NOW_MS} AS live`;
+}
+
+/** Releases a per-fire lease: $1 key, $2 fireAt, $3 token. */
+export function releasePerFireSql(t: LockTables): string {
+  return `DELETE FROM ${t.leases}
+WHERE key = $1::text AND fire_at = $2::bigint AND token = $3::bigint
+RETURNING expires_at > ${NOW_MS} AS live`;
+}
+
+/**
+ * Reads a key: $1 key, $2 windowMs. One row per kept claim record (`kind` = `fire`) and per live
+ * lease (`exclusive`, `per_fire`); records past their window and expired leases are left out.
+ */
+export function inspectSql(t: LockTables): string {
+  return `WITH p AS (SELECT $1::text AS key, $2::bigint AS window_ms, ${NOW_MS} AS now_ms)
+SELECT 'fire' AS kind, c.fire_at, c.owner, c.outcome, c.token, NULL::bigint AS expires_at
+FROM ${t.claims} c JOIN p ON c.key = p.key WHERE c.fire_at >= p.now_ms - p.window_ms
+UNION ALL
+SELECT 'exclusive', k.x_fire_at, k.x_owner, NULL, k.x_token, k.x_expires_at
+FROM ${t.keys} k JOIN p ON k.key = p.key WHERE k.x_expires_at > p.now_ms
+UNION ALL
+SELECT 'per_fire', l.fire_at, l.owner, NULL, l.token, l.expires_at
+FROM ${t.leases} l JOIN p ON l.key = p.key WHERE l.expires_at > p.now_ms`;
+}
+
+/** A row of {@link inspectSql} (bigints arrive as strings). */
+export interface InspectRow {
+  kind: 'fire' | 'exclusive' | 'per_fire';
+  fire_at: string;
+  owner: string;
+  outcome: 'won' | 'busy' | null;
+  token: string | null;
+  expires_at: string | null;
+}
+
+/** A lease row returned by the extend statements. */
+export interface LeaseRow {
+  fire_at: string;
+  owner: string;
+  token: string;
+  expires_at: string;
+}

@@ -1,0 +1,170 @@
+/**
+ * The Lua scripts of {@link RedisLock}. Each runs atomically on the server (Redis executes a
+ * script to completion before any other command), reads the time with `TIME` (the Redis
+ * clock judges staleness and expiry; Redis >= 5 replicates a script's effects, not the script,
+ * so a non-deterministic `TIME` is allowed) and touches only the keys it declares, which share
+ * one hash tag (Redis Cluster compatible).
+ *
+ * Layout (see keys.ts):
+ * - KEYS fire (`...:f:<fireAt>`): STRING `w|token|owner` or `b||owner`, PEXPIREAT fireAt+window+1.
+ * - KEYS fires: ZSET index of the fire keys, score = member = fireAt.
+ * - KEYS leases: HASH, field = `x` (exclusive slot) or `<fireAt>` (per-fire slot),
+ *   value = `token|expiresAt|fireAt|owner`.
+ * - KEYS token: STRING, the last fencing token issued (no TTL).
+ *
+ * Numbers are passed and returned as decimal strings and formatted with `%d`: Lua numbers are
+ * doubles, exact for the integers used here (< 2^53), but `tostring` would switch to exponent
+ * notation past 14 digits.
+ */
+
+const COMMON = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local function fmt(n) return string.format('%d', n) end
+local function parseLease(v)
+  local tok, exp, fa, own = string.match(v, '^(%d+)|(%-?%d+)|(%-?%d+)|(.*)$')
+  return tok, tonumber(exp), fa, own
+end
+`;
+
+/**
+ * claim(KEYS = fire, fires, leases, token; ARGV = fireAt, owner, leaseMs, exclusive '1'|'0',
+ * windowMs) → {'won', token, expiresAt, exclusive '1'|'0'} | {'busy'} | {'lost', reason}
+ */
+export const CLAIM = `${COMMON}
+local fireKey, fires, leases, tokenKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local fireAtText, owner = ARGV[1], ARGV[2]
+local fireAt, leaseMs, window = tonumber(ARGV[1]), tonumber(ARGV[3]), tonumber(ARGV[5])
+local exclusive = ARGV[4] == '1'
+
+-- A record older than the window counts as collected (its key may outlive it by 1 ms).
+if fireAt < now - window then return {'lost', 'stale'} end
+
+local function liveLease(slot)
+  local v = redis.call('HGET', leases, slot)
+  if not v then return nil end
+  local tok, exp = parseLease(v)
+  if exp == nil or exp <= now then return nil end
+  return tok, exp
+end
+
+-- An existing record: replay for the same owner, lost for anyone else.
+local record = redis.call('GET', fireKey)
+if record then
+  local outcome, recTok, recOwner = string.match(record, '^(%a)|(%d*)|(.*)$')
+  if recOwner ~= owner then return {'lost', 'claimed'} end
+  if outcome == 'b' then return {'busy'} end
+  local tok, exp = liveLease('x')
+  if tok == recTok then return {'won', tok, fmt(exp), '1'} end
+  tok, exp = liveLease(fireAtText)
+  if tok == recTok then return {'won', tok, fmt(exp), '0'} end
+  return {'lost', 'claimed'}
+end
+
+if fireAt > now + window then return {'lost', 'early'} end
+
+-- Record the fire: its own key, expiring by itself 1 ms after fireAt + window (Redis deletes a
+-- key at once when PEXPIREAT is not in the future), plus the index inspect() reads.
+local function recordFire(value)
+  redis.call('SET', fireKey, value)
+  redis.call('PEXPIREAT', fireKey, fmt(fireAt + window + 1))
+  redis.call('ZREMRANGEBYSCORE', fires, '-inf', '(' .. fmt(now - window))
+  redis.call('ZADD', fires, fireAtText, fireAtText)
+  local newest = redis.call('ZRANGE', fires, -1, -1, 'WITHSCORES')
+  redis.call('PEXPIREAT', fires, fmt(tonumber(newest[2]) + window + 1))
+end
+
+if exclusive and liveLease('x') then
+  recordFire('b||' .. owner)
+  return {'busy'}
+end
+
+-- token = max(last + 1, Redis time in microseconds): strictly increasing per key, and still
+-- increasing when the counter is lost (restart without persistence, failover to a replica
+-- that missed it), as long as the server clock does not step back.
+local token = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local last = tonumber(redis.call('GET', tokenKey) or '0')
+if last + 1 > token then token = last + 1 end
+local tok = fmt(token)
+redis.call('SET', tokenKey, tok)
+
+-- The lease; expired slots are dropped, and the hash expires with its longest live lease.
+local expiresAt = now + leaseMs
+local maxExp = expiresAt
+local all = redis.call('HGETALL', leases)
+for i = 1, #all, 2 do
+  local _, exp = parseLease(all[i + 1])
+  if exp == nil or exp <= now then
+    redis.call('HDEL', leases, all[i])
+  elseif exp > maxExp then
+    maxExp = exp
+  end
+end
+local slot = exclusive and 'x' or fireAtText
+redis.call('HSET', leases, slot, tok .. '|' .. fmt(expiresAt) .. '|' .. fireAtText .. '|' .. owner)
+redis.call('PEXPIREAT', leases, fmt(maxExp))
+
+recordFire('w|' .. tok .. '|' .. owner)
+return {'won', tok, fmt(expiresAt), exclusive and '1' or '0'}
+`;
+
+/**
+ * extend(KEYS = leases; ARGV = slot, token, leaseMs) → {expiresAt, owner} | nil
+ */
+export const EXTEND = `${COMMON}
+local leases, slot, token, leaseMs = KEYS[1], ARGV[1], ARGV[2], tonumber(ARGV[3])
+local v = redis.call('HGET', leases, slot)
+if not v then return nil end
+local tok, exp, fa, own = parseLease(v)
+if tok ~= token or exp == nil or exp <= now then return nil end
+local expiresAt = now + leaseMs
+redis.call('HSET', leases, slot, tok .. '|' .. fmt(expiresAt) .. '|' .. fa .. '|' .. own)
+local maxExp = expiresAt
+local all = redis.call('HGETALL', leases)
+for i = 2, #all, 2 do
+  local _, e = parseLease(all[i])
+  if e ~= nil and e > maxExp then maxExp = e end
+end
+redis.call('PEXPIREAT', leases, fmt(maxExp))
+return {fmt(expiresAt), own}
+`;
+
+/**
+ * release(KEYS = leases; ARGV = slot, token) → 1 when the lease was held and live, else 0.
+ * Deletes the slot only when it holds `token`; never touches the claim record.
+ */
+export const RELEASE = `${COMMON}
+local v = redis.call('HGET', KEYS[1], ARGV[1])
+if not v then return 0 end
+local tok, exp = parseLease(v)
+if tok ~= ARGV[2] then return 0 end
+redis.call('HDEL', KEYS[1], ARGV[1])
+if exp ~= nil and exp > now then return 1 end
+return 0
+`;
+
+/**
+ * inspect(KEYS = fires, leases; ARGV = windowMs, fire key prefix) → {records as
+ * `fireAt|value`, oldest first; live leases as a flat field/value list}. Read-only: filters by
+ * the Redis clock instead of collecting. Reads the fire keys it finds in the index (same hash
+ * slot as the declared keys, so this works on a Cluster).
+ */
+export const INSPECT = `${COMMON}
+local window, firePrefix = tonumber(ARGV[1]), ARGV[2]
+local records = {}
+local indexed = redis.call('ZRANGEBYSCORE', KEYS[1], fmt(now - window), '+inf')
+for _, fa in ipairs(indexed) do
+  local v = redis.call('GET', firePrefix .. fa)
+  if v then records[#records + 1] = fa .. '|' .. v end
+end
+local live = {}
+local all = redis.call('HGETALL', KEYS[2])
+for i = 2, #all, 2 do
+  local _, exp = parseLease(all[i])
+  if exp ~= nil and exp > now then
+    live[#live + 1] = all[i - 1]
+    live[#live + 1] = all[i]
+  end
+end
+return {records, live}
+`;

@@ -1,0 +1,71 @@
+import { randomUUID } from 'node:crypto';
+import type { LockFixture, NewLockOptions } from '@fleetcron/conformance';
+import { type RedisServer, startRedis } from '@fleetcron/testkit';
+import { Redis } from 'ioredis';
+import { RedisLock, type RedisLockOptions } from '../src/index.js';
+
+/** Every 'error' event a test client emitted (tests attach this listener to every client). */
+export const clientErrors: Error[] = [];
+
+/** A client on `url` with its own connection and an 'error' listener (never unhandled). */
+export function newClient(url: string): Redis {
+  const client = new Redis(url, { maxRetriesPerRequest: 3 });
+  client.on('error', (error: Error) => clientErrors.push(error));
+  return client;
+}
+
+/** A unique key prefix: one namespace per fixture on a shared server. */
+export const uniquePrefix = (): string => `t-${randomUUID()}`;
+
+/** Starts one server lazily and shares it between the fixtures of a test file. */
+export function sharedServer(options: { appendOnly?: boolean } = {}): {
+  get(): Promise<RedisServer>;
+  close(): Promise<void>;
+} {
+  let server: Promise<RedisServer> | undefined;
+  return {
+    get: () => {
+      server ??= startRedis({ strategy: 'managed', ...options });
+      return server;
+    },
+    close: async () => {
+      if (server) await (await server).close();
+    },
+  };
+}
+
+/** A conformance fixture: a fresh prefix on `url`; every newLock() gets its own client. */
+export async function lockFixture(
+  url: string,
+  options: Omit<RedisLockOptions, 'prefix' | 'windowMs'> = {},
+): Promise<LockFixture & { clients: Redis[]; prefix: string }> {
+  const prefix = uniquePrefix();
+  const clients: Redis[] = [];
+  const admin = newClient(url);
+  clients.push(admin);
+  return {
+    prefix,
+    clients,
+    async newLock(opts: NewLockOptions = {}) {
+      // opts.clock is ignored on purpose: the Redis clock judges time (capabilities.clock 'backend').
+      const client = newClient(url);
+      clients.push(client);
+      return new RedisLock(client, { ...options, prefix, windowMs: opts.windowMs });
+    },
+    probe: {
+      async claimRecordCount() {
+        let count = 0;
+        let cursor = '0';
+        do {
+          const [next, keys] = await admin.scan(cursor, 'MATCH', `{${prefix}:*}:f:*`, 'COUNT', 1000);
+          cursor = next;
+          count += keys.length;
+        } while (cursor !== '0');
+        return count;
+      },
+    },
+    async close() {
+      for (const client of clients.splice(0)) client.disconnect();
+    },
+  };
+}

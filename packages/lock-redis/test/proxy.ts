@@ -1,0 +1,59 @@
+import { createServer, type Server, type Socket, connect } from 'node:net';
+
+/**
+ * A TCP proxy in front of a real Redis server, to lose one reply on purpose: the request reaches
+ * the server and runs, then the connection is cut before the answer gets back (what a network
+ * failure after the server's write looks like to the client).
+ */
+export class ReplyDroppingProxy {
+  /** Set to cut the connection instead of forwarding the next reply from the server. */
+  dropNextReply = false;
+  /** How many replies were dropped so far. */
+  dropped = 0;
+  private readonly server: Server;
+  private readonly sockets = new Set<Socket>();
+
+  private constructor(upstreamPort: number) {
+    this.server = createServer((client) => {
+      const upstream = connect(upstreamPort, '127.0.0.1');
+      for (const s of [client, upstream]) {
+        this.sockets.add(s);
+        s.on('close', () => this.sockets.delete(s));
+        s.on('error', () => {});
+      }
+      client.on('data', (chunk) => upstream.write(chunk));
+      upstream.on('data', (chunk) => {
+        if (this.dropNextReply) {
+          this.dropNextReply = false;
+          this.dropped++;
+          client.destroy();
+          upstream.destroy();
+          return;
+        }
+        client.write(chunk);
+      });
+      client.on('close', () => upstream.destroy());
+      upstream.on('close', () => client.destroy());
+    });
+  }
+
+  /** Starts a proxy to `127.0.0.1:upstreamPort` on a free port. */
+  static async start(upstreamPort: number): Promise<ReplyDroppingProxy> {
+    const proxy = new ReplyDroppingProxy(upstreamPort);
+    await new Promise<void>((resolve) => proxy.server.listen(0, '127.0.0.1', resolve));
+    return proxy;
+  }
+
+  /** `redis://127.0.0.1:PORT` of the proxy. */
+  get url(): string {
+    const address = this.server.address();
+    if (address === null || typeof address === 'string') throw new Error('proxy not listening');
+    return `redis://127.0.0.1:${address.port}`;
+  }
+
+  /** Closes the proxy and every connection through it. */
+  async close(): Promise<void> {
+    for (const s of this.sockets) s.destroy();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}

@@ -1,0 +1,3 @@
+export * from './keys.js';
+export type { RedisClient } from './redis-script.js';
+export * from './redis-store.js';

@@ -1,0 +1,7 @@
+import { createGlobalSetup } from '../global-setup.js';
+
+/**
+ * vitest global setup that starts one shared etcd server per test run:
+ * `globalSetup: ['@fleetcron/testkit/global-setup/etcd']`.
+ */
+export default createGlobalSetup(['etcd']);

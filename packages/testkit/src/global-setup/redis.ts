@@ -1,0 +1,7 @@
+import { createGlobalSetup } from '../global-setup.js';
+
+/**
+ * vitest global setup that starts one shared redis server per test run:
+ * `globalSetup: ['@fleetcron/testkit/global-setup/redis']`.
+ */
+export default createGlobalSetup(['redis']);

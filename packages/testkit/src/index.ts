@@ -1,0 +1,10 @@
+export * from './errors.js';
+export * from './etcd.js';
+export * from './isolation.js';
+export * from './postgres.js';
+export type * from './provided-context.js';
+export * from './redis.js';
+export type { ReapReport } from './temp-dir.js';
+export { reapStale } from './temp-dir.js';
+export * from './types.js';
+export * from './wait.js';

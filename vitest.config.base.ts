@@ -2,7 +2,7 @@ import { defineConfig, type ViteUserConfig } from 'vitest/config';
 
 // No `module` condition: some packages (@opentelemetry/api) map it to ESM builds with
 // extensionless imports that Node cannot load when vitest externalizes them.
-const conditions = ['source', 'import', 'node', 'default'];
+const conditions = ['source', 'node', 'default'];
 
 /**
  * Shared vitest settings. Workspace packages resolve to their TypeScript sources through the

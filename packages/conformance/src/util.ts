@@ -89,17 +89,19 @@ export async function using<T extends { close(): Promise<void> }, R>(
 
 /** Process-level crash detectors: records unhandled rejections and uncaught exceptions. */
 export interface CrashSpy {
-  /** Everything caught so far. */
-  readonly caught: unknown[];
+  /** Everything caught so far, as `kind: stack` lines. */
+  readonly caught: string[];
   /** Removes the listeners. */
   dispose(): void;
 }
 
 /** Starts recording unhandled rejections and uncaught exceptions (e.g. unhandled 'error' events). */
 export function spyOnCrashes(): CrashSpy {
-  const caught: unknown[] = [];
-  const onRejection = (reason: unknown) => caught.push(reason);
-  const onException = (error: unknown) => caught.push(error);
+  const caught: string[] = [];
+  const describe = (kind: string, value: unknown) =>
+    `${kind}: ${value instanceof Error ? (value.stack ?? String(value)).split('\n').slice(0, 6).join('\n') : String(value)}`;
+  const onRejection = (reason: unknown) => caught.push(describe('unhandledRejection', reason));
+  const onException = (error: unknown) => caught.push(describe('uncaughtException', error));
   process.on('unhandledRejection', onRejection);
   process.on('uncaughtException', onException);
   return {

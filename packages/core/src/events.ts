@@ -33,7 +33,7 @@ export type FleetcronEvent =
   | (EventBase & { type: 'claim.busy'; backend: string; latencyMs: number })
   /** The lock threw (backend unavailable): the fire is skipped, never run unprotected. */
   | (EventBase & { type: 'claim.failed'; backend: string; error: Error; latencyMs: number })
-  /** The winner did not run the fire (`paused`, `busy`, `backend_unavailable`, `stopping`). */
+  /** The fire was not run (`overlap`, `paused`, `backend_unavailable`, `stopping`). */
   | (EventBase & { type: 'fire.skipped'; reason: string })
   /** A run started (after the claim, before middleware). */
   | (EventBase & { type: 'run.started'; token: number; lagMs: number })

@@ -56,6 +56,8 @@ interface Held {
 
 /** How often a claim re-reads when the exclusive lease changes under it (rare path). */
 const MAX_ATTEMPTS = 8;
+/** `held` is swept of abandoned entries once it grows past this size. */
+const HELD_SWEEP_SIZE = 256;
 /** Spare leases are kept alive this often, in ms (see {@link JobLeasePool}). */
 const REFRESH_MS = 400;
 
@@ -120,6 +122,7 @@ export class EtcdLock implements Lock {
     const startedAt = performance.now();
     const now = this.clock.now();
     if (fireAt < now - this.windowMs) return { status: 'lost', key, fireAt, reason: 'stale' };
+    if (this.held.size > HELD_SWEEP_SIZE) this.sweepHeld(now);
 
     const claimKey = this.keys.claim(key, fireAt);
     if (fireAt > now + this.windowMs) {
@@ -444,6 +447,13 @@ export class EtcdLock implements Lock {
     else this.pool.revokeInBackground(held.leaseId);
     held.leaseId = next.id;
     return true;
+  }
+
+  /** Forgets leases whose holder neither renewed nor released them for a minute past expiry. */
+  private sweepHeld(now: number): void {
+    for (const [hk, held] of this.held) {
+      if (held.expiresAt + 60_000 < now) this.held.delete(hk);
+    }
   }
 
   private assertOpen(operation: string): void {

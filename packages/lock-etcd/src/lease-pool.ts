@@ -25,6 +25,8 @@ export interface JobLeasePoolOptions {
 export const SPARE_MARGIN_SEC = 1;
 /** Slack kept between the server's lease expiry and the one the holder relies on, in ms. */
 const SAFETY_MS = 100;
+/** Held leases not renewed for this long past their TTL are forgotten (see `sweep`). */
+const FORGET_AFTER_MS = 60_000;
 /** etcd's smallest lease TTL. */
 const MIN_TTL_SEC = 2;
 
@@ -179,6 +181,7 @@ export class JobLeasePool {
     if (this.refreshing || this.closed) return;
     this.refreshing = true;
     try {
+      this.sweep();
       const spares = [...this.free.values()].flat();
       if (spares.length === 0) return;
       const sentAt = performance.now();
@@ -192,6 +195,20 @@ export class JobLeasePool {
       }
     } finally {
       this.refreshing = false;
+    }
+  }
+
+  /**
+   * Forgets held leases that nobody renewed for well past their TTL (a holder that gave up
+   * without releasing): the server has expired them, so there is nothing left to revoke.
+   */
+  private sweep(): void {
+    const spare = new Set([...this.free.values()].flat());
+    const now = performance.now();
+    for (const [id, lease] of this.owned) {
+      if (!spare.has(lease) && lease.refreshedAt + lease.ttlSec * 1000 + FORGET_AFTER_MS < now) {
+        this.owned.delete(id);
+      }
     }
   }
 

@@ -39,13 +39,25 @@ export class EtcdRpc {
     );
   }
 
-  /** Grants a lease of `ttlSec` seconds; resolves its id. */
+  /**
+   * Grants a lease of `ttlSec` seconds; resolves its id. The adapter picks the id itself (a random
+   * safe integer): etcd's own ids use all 64 bits, and a JavaScript number cannot hold them when
+   * protobufjs runs without `long` (for example when `long` resolves to its ESM build).
+   */
   async grant(operation: string, ttlSec: number): Promise<string> {
-    const res = await this.call(operation, (deadline) =>
-      this.client.leaseClient.leaseGrant({ TTL: ttlSec }, { deadline }),
-    );
-    if (res.error) throw new BackendUnavailableError(BACKEND, operation, new Error(res.error));
-    return res.ID;
+    for (let attempt = 0; ; attempt++) {
+      const id = randomLeaseId();
+      try {
+        const res = await this.call(operation, (deadline) =>
+          this.client.leaseClient.leaseGrant({ TTL: ttlSec, ID: id }, { deadline }),
+        );
+        if (res.error) throw new BackendUnavailableError(BACKEND, operation, new Error(res.error));
+        return String(id);
+      } catch (error) {
+        const taken = error instanceof Error && /lease already exists/.test(String(error.cause));
+        if (!taken || attempt >= 3) throw error;
+      }
+    }
   }
 
   /** Revokes a lease (deleting its keys); a lease that is already gone is not an error. */
@@ -109,6 +121,11 @@ export class EtcdRpc {
       clearTimeout(timer);
     }
   }
+}
+
+/** A random lease id in `[1, 2^53)`: exact as a JavaScript number and as an int64. */
+function randomLeaseId(): number {
+  return 1 + Math.floor(Math.random() * (Number.MAX_SAFE_INTEGER - 1));
 }
 
 /** A range request op for one key. */

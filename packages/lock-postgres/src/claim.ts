@@ -34,109 +34,81 @@ export const NOW_MS = 'floor(extract(epoch FROM now()) * 1000)::bigint';
  *    expired per-fire leases (`SKIP LOCKED`: a claim never waits for another's clean-up).
  */
 export function claimSql(t: LockTables): string {
-  return `WITH p AS (
-  SELECT $1::text AS key, $2::bigint AS fire_at, $3::text AS owner, $4::bigint AS lease_ms,
-         $5::boolean AS exclusive, $6::bigint AS window_ms, ${NOW_MS} AS now_ms
-),
-seen AS (
-  SELECT k.claim_seq, k.x_fire_at, k.x_owner, k.x_token, k.x_expires_at
-  FROM ${t.keys} k JOIN p ON k.key = p.key
-),
-rec AS (
-  SELECT c.owner, c.outcome, c.token
-  FROM ${t.claims} c JOIN p ON c.key = p.key AND c.fire_at = p.fire_at
-  WHERE c.fire_at >= p.now_ms - p.window_ms
-),
-step AS (
-  SELECT CASE
-    WHEN EXISTS (SELECT 1 FROM rec) THEN 'existing'
-    WHEN p.fire_at < p.now_ms - p.window_ms THEN 'stale'
-    WHEN p.fire_at > p.now_ms + p.window_ms THEN 'early'
-    ELSE 'new' END AS step
-  FROM p
+  const now = NOW_MS;
+  return `WITH s AS (
+  SELECT ${now} AS now_ms, k.claim_seq, k.x_fire_at, k.x_owner, k.x_token, k.x_expires_at,
+         c.owner AS rec_owner, c.outcome AS rec_outcome, c.token AS rec_token,
+         CASE
+           WHEN $2::bigint < ${now} - $6::bigint THEN 'stale'
+           WHEN c.owner IS NOT NULL THEN 'existing'
+           WHEN $2::bigint > ${now} + $6::bigint THEN 'early'
+           ELSE 'new'
+         END AS step
+  FROM (VALUES (1)) AS one (x)
+  LEFT JOIN ${t.keys} k ON k.key = $1::text
+  LEFT JOIN ${t.claims} c ON c.key = $1::text AND c.fire_at = $2::bigint
 ),
 bump AS (
   INSERT INTO ${t.keys} AS k (key, claim_seq, last_token, x_fire_at, x_owner, x_token, x_expires_at)
-  SELECT p.key, 1, 1,
-         CASE WHEN p.exclusive THEN p.fire_at END,
-         CASE WHEN p.exclusive THEN p.owner END,
-         CASE WHEN p.exclusive THEN 1 END,
-         CASE WHEN p.exclusive THEN p.now_ms + p.lease_ms END
-  FROM p JOIN step ON step.step = 'new'
+  SELECT $1::text, 1, 1,
+         CASE WHEN $5::boolean THEN $2::bigint END,
+         CASE WHEN $5::boolean THEN $3::text END,
+         CASE WHEN $5::boolean THEN 1 END,
+         CASE WHEN $5::boolean THEN ${now} + $4::bigint END
+  FROM s WHERE s.step = 'new'
   ON CONFLICT (key) DO UPDATE SET
     (claim_seq, last_token, x_fire_at, x_owner, x_token, x_expires_at) = (
       SELECT k.claim_seq + 1,
-             CASE WHEN d.busy THEN k.last_token ELSE k.last_token + 1 END,
-             CASE WHEN d.take THEN p.fire_at ELSE k.x_fire_at END,
-             CASE WHEN d.take THEN p.owner ELSE k.x_owner END,
+             k.last_token + CASE WHEN d.busy THEN 0 ELSE 1 END,
+             CASE WHEN d.take THEN $2::bigint ELSE k.x_fire_at END,
+             CASE WHEN d.take THEN $3::text ELSE k.x_owner END,
              CASE WHEN d.take THEN k.last_token + 1 ELSE k.x_token END,
-             CASE WHEN d.take THEN p.now_ms + p.lease_ms ELSE k.x_expires_at END
-      FROM p CROSS JOIN LATERAL (
-        SELECT p.exclusive AND coalesce(k.x_expires_at > p.now_ms, false) AS busy,
-               p.exclusive AND NOT coalesce(k.x_expires_at > p.now_ms, false) AS take
-      ) d
+             CASE WHEN d.take THEN ${now} + $4::bigint ELSE k.x_expires_at END
+      FROM (SELECT $5::boolean AND coalesce(k.x_expires_at > ${now}, false) AS busy,
+                   $5::boolean AND NOT coalesce(k.x_expires_at > ${now}, false) AS take) d
     )
-  WHERE k.claim_seq = (SELECT claim_seq FROM seen)
-  RETURNING k.last_token, k.x_fire_at, k.x_token
-),
-won AS (
-  SELECT b.last_token AS token,
-         NOT p.exclusive OR (b.x_fire_at = p.fire_at AND b.x_token = b.last_token) AS won
-  FROM bump b CROSS JOIN p
+  WHERE k.claim_seq = (SELECT claim_seq FROM s)
+  RETURNING k.last_token AS token,
+            NOT $5::boolean OR (k.x_fire_at = $2::bigint AND k.x_token = k.last_token) AS won
 ),
 record AS (
   INSERT INTO ${t.claims} (key, fire_at, owner, outcome, token)
-  SELECT p.key, p.fire_at, p.owner,
-         CASE WHEN w.won THEN 'won' ELSE 'busy' END,
-         CASE WHEN w.won THEN w.token END
-  FROM p CROSS JOIN won w
+  SELECT $1::text, $2::bigint, $3::text,
+         CASE WHEN b.won THEN 'won' ELSE 'busy' END, CASE WHEN b.won THEN b.token END
+  FROM bump b
   ON CONFLICT (key, fire_at) DO NOTHING
   RETURNING 1
 ),
 per_fire AS (
   INSERT INTO ${t.leases} (key, fire_at, owner, token, expires_at)
-  SELECT p.key, p.fire_at, p.owner, w.token, p.now_ms + p.lease_ms
-  FROM p CROSS JOIN won w
-  WHERE NOT p.exclusive
+  SELECT $1::text, $2::bigint, $3::text, b.token, ${now} + $4::bigint
+  FROM bump b WHERE NOT $5::boolean
   ON CONFLICT (key, fire_at) DO UPDATE
     SET owner = excluded.owner, token = excluded.token, expires_at = excluded.expires_at
   RETURNING 1
 ),
 gc_claims AS (
-  DELETE FROM ${t.claims}
-  WHERE (key, fire_at) IN (
-    SELECT c.key, c.fire_at FROM ${t.claims} c JOIN p ON c.key = p.key
-    WHERE c.fire_at < p.now_ms - p.window_ms
-    FOR UPDATE OF c SKIP LOCKED)
+  DELETE FROM ${t.claims} c USING bump
+  WHERE c.key = $1::text AND c.fire_at < ${now} - $6::bigint
   RETURNING 1
 ),
 gc_leases AS (
-  DELETE FROM ${t.leases}
-  WHERE (key, fire_at) IN (
-    SELECT l.key, l.fire_at FROM ${t.leases} l JOIN p ON l.key = p.key
-    WHERE l.expires_at <= p.now_ms
-    FOR UPDATE OF l SKIP LOCKED)
+  DELETE FROM ${t.leases} l USING bump
+  WHERE l.key = $1::text AND l.expires_at <= ${now}
   RETURNING 1
 )
-SELECT s.step, p.now_ms,
-       r.owner AS rec_owner, r.outcome AS rec_outcome, r.token AS rec_token,
-       w.won, w.token AS new_token, (SELECT count(*) FROM record) AS recorded,
-       live.fire_at AS live_fire_at, live.owner AS live_owner, live.token AS live_token,
-       live.expires_at AS live_expires_at, live.exclusive AS live_exclusive
-FROM p
-CROSS JOIN step s
-LEFT JOIN rec r ON true
-LEFT JOIN won w ON true
-LEFT JOIN LATERAL (
-  SELECT x.x_fire_at AS fire_at, x.x_owner AS owner, x.x_token AS token,
-         x.x_expires_at AS expires_at, true AS exclusive
-  FROM seen x WHERE x.x_token = r.token AND x.x_expires_at > p.now_ms
-  UNION ALL
-  SELECT l.fire_at, l.owner, l.token, l.expires_at, false
-  FROM ${t.leases} l
-  WHERE l.key = p.key AND l.fire_at = p.fire_at AND l.token = r.token AND l.expires_at > p.now_ms
-  LIMIT 1
-) live ON true`;
+SELECT s.step, s.now_ms, s.rec_owner, s.rec_outcome, s.rec_token,
+       b.won, b.token AS new_token, (SELECT count(*) FROM record) AS recorded,
+       coalesce(x.x_fire_at, l.fire_at) AS live_fire_at,
+       coalesce(x.x_owner, l.owner) AS live_owner,
+       coalesce(x.x_token, l.token) AS live_token,
+       coalesce(x.x_expires_at, l.expires_at) AS live_expires_at,
+       x.x_token IS NOT NULL AS live_exclusive
+FROM s
+LEFT JOIN bump b ON true
+LEFT JOIN s x ON x.x_token = s.rec_token AND x.x_expires_at > s.now_ms
+LEFT JOIN ${t.leases} l ON x.x_token IS NULL AND l.key = $1::text AND l.fire_at = $2::bigint
+  AND l.token = s.rec_token AND l.expires_at > s.now_ms`;
 }
 
 /** The row the claim statement returns (bigints arrive as strings). */

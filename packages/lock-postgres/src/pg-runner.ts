@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { BackendUnavailableError, type Logger } from '@fleetcron/core';
 import type { Pool, PoolClient, QueryConfig, QueryResultRow } from 'pg';
 
@@ -18,6 +19,19 @@ export interface RunOptions {
    * had already closed). Only for statements that are safe to repeat.
    */
   retry?: boolean;
+  /**
+   * Name of a prepared statement (see {@link preparedName}): pg prepares it once per connection
+   * and reuses its plan. Omitted: an unnamed statement, planned on every execution.
+   */
+  name?: string;
+}
+
+/**
+ * A prepared-statement name unique to `text` (pg refuses one name for two texts on a
+ * connection, and two adapters on one pool may use different schemas).
+ */
+export function preparedName(operation: string, text: string): string {
+  return `fleetcron_${operation}_${createHash('sha256').update(text).digest('hex').slice(0, 16)}`;
 }
 
 const SQLSTATE = /^[0-9A-Z]{5}$/;
@@ -33,8 +47,9 @@ export function isConnectionError(error: unknown): boolean {
 
 /**
  * Runs single statements on a `pg.Pool` with a deadline, and turns every failure into
- * `BackendUnavailableError`. Holds no session state: each statement is an unnamed prepared
- * statement in its own implicit transaction, so transaction-mode poolers (PgBouncer) work.
+ * `BackendUnavailableError`. Each statement runs in its own implicit transaction. Unless a
+ * `name` is given (opt-in `preparedStatements`), statements are unnamed and hold no session
+ * state, so transaction-mode poolers (PgBouncer) work.
  */
 export class PgRunner {
   constructor(
@@ -68,7 +83,7 @@ export class PgRunner {
     const deadline = options.deadline ?? this.deadline();
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.once<R>(text, values, deadline);
+        return await this.once<R>(text, values, deadline, options.name);
       } catch (error) {
         const again = options.retry && attempt === 1 && isConnectionError(error);
         if (again && Date.now() < deadline) continue;
@@ -81,23 +96,21 @@ export class PgRunner {
     text: string,
     values: unknown[] | undefined,
     deadline: number,
+    name: string | undefined,
   ): Promise<R[]> {
-    const client = await this.connect(deadline);
-    // A connection that dies while checked out emits 'error' on the client (no pool listener is
-    // attached then). The failed query rejects as well, so this listener only has to exist.
-    const ignore = () => {};
-    client.on('error', ignore);
+    const client = await this.connect(deadline); // carries the `ignoreClientError` listener
     let failure: Error | undefined;
     try {
       const remaining = deadline - Date.now();
       if (remaining <= 0) throw new DeadlineError('the statement', this.timeoutMs);
-      // query_timeout makes pg reject and (through release(error) below) destroy the
-      // connection, so a statement stuck on a frozen server cannot hold a pooled client.
+      // query_timeout makes pg reject; release(error) below then destroys the connection, so a
+      // statement stuck on a frozen server cannot hold a pooled client.
       // (@types/pg omits query_timeout from QueryConfig; pg 8 reads it per query.)
       const config: QueryConfig & { query_timeout: number } = {
         text,
         values,
         query_timeout: remaining,
+        ...(name ? { name } : {}),
       };
       const result = await client.query<R>(config);
       return result.rows;
@@ -105,32 +118,50 @@ export class PgRunner {
       failure = error instanceof Error ? error : new Error(String(error));
       throw error;
     } finally {
-      client.off('error', ignore);
+      // Synchronously followed by release(), which puts the pool's own listener back.
+      client.off('error', ignoreClientError);
       client.release(failure); // an error destroys the connection instead of pooling it
     }
   }
 
-  /** Checks a client out of the pool, giving up at `deadline` (pg itself waits forever). */
-  private async connect(deadline: number): Promise<PoolClient> {
-    const pending = this.pool.connect();
-    let timer: NodeJS.Timeout | undefined;
-    const expired = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new DeadlineError('getting a connection', this.timeoutMs)),
+  /**
+   * Checks a client out of the pool, giving up at `deadline` (pg itself waits forever), and
+   * attaches {@link ignoreClientError} to it at once. The callback form matters: pg-pool removes
+   * its own listener when it hands a client out, and a new connection's startup reply and the
+   * server's "terminating connection" error can arrive in one network read. A promise
+   * continuation would attach our listener only after pg had emitted that 'error' with no
+   * listener, which crashes the process.
+   */
+  private connect(deadline: number): Promise<PoolClient> {
+    return new Promise((resolve, reject) => {
+      let gaveUp = false;
+      const timer = setTimeout(
+        () => {
+          gaveUp = true;
+          reject(new DeadlineError('getting a connection', this.timeoutMs));
+        },
         Math.max(0, deadline - Date.now()),
       );
+      this.pool.connect((error, client, release) => {
+        if (gaveUp) {
+          if (client) release(); // arrived after the deadline: straight back to the pool
+          return;
+        }
+        clearTimeout(timer);
+        if (error || !client) {
+          reject(error ?? new Error('the pool gave no client'));
+          return;
+        }
+        client.on('error', ignoreClientError);
+        resolve(client);
+      });
     });
-    try {
-      return await Promise.race([pending, expired]);
-    } catch (error) {
-      // A connection that arrives after the deadline goes straight back to the pool.
-      pending.then(
-        (client) => client.release(),
-        () => {},
-      );
-      throw error;
-    } finally {
-      clearTimeout(timer);
-    }
   }
 }
+
+/**
+ * Listener on checked-out clients. A connection that dies while checked out emits 'error' on its
+ * client (pg-pool listens only to idle ones); the statement running on it fails as well and is
+ * reported from there, so the event itself needs no handling, only a listener.
+ */
+function ignoreClientError(): void {}

@@ -32,6 +32,17 @@ const MAX_CLAIM_ATTEMPTS = 100;
 const CONCURRENT_DDL = new Set(['23505', '42P07', '42710', '42P06']);
 
 /**
+ * What {@link PostgresLock} declares: millisecond leases, judged by the database's `now()`;
+ * durable, since claim records, leases and token counters are committed rows.
+ */
+export const POSTGRES_LOCK_CAPABILITIES: Readonly<LockCapabilities> = Object.freeze({
+  minLeaseMs: 1,
+  leaseGranularityMs: 1,
+  durable: true,
+  clock: 'backend',
+});
+
+/**
  * A {@link Lock} on PostgreSQL. Each claim is one SQL statement (CTEs) in its own implicit
  * transaction, judged by the database's `now()`: it atomically writes the fire's claim record,
  * the key's fencing-token counter and the lease. No session state, no advisory locks, no named
@@ -42,12 +53,7 @@ const CONCURRENT_DDL = new Set(['23505', '42P07', '42710', '42P06']);
  */
 export class PostgresLock implements Lock {
   readonly backend = 'postgres';
-  readonly capabilities: LockCapabilities = {
-    minLeaseMs: 1,
-    leaseGranularityMs: 1,
-    durable: true,
-    clock: 'backend',
-  };
+  readonly capabilities: LockCapabilities = { ...POSTGRES_LOCK_CAPABILITIES };
   readonly windowMs: number;
   private readonly options: ResolvedLockOptions;
   private readonly tables: LockTables;

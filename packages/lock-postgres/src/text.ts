@@ -1,19 +1,21 @@
 /**
  * PostgreSQL `text` cannot hold U+0000, while fleetcron keys and owners may be any JS string.
- * Strings are stored through a reversible escape: `\` becomes `\\` and U+0000 becomes `\0`.
- * Strings without either character (nearly all) are stored unchanged.
+ * A string with U+0000 (or one that starts with the marker U+FFFF, a Unicode noncharacter) is
+ * stored as U+FFFF followed by the string with `\` doubled and U+0000 written as `\0`. Every
+ * other string, nearly all of them, is stored unchanged. The mapping is one-to-one, so equality
+ * lookups and round trips are exact.
  */
 
-const NEEDS_ESCAPE = /[\\\0]/;
+const MARKER = '\uFFFF';
 
 /** Encodes `value` for a `text` column (see the module comment). */
 export function encodeText(value: string): string {
-  if (!NEEDS_ESCAPE.test(value)) return value;
-  return value.replace(/[\\\0]/g, (c) => (c === '\\' ? '\\\\' : '\\0'));
+  if (!value.includes('\0') && !value.startsWith(MARKER)) return value;
+  return MARKER + value.replace(/[\\\0]/g, (c) => (c === '\\' ? '\\\\' : '\\0'));
 }
 
 /** Decodes a value written by {@link encodeText}. */
 export function decodeText(stored: string): string {
-  if (!stored.includes('\\')) return stored;
-  return stored.replace(/\\(\\|0)/g, (_, c: string) => (c === '0' ? '\0' : '\\'));
+  if (!stored.startsWith(MARKER)) return stored;
+  return stored.slice(1).replace(/\\(\\|0)/g, (_, c: string) => (c === '0' ? '\0' : '\\'));
 }

@@ -1,3 +1,3 @@
 export * from './keys.js';
-export type { RedisClient } from './redis-script.js';
 export * from './redis-lock.js';
+export type { RedisClient } from './redis-script.js';

@@ -93,7 +93,10 @@ export class RedisLock implements Lock {
     this.windowMs = options.windowMs ?? DEFAULT_WINDOW_MS;
     assertPositiveMs('windowMs', this.windowMs);
     if (!Number.isInteger(this.windowMs)) {
-      throw new InvalidOptionError('windowMs', `must be a whole number of ms, got ${this.windowMs}.`);
+      throw new InvalidOptionError(
+        'windowMs',
+        `must be a whole number of ms, got ${this.windowMs}.`,
+      );
     }
     this.commandTimeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
     assertPositiveMs('commandTimeoutMs', this.commandTimeoutMs);
@@ -170,7 +173,7 @@ export class RedisLock implements Lock {
   async inspect(key: string): Promise<LockInspection> {
     const keys = this.keysOf(key);
     const [members, leaseValues] = (await this.call('inspect', () =>
-      inspectScript.run(this.redis, [keys.fires, keys.leases], [String(this.windowMs), keys.fire]),
+      inspectScript.run(this.redis, [keys.fires, keys.leases], [String(this.windowMs)]),
     )) as [string[], string[]];
     const fires = members.map(parseRecord).sort((a, b) => a.fireAt - b.fireAt);
     const leases: Lease[] = [];
@@ -188,7 +191,8 @@ export class RedisLock implements Lock {
    * server cannot be asked (unreachable, or `CONFIG` disabled as on some managed services).
    */
   async verifyDurability(): Promise<DurabilityReport> {
-    const clients: RedisClient[] = 'nodes' in this.redis ? this.redis.nodes('master') : [this.redis];
+    const clients: RedisClient[] =
+      'nodes' in this.redis ? this.redis.nodes('master') : [this.redis];
     const nodes = await Promise.all(
       clients.map(async (client) => {
         const reply = (await this.call('verifyDurability', () =>
@@ -203,14 +207,15 @@ export class RedisLock implements Lock {
       }),
     );
     const durable =
-      nodes.length > 0 &&
-      nodes.every((n) => n.appendonly === 'yes' && n.appendfsync === 'always');
+      nodes.length > 0 && nodes.every((n) => n.appendonly === 'yes' && n.appendfsync === 'always');
     if (this.capabilities.durable && !durable) {
       throw new InvalidOptionError(
         'durable',
         `the lock was declared durable but the server runs ${nodes
           .map((n) => `appendonly ${n.appendonly}, appendfsync ${n.appendfsync}`)
-          .join('; ')}. Run Redis with "appendonly yes" and "appendfsync always", or drop durable: true.`,
+          .join(
+            '; ',
+          )}. Run Redis with "appendonly yes" and "appendfsync always", or drop durable: true.`,
       );
     }
     return { durable, nodes };

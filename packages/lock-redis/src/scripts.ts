@@ -2,8 +2,9 @@
  * The Lua scripts of {@link RedisLock}. Each runs atomically on the server (Redis executes a
  * script to completion before any other command), reads the time with `TIME` (the Redis
  * clock judges staleness and expiry; Redis >= 5 replicates a script's effects, not the script,
- * so a non-deterministic `TIME` is allowed) and touches only the keys it declares, which share
- * one hash tag (Redis Cluster compatible).
+ * so a non-deterministic `TIME` is allowed) and touches only keys of one hash tag (Redis
+ * Cluster compatible): claim, extend and release declare every key they touch; inspect also
+ * reads the per-fire keys its index lists, which live in the same slot.
  *
  * Layout (see keys.ts):
  * - KEYS fire (`...:f:<fireAt>`): STRING `w|token|owner` or `b||owner`, PEXPIREAT fireAt+window+1.
@@ -144,13 +145,15 @@ return 0
 `;
 
 /**
- * inspect(KEYS = fires, leases; ARGV = windowMs, fire key prefix) → {records as
+ * inspect(KEYS = fires, leases; ARGV = windowMs) → {records as
  * `fireAt|value`, oldest first; live leases as a flat field/value list}. Read-only: filters by
  * the Redis clock instead of collecting. Reads the fire keys it finds in the index (same hash
- * slot as the declared keys, so this works on a Cluster).
+ * slot as the declared keys, so this works on a Cluster); their names are derived from the
+ * declared `...:fires` key, so a client-side ioredis `keyPrefix` applies to them too.
  */
 export const INSPECT = `${COMMON}
-local window, firePrefix = tonumber(ARGV[1]), ARGV[2]
+local window = tonumber(ARGV[1])
+local firePrefix = string.sub(KEYS[1], 1, -6) .. 'f:'
 local records = {}
 local indexed = redis.call('ZRANGEBYSCORE', KEYS[1], fmt(now - window), '+inf')
 for _, fa in ipairs(indexed) do

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { LockFixture, NewLockOptions } from '@fleetcron/conformance';
 import { type RedisServer, startRedis } from '@fleetcron/testkit';
 import { Redis } from 'ioredis';
+import { inject } from 'vitest';
 import { RedisLock, type RedisLockOptions } from '../src/index.js';
 
 /** Every 'error' event a test client emitted (tests attach this listener to every client). */
@@ -17,8 +18,15 @@ export function newClient(url: string): Redis {
 /** A unique key prefix: one namespace per fixture on a shared server. */
 export const uniquePrefix = (): string => `t-${randomUUID()}`;
 
-/** Starts one server lazily and shares it between the fixtures of a test file. */
-export function sharedServer(options: { appendOnly?: boolean } = {}): {
+/** The shared server of the test run (testkit global setup), for functional tests. */
+export function sharedUrl(): string {
+  const url = inject('fleetcronRedisUrl');
+  if (!url) throw new Error('no shared redis: vitest.config.ts must use the testkit global setup');
+  return url;
+}
+
+/** Starts one dedicated server lazily and shares it between the fixtures of a test file. */
+export function dedicatedServer(options: { appendOnly?: boolean } = {}): {
   get(): Promise<RedisServer>;
   close(): Promise<void>;
 } {
@@ -57,7 +65,13 @@ export async function lockFixture(
         let count = 0;
         let cursor = '0';
         do {
-          const [next, keys] = await admin.scan(cursor, 'MATCH', `{${prefix}:*}:f:*`, 'COUNT', 1000);
+          const [next, keys] = await admin.scan(
+            cursor,
+            'MATCH',
+            `{${prefix}:*}:f:*`,
+            'COUNT',
+            1000,
+          );
           cursor = next;
           count += keys.length;
         } while (cursor !== '0');

@@ -5,13 +5,13 @@ import {
   lockScenarios,
 } from '@fleetcron/conformance';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { lockFixture, sharedServer } from './fixture.js';
+import { dedicatedServer, lockFixture } from './fixture.js';
 
 // The lock declared durable on a server with appendonly yes + appendfsync always. The full suite
 // runs in lock.conformance.test.ts; here the scenarios where durability matters (declared
 // capabilities, the restart, the dropped connection) plus the claim-semantics core, since every
 // write waits for an fsync and the 10,000-fire storage scenario would take ~20 s for nothing new.
-const durable = sharedServer({ appendOnly: true });
+const durable = dedicatedServer({ appendOnly: true });
 afterAll(() => durable.close());
 
 const options: LockConformanceOptions = {

@@ -8,18 +8,16 @@ import { startRedis } from '@fleetcron/testkit';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { encodeKeyPart, lockKeys, RedisLock } from '../src/index.js';
-import { newClient, sharedServer, uniquePrefix } from './fixture.js';
+import { newClient, sharedUrl, uniquePrefix } from './fixture.js';
 import { ReplyDroppingProxy } from './proxy.js';
 
-const shared = sharedServer();
 const opened: Redis[] = [];
 afterAll(async () => {
   for (const client of opened) client.disconnect();
-  await shared.close();
 });
 
 async function client(url?: string): Promise<Redis> {
-  const c = newClient(url ?? (await shared.get()).url);
+  const c = newClient(url ?? sharedUrl());
   opened.push(c);
   return c;
 }
@@ -76,7 +74,7 @@ describe('options', () => {
   });
 
   it('attaches a no-op error listener only to a client that has none', async () => {
-    const { url } = await shared.get();
+    const url = sharedUrl();
     const bare = new Redis(url, { lazyConnect: true });
     expect(bare.listenerCount('error')).toBe(0);
     new RedisLock(bare);
@@ -129,6 +127,21 @@ describe('key layout', () => {
     }
     expect(await c.pttl(keys.token)).toBe(-1); // the token counter never expires
   });
+  it("works under the client's ioredis keyPrefix (inspect included)", async () => {
+    const url = sharedUrl();
+    const prefixed = new Redis(url, { keyPrefix: 'app:' });
+    prefixed.on('error', () => {});
+    opened.push(prefixed);
+    const prefix = uniquePrefix();
+    const lock = new RedisLock(prefixed, { prefix });
+    const t = Date.now();
+    expect((await lock.claim(req('kp', t, 'a'))).status).toBe('won');
+    expect((await lock.claim(req('kp', t + 1, 'a'))).status).toBe('busy');
+    const seen = await lock.inspect('kp');
+    expect(seen.fires.map((f) => f.outcome)).toEqual(['won', 'busy']);
+    const raw = await client();
+    expect(await raw.exists(`app:${lockKeys(prefix, 'kp').fire}${t}`)).toBe(1);
+  });
 });
 
 describe('tokens', () => {
@@ -152,8 +165,7 @@ describe('tokens', () => {
 
 describe('re-sent claims', () => {
   it('a claim whose reply was lost is re-sent by ioredis and answered with the same lease', async () => {
-    const server = await shared.get();
-    const proxy = await ReplyDroppingProxy.start(server.port);
+    const proxy = await ReplyDroppingProxy.start(sharedUrl());
     try {
       const viaProxy = await client(proxy.url);
       const admin = await client();
@@ -316,7 +328,10 @@ describe('restart and durability', () => {
       const prefix = uniquePrefix();
       const lock = new RedisLock(await client(server.url), { prefix, durable: true });
       const report = await lock.verifyDurability();
-      expect(report).toEqual({ durable: true, nodes: [{ appendonly: 'yes', appendfsync: 'always' }] });
+      expect(report).toEqual({
+        durable: true,
+        nodes: [{ appendonly: 'yes', appendfsync: 'always' }],
+      });
       const t = Date.now();
       const first = await lock.claim(req('restart', t, 'a'));
       await server.restart({ crash: true });

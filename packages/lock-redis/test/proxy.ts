@@ -1,4 +1,4 @@
-import { createServer, type Server, type Socket, connect } from 'node:net';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 
 /**
  * A TCP proxy in front of a real Redis server, to lose one reply on purpose: the request reaches
@@ -13,9 +13,9 @@ export class ReplyDroppingProxy {
   private readonly server: Server;
   private readonly sockets = new Set<Socket>();
 
-  private constructor(upstreamPort: number) {
+  private constructor(upstreamPort: number, upstreamHost: string) {
     this.server = createServer((client) => {
-      const upstream = connect(upstreamPort, '127.0.0.1');
+      const upstream = connect(upstreamPort, upstreamHost);
       for (const s of [client, upstream]) {
         this.sockets.add(s);
         s.on('close', () => this.sockets.delete(s));
@@ -37,9 +37,10 @@ export class ReplyDroppingProxy {
     });
   }
 
-  /** Starts a proxy to `127.0.0.1:upstreamPort` on a free port. */
-  static async start(upstreamPort: number): Promise<ReplyDroppingProxy> {
-    const proxy = new ReplyDroppingProxy(upstreamPort);
+  /** Starts a proxy to the Redis server at `upstreamUrl`, listening on a free local port. */
+  static async start(upstreamUrl: string): Promise<ReplyDroppingProxy> {
+    const { hostname, port } = new URL(upstreamUrl);
+    const proxy = new ReplyDroppingProxy(Number(port || 6379), hostname);
     await new Promise<void>((resolve) => proxy.server.listen(0, '127.0.0.1', resolve));
     return proxy;
   }

@@ -61,8 +61,8 @@ export function registryKey(prefix: string): string {
   return `${prefix}:jobs`;
 }
 
-/** Largest `startedAt` the index can order (16 decimal digits). */
-export const MAX_STARTED_AT = 9_999_999_999_999_999;
+/** Largest `startedAt` the index can order: every safe integer has at most 16 digits. */
+export const MAX_STARTED_AT = Number.MAX_SAFE_INTEGER;
 
 /** `startedAt` as 16 zero-padded digits (the lexicographic sort key). */
 export function padTime(ms: number): string {

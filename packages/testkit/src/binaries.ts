@@ -46,7 +46,9 @@ export function findPostgresBinDir(): string | undefined {
     }
   }
   candidates.push('/usr/local/pgsql/bin', '/opt/homebrew/bin', '/usr/local/bin');
-  return candidates.find((dir) => executable(join(dir, 'postgres')) && executable(join(dir, 'initdb')));
+  return candidates.find(
+    (dir) => executable(join(dir, 'postgres')) && executable(join(dir, 'initdb')),
+  );
 }
 
 const versions = new Map<string, Promise<string>>();

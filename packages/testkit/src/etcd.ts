@@ -51,7 +51,13 @@ class EtcdHandle extends ServerHandle implements EtcdServer {
 }
 
 /** Single-node cluster flags; `listen` is the address etcd binds, `advertise` the one clients use. */
-function clusterArgs(dataDir: string, listen: string, advertise: string, client: number, peer: number) {
+function clusterArgs(
+  dataDir: string,
+  listen: string,
+  advertise: string,
+  client: number,
+  peer: number,
+) {
   return [
     '--name',
     'n1',

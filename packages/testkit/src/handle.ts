@@ -10,6 +10,8 @@ export interface Lifecycle {
   dropConnections(): Promise<void>;
   /** Kill and clean up; must not throw. */
   close(): Promise<void>;
+  /** For servers the testkit does not manage: the error every fault throws. */
+  readonly refuse?: (fault: string) => Error;
   /** Diagnostics (local strategy). */
   readonly pid?: number | undefined;
   readonly dir?: string | undefined;
@@ -17,14 +19,16 @@ export interface Lifecycle {
 
 /** Lifecycle of a server the testkit does not manage: every fault throws. */
 export function externalLifecycle(kind: ServerKind, envVar: string): Lifecycle {
-  const refuse = (fault: string) => () => Promise.reject(new FaultsUnsupportedError(kind, fault, envVar));
+  const refuse = (fault: string) => new FaultsUnsupportedError(kind, fault, envVar);
+  const reject = (fault: string) => () => Promise.reject(refuse(fault));
   return {
-    stop: refuse('stop'),
-    start: refuse('start'),
-    pause: refuse('pause'),
-    resume: refuse('resume'),
-    dropConnections: refuse('dropConnections'),
+    stop: reject('stop'),
+    start: reject('start'),
+    pause: reject('pause'),
+    resume: reject('resume'),
+    dropConnections: reject('dropConnections'),
     close: () => Promise.resolve(),
+    refuse,
   };
 }
 
@@ -75,6 +79,7 @@ export class ServerHandle {
     });
 
   readonly restart = async (options: StopOptions = {}): Promise<void> => {
+    if (this.#lifecycle.refuse && this.#state !== 'closed') throw this.#lifecycle.refuse('restart');
     await this.stop(options);
     await this.start();
   };
@@ -122,6 +127,7 @@ export class ServerHandle {
   #op(name: string, fn: () => Promise<void>): Promise<void> {
     const run = async (): Promise<void> => {
       if (this.#state === 'closed') throw new ServerClosedError(this.kind, name);
+      if (this.#lifecycle.refuse) throw this.#lifecycle.refuse(name);
       await fn();
     };
     const result = this.#queue.then(run, run);

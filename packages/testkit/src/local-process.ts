@@ -1,7 +1,7 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { perlPath, setprivPath } from './binaries.js';
 import { ServerStartError } from './errors.js';
-import { groupMembers, signal } from './proc.js';
+import { groupMembers, type ProcEntry, serverTree, signal, stillRunning } from './proc.js';
 import type { ServerDir } from './temp-dir.js';
 import { waitFor } from './wait.js';
 
@@ -45,7 +45,6 @@ const PERL_SETPGRP = 'setpgrp(0,0); exec { $ARGV[0] } @ARGV or die "exec $ARGV[0
  */
 export class LocalProcess {
   readonly spec: LocalProcessSpec;
-  #child: ChildProcess | undefined;
   #pgid: number | undefined;
   #exited: Promise<void> = Promise.resolve();
   #tail: string[] = [];
@@ -93,7 +92,6 @@ export class LocalProcess {
       detached: !perlPath,
       ...(spec.runAs && !setprivPath ? { uid: spec.runAs.uid, gid: spec.runAs.gid } : {}),
     });
-    this.#child = child;
     const pgid = child.pid;
     let exitInfo: string | undefined;
     this.#exited = new Promise((resolve) => {
@@ -152,7 +150,7 @@ export class LocalProcess {
     throw new ServerStartError(`${spec.name} ${reason}`, this.tail(), { cause });
   }
 
-  /** Clean stop (or SIGKILL with `crash`); waits until every process of the group is gone. */
+  /** Clean stop (or the crash signal with `crash`); waits until every server process is gone. */
   async stop(crash = false): Promise<void> {
     const pgid = this.#pgid;
     if (pgid === undefined) return;
@@ -160,75 +158,100 @@ export class LocalProcess {
       await this.kill();
       return;
     }
+    const tree = serverTree(pgid);
     signal(pgid, this.spec.stopSignal);
-    signal(-pgid, 'SIGCONT'); // a paused server must run to handle the signal
-    const stopped = await Promise.race([
-      this.#exited.then(() => true),
-      new Promise<false>((resolve) => {
-        const timer = setTimeout(() => resolve(false), this.spec.stopTimeoutMs ?? 10_000);
-        timer.unref();
-      }),
-    ]);
+    this.#continue(pgid, tree); // a paused server must run to handle the signal
+    const stopped = await this.#exitedWithin(this.spec.stopTimeoutMs ?? 10_000);
     if (!stopped) {
       await this.kill();
       return;
     }
-    await this.#waitGroupGone(pgid);
+    await this.#waitGone(pgid, tree);
   }
 
   /** Crash signal (see {@link LocalProcessSpec.crashSignal}), then SIGKILL; waits until gone. */
   async kill(): Promise<void> {
     const pgid = this.#pgid;
     if (pgid === undefined) return;
+    const tree = serverTree(pgid);
     const sig = this.spec.crashSignal ?? 'SIGKILL';
     if (sig !== 'SIGKILL') {
       signal(pgid, sig);
-      signal(-pgid, 'SIGCONT');
-      const exited = await Promise.race([
-        this.#exited.then(() => true),
-        new Promise<false>((resolve) => setTimeout(() => resolve(false), 3000).unref()),
-      ]);
-      if (exited) {
-        await this.#waitGroupGone(pgid);
+      this.#continue(pgid, tree);
+      if (await this.#exitedWithin(3000)) {
+        await this.#waitGone(pgid, tree);
         return;
       }
     }
     signal(-pgid, 'SIGKILL');
-    signal(pgid, 'SIGKILL');
+    for (const entry of tree) if (stillRunning(entry)) signal(entry.pid, 'SIGKILL');
     await this.#exited;
-    await this.#waitGroupGone(pgid);
+    await this.#waitGone(pgid, tree);
   }
 
-  /** SIGSTOP to the group; resolves when every member is stopped. */
+  /**
+   * SIGSTOP to the group and to every descendant (postgres backends run in sessions of their
+   * own); resolves when all of them are stopped. Records them so the reaper can free them if we
+   * die while they are stopped.
+   */
   async pause(): Promise<void> {
     const pgid = this.#pgid;
     if (pgid === undefined) return;
     signal(-pgid, 'SIGSTOP');
-    await waitFor(() => groupMembers(pgid).every((m) => m.state === 'T' || m.state === 't'), {
-      timeoutMs: 5000,
-      intervalMs: 10,
-      message: `${this.spec.name}: every process of group ${pgid} stopped`,
-    });
+    signal(pgid, 'SIGSTOP');
+    const tree = await waitFor(
+      () => {
+        const current = serverTree(pgid);
+        const running = current.filter((e) => e.state !== 'T' && e.state !== 't');
+        for (const entry of running) signal(entry.pid, 'SIGSTOP');
+        return running.length === 0 && current.length > 0 ? current : false;
+      },
+      { timeoutMs: 5000, intervalMs: 10, message: `${this.spec.name}: every process stopped` },
+    );
+    this.spec.dir.setPaused(tree);
   }
 
-  /** SIGCONT to the group. */
+  /** SIGCONT to the group and every descendant. */
   resume(): void {
     const pgid = this.#pgid;
-    if (pgid !== undefined) signal(-pgid, 'SIGCONT');
+    if (pgid === undefined) return;
+    this.#continue(pgid, serverTree(pgid));
+    this.spec.dir.setPaused([]);
   }
 
-  async #waitGroupGone(pgid: number): Promise<void> {
+  #continue(pgid: number, tree: ProcEntry[]): void {
+    for (const entry of tree) if (entry.pid !== pgid) signal(entry.pid, 'SIGCONT');
+    signal(-pgid, 'SIGCONT');
+  }
+
+  #exitedWithin(ms: number): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    return Promise.race([
+      this.#exited.then(() => true),
+      new Promise<false>((resolve) => {
+        timer = setTimeout(() => resolve(false), ms);
+      }),
+    ]).finally(() => clearTimeout(timer));
+  }
+
+  /** Waits until the group and every process of `tree` are gone, SIGKILLing leftovers. */
+  async #waitGone(pgid: number, tree: ProcEntry[]): Promise<void> {
     await waitFor(
       () => {
-        const members = groupMembers(pgid);
+        const left = [...groupMembers(pgid), ...tree.filter(stillRunning)];
         // The leader has exited: kill leftovers (and members forked while we were signalling).
-        if (members.length > 0) signal(-pgid, 'SIGKILL');
-        return members.length === 0;
+        if (left.length > 0) signal(-pgid, 'SIGKILL');
+        for (const entry of left) signal(entry.pid, 'SIGKILL');
+        return left.length === 0;
       },
-      { timeoutMs: 15_000, intervalMs: 20, message: `${this.spec.name}: process group ${pgid} gone` },
+      {
+        timeoutMs: 15_000,
+        intervalMs: 20,
+        message: `${this.spec.name}: processes of ${pgid} gone`,
+      },
     );
     this.spec.dir.removeGroup(pgid);
+    this.spec.dir.setPaused([]);
     this.#pgid = undefined;
-    this.#child = undefined;
   }
 }

@@ -6,9 +6,12 @@ export async function withPgClient<T>(url: string, fn: (client: Client) => Promi
   try {
     mod = await import('pg');
   } catch (error) {
-    throw new Error('@fleetcron/testkit: this postgres helper needs the `pg` package (npm i -D pg)', {
-      cause: error,
-    });
+    throw new Error(
+      '@fleetcron/testkit: this postgres helper needs the `pg` package (npm i -D pg)',
+      {
+        cause: error,
+      },
+    );
   }
   const ClientClass = mod.Client ?? (mod as unknown as { default: typeof mod }).default.Client;
   const client = new ClientClass({
@@ -56,8 +59,11 @@ export async function createDatabase(url: string, name = uniqueDatabaseName()): 
 
 /** Drops a database, terminating its connections first (PostgreSQL 13+). */
 export async function dropDatabase(url: string, name: string): Promise<void> {
-  if (!IDENT.test(name)) throw new Error(`dropDatabase: invalid database name ${JSON.stringify(name)}`);
-  await withPgClient(url, (client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+  if (!IDENT.test(name))
+    throw new Error(`dropDatabase: invalid database name ${JSON.stringify(name)}`);
+  await withPgClient(url, (client) =>
+    client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`),
+  );
 }
 
 /**

@@ -1,12 +1,11 @@
-import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { binaryVersion, findPostgresBinDir, lookupUser } from './binaries.js';
 import { startContainer } from './container.js';
-import { ServerStartError } from './errors.js';
 import { externalLifecycle, type Lifecycle, ServerHandle } from './handle.js';
 import { localLifecycle, startLocal } from './local.js';
 import { createDatabase, postgresVersion, terminateBackends } from './pg-admin.js';
+import { initDataDir } from './pg-template.js';
 import { freePort } from './ports.js';
 import { chooseStrategy, ENV_VARS, notInstalled } from './strategy.js';
 import { reapStaleOnce, ServerDir } from './temp-dir.js';
@@ -54,38 +53,6 @@ function settingArgs(options: PostgresOptions): string[] {
     '-c',
     `${k}=${typeof v === 'boolean' ? (v ? 'on' : 'off') : v}`,
   ]);
-}
-
-/** Runs initdb (as `runAs` when we are root) and throws with its output on failure. */
-function initdb(
-  binDir: string,
-  dataDir: string,
-  runAs: { uid: number; gid: number } | undefined,
-  timeoutMs: number,
-): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      join(binDir, 'initdb'),
-      ['-D', dataDir, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '-N'],
-      { stdio: ['ignore', 'pipe', 'pipe'], ...(runAs ?? {}) },
-    );
-    let output = '';
-    const collect = (chunk: Buffer): void => {
-      output = (output + chunk.toString('utf8')).slice(-4000);
-    };
-    child.stdout.on('data', collect);
-    child.stderr.on('data', collect);
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('error', (error) => {
-      clearTimeout(timer);
-      reject(new ServerStartError(`initdb could not run: ${error.message}`, output));
-    });
-    child.on('exit', (code, sig) => {
-      clearTimeout(timer);
-      if (code === 0) resolve();
-      else reject(new ServerStartError(`initdb failed (${sig ?? `exit code ${code}`})`, output));
-    });
-  });
 }
 
 /**
@@ -146,10 +113,11 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Post
   if (isRoot && !runAs) {
     throw notInstalled('postgres', 'running as root, but there is no `postgres` user to run it as');
   }
+  const version = await binaryVersion(join(binDir, 'postgres'));
   const dir = new ServerDir(tmpdir(), runAs);
   const dataDir = join(dir.path, 'data');
   try {
-    await initdb(binDir, dataDir, runAs, Math.max(startTimeoutMs, 60_000));
+    await initDataDir(binDir, version, dataDir, runAs, Math.max(startTimeoutMs, 60_000));
   } catch (error) {
     dir.remove();
     throw error;
@@ -179,7 +147,7 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Post
   const url = `postgres://postgres@127.0.0.1:${ports[0]}/postgres`;
   return new PostgresHandle(
     'local',
-    await binaryVersion(join(binDir, 'postgres')),
+    version,
     url,
     localLifecycle(proc, dir, () => terminateBackends(url)),
   );

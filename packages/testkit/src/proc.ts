@@ -51,17 +51,9 @@ export function readExe(pid: number): string | undefined {
 
 /** Every live (non-zombie) process of process group `pgrp`. */
 export function groupMembers(pgrp: number): ProcEntry[] {
-  if (!hasProcFs) return isAlive(-pgrp) ? [{ pid: pgrp, state: '?', ppid: 0, pgrp, startTime: 0 }] : [];
-  const members: ProcEntry[] = [];
-  for (const name of readdirSync('/proc')) {
-    const pid = Number(name);
-    if (!Number.isInteger(pid)) continue;
-    const entry = readProc(pid);
-    if (entry && entry.pgrp === pgrp && entry.state !== 'Z' && entry.state !== 'X') {
-      members.push(entry);
-    }
-  }
-  return members;
+  if (!hasProcFs)
+    return isAlive(-pgrp) ? [{ pid: pgrp, state: '?', ppid: 0, pgrp, startTime: 0 }] : [];
+  return processTable().filter((entry) => entry.pgrp === pgrp);
 }
 
 /** True when a signal could be sent to `pid` (negative: a process group). */
@@ -82,4 +74,49 @@ export function signal(pid: number, sig: NodeJS.Signals): boolean {
   } catch {
     return false;
   }
+}
+
+/** Every live process of the table, read once. */
+export function processTable(): ProcEntry[] {
+  if (!hasProcFs) return [];
+  const table: ProcEntry[] = [];
+  for (const name of readdirSync('/proc')) {
+    const pid = Number(name);
+    if (!Number.isInteger(pid)) continue;
+    const entry = readProc(pid);
+    if (entry && entry.state !== 'Z' && entry.state !== 'X') table.push(entry);
+  }
+  return table;
+}
+
+/**
+ * The server's processes: members of process group `pgid` plus every descendant of them. Needed
+ * because postgres children call setsid() and leave the postmaster's group.
+ */
+export function serverTree(pgid: number): ProcEntry[] {
+  const table = processTable();
+  if (table.length === 0) return groupMembers(pgid);
+  const byParent = new Map<number, ProcEntry[]>();
+  for (const entry of table) {
+    const siblings = byParent.get(entry.ppid);
+    if (siblings) siblings.push(entry);
+    else byParent.set(entry.ppid, [entry]);
+  }
+  const found = new Map<number, ProcEntry>();
+  const queue = table.filter((e) => e.pgrp === pgid);
+  while (queue.length > 0) {
+    const entry = queue.pop() as ProcEntry;
+    if (found.has(entry.pid)) continue;
+    found.set(entry.pid, entry);
+    queue.push(...(byParent.get(entry.pid) ?? []));
+  }
+  return [...found.values()];
+}
+
+/** True when `entry` (pid + start time) still runs and is not a zombie. */
+export function stillRunning(entry: ProcEntry): boolean {
+  const now = readProc(entry.pid);
+  return (
+    now !== undefined && now.startTime === entry.startTime && now.state !== 'Z' && now.state !== 'X'
+  );
 }

@@ -89,7 +89,8 @@ export async function chooseStrategy(
   }
   if (pref === 'auto' && external) return 'external';
   if (pref === 'local') {
-    if (!localAvailable()) throw notInstalled(kind, `strategy 'local' but no ${kind} binary was found`);
+    if (!localAvailable())
+      throw notInstalled(kind, `strategy 'local' but no ${kind} binary was found`);
     return 'local';
   }
   if (await containerRuntimeAvailable()) return 'container';

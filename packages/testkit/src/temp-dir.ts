@@ -1,7 +1,24 @@
-import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chownSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { groupMembers, isAlive, readExe, readProc, signal } from './proc.js';
+import {
+  groupMembers,
+  isAlive,
+  type ProcEntry,
+  readExe,
+  readProc,
+  signal,
+  stillRunning,
+} from './proc.js';
 
 const PREFIX = 'fleetcron-testkit-';
 const OWNER_FILE = 'testkit-owner.json';
@@ -12,6 +29,8 @@ interface OwnerRecord {
   ownerPid: number;
   ownerStartTime: number;
   groups: number[];
+  /** Processes stopped by pause() (postgres backends leave the group): pid and start time. */
+  paused?: { pid: number; startTime: number }[];
 }
 
 /** Directories that may hold testkit temp dirs: `os.tmpdir()` and `/dev/shm` when present. */
@@ -31,6 +50,7 @@ let exitHookInstalled = false;
 export class ServerDir {
   readonly path: string;
   #groups = new Set<number>();
+  #paused: { pid: number; startTime: number }[] = [];
   #removed = false;
 
   constructor(root: string, owner?: { uid: number; gid: number }) {
@@ -52,6 +72,18 @@ export class ServerDir {
     if (this.#groups.delete(pgid)) this.#write();
   }
 
+  /** Records the processes pause() stopped (empty array: none). */
+  setPaused(entries: ProcEntry[]): void {
+    if (entries.length === 0 && this.#paused.length === 0) return;
+    this.#paused = entries.map((e) => ({ pid: e.pid, startTime: e.startTime }));
+    this.#write();
+  }
+
+  /** Processes recorded as paused. */
+  get paused(): { pid: number; startTime: number }[] {
+    return [...this.#paused];
+  }
+
   /** Process groups currently recorded. */
   get groups(): number[] {
     return [...this.#groups];
@@ -71,6 +103,7 @@ export class ServerDir {
       ownerPid: process.pid,
       ownerStartTime: readProc(process.pid)?.startTime ?? 0,
       groups: [...this.#groups],
+      paused: this.#paused,
     };
     const file = join(this.path, OWNER_FILE);
     writeFileSync(`${file}.tmp`, JSON.stringify(record));
@@ -85,6 +118,7 @@ function installExitHook(): void {
   process.on('exit', () => {
     for (const dir of live.values()) {
       for (const pgid of dir.groups) signal(-pgid, 'SIGKILL');
+      for (const entry of dir.paused) signal(entry.pid, 'SIGKILL');
     }
     for (const dir of [...live.values()]) {
       try {
@@ -102,6 +136,8 @@ export interface ReapReport {
   dirs: string[];
   /** Process groups killed. */
   groups: number[];
+  /** Single processes killed (servers' children that were paused when their owner died). */
+  processes: number[];
 }
 
 /** True when the owner recorded in a temp dir is gone (or its pid was reused). */
@@ -113,16 +149,25 @@ function ownerDead(pid: number, record: OwnerRecord | undefined): boolean {
   return entry !== undefined && entry.startTime !== record.ownerStartTime;
 }
 
+function isServerExe(pid: number): boolean {
+  const exe = readExe(pid);
+  return exe !== undefined && SERVER_EXES.has(basename(exe).replace(/ \(deleted\)$/, ''));
+}
+
 /** Kills a recorded group, but only if its processes are server processes. */
 function killGroup(pgid: number): boolean {
   const members = groupMembers(pgid);
-  if (members.length === 0) return false;
-  const ours = members.some((m) => {
-    const exe = readExe(m.pid);
-    return exe !== undefined && SERVER_EXES.has(basename(exe).replace(/ \(deleted\)$/, ''));
-  });
-  if (!ours) return false;
+  if (members.length === 0 || !members.some((m) => isServerExe(m.pid))) return false;
   return signal(-pgid, 'SIGKILL');
+}
+
+/** Kills a process recorded as paused if it is still that (same start time) server process. */
+function killPaused(entry: { pid: number; startTime: number }): boolean {
+  const now = readProc(entry.pid);
+  if (!now || !stillRunning({ ...now, startTime: entry.startTime }) || !isServerExe(entry.pid)) {
+    return false;
+  }
+  return signal(entry.pid, 'SIGKILL');
 }
 
 /**
@@ -131,7 +176,7 @@ function killGroup(pgid: number): boolean {
  * Runs automatically once per process before the first local server starts.
  */
 export function reapStale(): ReapReport {
-  const report: ReapReport = { dirs: [], groups: [] };
+  const report: ReapReport = { dirs: [], groups: [], processes: [] };
   for (const root of tempRoots()) {
     let names: string[];
     try {
@@ -152,6 +197,9 @@ export function reapStale(): ReapReport {
       if (!ownerDead(Number(match[1]), record)) continue;
       for (const pgid of record?.groups ?? []) {
         if (killGroup(pgid)) report.groups.push(pgid);
+      }
+      for (const entry of record?.paused ?? []) {
+        if (killPaused(entry)) report.processes.push(entry.pid);
       }
       try {
         rmSync(dir, { recursive: true, force: true, maxRetries: 3 });

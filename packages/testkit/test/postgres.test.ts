@@ -1,9 +1,10 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPostgres } from '../src/postgres.js';
+import { serverTree, stillRunning } from '../src/proc.js';
 import type { PostgresServer } from '../src/types.js';
 import { waitFor } from '../src/wait.js';
-import { existsSync, groupMembers, pgrep, waitServerGone } from './helpers.js';
+import { existsSync, pgrep, waitServerGone } from './helpers.js';
 
 const pools: pg.Pool[] = [];
 
@@ -33,7 +34,9 @@ describe('startPostgres (local)', () => {
     expect(server.strategy).toBe('local');
     expect(server.url).toBe(`postgres://postgres@127.0.0.1:${server.port}/postgres`);
     expect(server.version).toMatch(/^\d+\.\d+/);
-    const { rows } = await pool(server.url).query<{ v: string }>('SHOW server_version');
+    const { rows } = await pool(server.url).query<{ v: string }>(
+      "SELECT current_setting('server_version') AS v",
+    );
     expect(rows[0]?.v.startsWith(server.version)).toBe(true);
   });
 
@@ -71,7 +74,7 @@ describe('startPostgres (local)', () => {
     const p = pool(server.url, { query_timeout: 500, connectionTimeoutMillis: 500 });
     await p.query('SELECT 1');
     await server.pause();
-    const members = groupMembers(server.pid as number);
+    const members = serverTree(server.pid as number);
     expect(members.length).toBeGreaterThan(3); // postmaster, checkpointer, ..., our backend
     expect(members.every((m) => m.state === 'T')).toBe(true);
     await expect(p.query('SELECT 1')).rejects.toThrow(/timeout/i);
@@ -110,8 +113,11 @@ describe('startPostgres (local)', () => {
     const p = pool(own.url);
     await p.query('SELECT 1');
     await own.pause();
+    const processes = serverTree(pid as number); // postmaster, auxiliaries, our backend
+    expect(processes.length).toBeGreaterThan(3);
     await Promise.all([own.close(), own.close()]);
     await waitServerGone({ pgid: pid as number, pattern: dir as string, port });
+    expect(processes.filter(stillRunning)).toEqual([]);
     expect(existsSync(dir as string)).toBe(false);
     await expect(own.start()).rejects.toMatchObject({ code: 'SERVER_CLOSED' });
   });

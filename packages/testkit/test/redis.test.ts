@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import { Redis, type RedisOptions } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startRedis } from '../src/redis.js';
 import type { RedisServer } from '../src/types.js';
@@ -9,7 +9,7 @@ const clients: Redis[] = [];
 const servers: RedisServer[] = [];
 
 /** An ioredis client whose errors are recorded instead of crashing the run. */
-function client(server: RedisServer, options: Partial<ConstructorParameters<typeof Redis>[0] & object> = {}) {
+function client(server: RedisServer, options: RedisOptions = {}) {
   const c = new Redis(server.url, { maxRetriesPerRequest: 1, retryStrategy: () => 50, ...options });
   const errors: Error[] = [];
   c.on('error', (e: Error) => errors.push(e));

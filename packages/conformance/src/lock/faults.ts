@@ -2,7 +2,7 @@ import { type ClaimResult, isFleetcronError, type Lock } from '@fleetcron/core';
 import { expect } from 'vitest';
 import type { LockConformanceOptions, LockFaultScenario, LockFaults } from '../types.js';
 import { describeResult, fireNear, leaseFor, pollUntil, spyOnCrashes, using } from '../util.js';
-import { req } from './claims.js';
+import { req } from './helpers.js';
 
 /** Outcome of a claim that may meet a broken server. */
 type Outcome = { ok: ClaimResult } | { error: unknown };
@@ -34,11 +34,12 @@ async function claimUntilAnswered(
   firstFireAt: number,
   owner: string,
   leaseMs: number,
+  exclusive: boolean,
 ): Promise<ClaimResult> {
   let fireAt = firstFireAt;
   return pollUntil(
     async () => {
-      const outcome = await attempt(lock, key, fireAt++, owner, leaseMs);
+      const outcome = await attempt(lock, key, fireAt++, owner, leaseMs, exclusive);
       if ('error' in outcome) {
         expectTyped(outcome.error, 'a claim while the server recovers');
         return undefined;
@@ -56,7 +57,7 @@ async function claimUntilAnswered(
 /** Scenario 16: connections dropped by the server mid-claim. */
 export const droppedConnection: LockFaultScenario = {
   title:
-    'faults: a connection dropped by the server mid-claim gives a typed error or a valid answer, never a crash',
+    'a connection dropped by the server mid-claim gives a typed error or a valid answer, never a crash',
   timeoutMs: 60_000,
   async run(options, faults) {
     const spy = spyOnCrashes();
@@ -91,6 +92,7 @@ export const droppedConnection: LockFaultScenario = {
             t + 1000 * (owner === 'a' ? 1 : 2),
             owner,
             lease,
+            false,
           );
           expect(answer.status, `client ${owner} after the drop: ${describeResult(answer)}`).toBe(
             'won',
@@ -119,8 +121,7 @@ export const droppedConnection: LockFaultScenario = {
 
 /** Scenario 17: a server restart during a live lease. */
 export const serverRestart: LockFaultScenario = {
-  title:
-    'faults: backend restart during a lease: durable backends keep fires and leases, all recover',
+  title: 'backend restart during a lease: durable backends keep fires and leases, all recover',
   timeoutMs: 90_000,
   async run(options, faults) {
     const spy = spyOnCrashes();
@@ -137,7 +138,7 @@ export const serverRestart: LockFaultScenario = {
         await faults.server.restart();
 
         // Clients made before the restart recover by themselves.
-        const next = await claimUntilAnswered(other, options, key, t + 1000, 'other', lease);
+        const next = await claimUntilAnswered(other, options, key, t + 1000, 'other', lease, true);
         if (options.capabilities.durable) {
           expect(next.status, 'durable: the live lease survives a restart (no second holder)').toBe(
             'busy',

@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
 import type { LockScenario } from '../types.js';
 import { delay, fireNear, leaseFor, randomInt, using } from '../util.js';
-import { clients, req } from './claims.js';
+import { clients, req } from './helpers.js';
 
 /** Clients racing in the fuzz scenario. */
 const CLIENTS = 8;
@@ -18,7 +18,7 @@ const FIRES = 300;
  */
 export const mutualExclusionFuzz: LockScenario = {
   title: 'fuzz: 8 clients, exclusive claims, shared counter equals wins, never two holders',
-  timeoutMs: 90_000,
+  timeoutMs: 120_000,
   async run(options) {
     await using(options.create, async (fixture) => {
       const locks = await clients(fixture, CLIENTS);
@@ -33,8 +33,9 @@ export const mutualExclusionFuzz: LockScenario = {
       let wins = 0;
       const answers = new Map<number, { won: number; busy: number; lost: number }>();
 
+      let failed = false;
       const client = async (c: number) => {
-        while (current < FIRES) {
+        while (current < FIRES && !failed) {
           const fire = current;
           const result = await locks[c]!.claim(req(key, base + fire * 500, `client-${c}`, lease));
           claims++;
@@ -60,7 +61,16 @@ export const mutualExclusionFuzz: LockScenario = {
           if (result.status !== 'won') await delay(randomInt(3)); // fleet jitter between fires
         }
       };
-      await Promise.all(locks.map((_, c) => client(c)));
+      // The first failing client stops the others, so nothing claims after the fixture closed.
+      const settled = await Promise.allSettled(
+        locks.map((_, c) =>
+          client(c).catch((error: unknown) => {
+            failed = true;
+            throw error;
+          }),
+        ),
+      );
+      for (const result of settled) if (result.status === 'rejected') throw result.reason;
 
       expect(maxInside, 'never two holders at once').toBe(1);
       expect(counter, 'no lost update: the counter equals the number of wins').toBe(wins);

@@ -10,7 +10,7 @@ import {
   waitUntilTime,
   wonLease,
 } from '../util.js';
-import { clients, req } from './claims.js';
+import { clients, req } from './helpers.js';
 
 /**
  * Claims fresh fires `firstFireAt`, `firstFireAt + 1`, ... until one is won (the previous

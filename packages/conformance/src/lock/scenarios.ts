@@ -4,13 +4,13 @@ import {
   freshIsolatedFixtures,
   independentOverlappingLeases,
   lateClaimerLoses,
-  oddKeys,
   oneWinnerPerFire,
   outOfOrderFires,
   replaySameLease,
   staleAndEarly,
 } from './claims.js';
 import { mutualExclusionFuzz } from './fuzz.js';
+import { oddKeys } from './keys.js';
 import {
   extendOwnerOnly,
   leaseExpiryHandsOver,

@@ -20,7 +20,8 @@ export function nextFire(trigger: Trigger, after: number): number | null {
   const next = trigger.next(new Date(after));
   if (next === null) return null;
   const ms = next.getTime();
-  if (!Number.isFinite(ms)) throw new Error(`trigger ${trigger.describe()} returned an invalid Date`);
+  if (!Number.isFinite(ms))
+    throw new Error(`trigger ${trigger.describe()} returned an invalid Date`);
   // a trigger must move forward; guard against one that does not, so a wake never spins
   return ms > after ? ms : after + 1;
 }

@@ -77,7 +77,10 @@ export function validateMiddleware(field: string, value: unknown): Middleware[] 
   }
   value.forEach((m, i) => {
     if (typeof m !== 'function') {
-      throw new InvalidOptionError(`${field}[${i}]`, `must be a middleware function, got ${typeof m}.`);
+      throw new InvalidOptionError(
+        `${field}[${i}]`,
+        `must be a middleware function, got ${typeof m}.`,
+      );
     }
   });
   return [...value] as Middleware[];
@@ -103,7 +106,10 @@ export function validateJob(
   }
   const d = definition as Partial<JobDefinition>;
   if (typeof d.name !== 'string' || d.name.length === 0) {
-    throw new InvalidOptionError('name', `must be a non-empty string, got ${JSON.stringify(d.name)}.`);
+    throw new InvalidOptionError(
+      'name',
+      `must be a non-empty string, got ${JSON.stringify(d.name)}.`,
+    );
   }
   if (d.name.length > MAX_JOB_NAME_LENGTH) {
     throw new InvalidOptionError(
@@ -120,7 +126,10 @@ export function validateJob(
   }
   checkTrigger(d.trigger, context.now);
   if (typeof d.run !== 'function') {
-    throw new InvalidOptionError('run', `must be a function (ctx) => unknown, got ${typeof d.run}.`);
+    throw new InvalidOptionError(
+      'run',
+      `must be a function (ctx) => unknown, got ${typeof d.run}.`,
+    );
   }
   const leaseMs =
     d.leaseMs === undefined

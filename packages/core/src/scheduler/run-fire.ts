@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
-import { isFleetcronError, toError } from '../errors.js';
+import { BackendUnavailableError, isFleetcronError, toError } from '../errors.js';
 import type { ClaimResult, Lease, Lock } from '../lock.js';
 import { compose, type JobContext, type Logger, type Middleware } from '../middleware.js';
 import type { Execution, RunStatus, Store } from '../store.js';
@@ -22,6 +22,34 @@ export interface FireDeps {
   acceptsRuns(): boolean;
   /** Writes to the store, containing failures (publishes `store.failed`). Never rejects. */
   write(execution: Execution): Promise<void>;
+}
+
+/**
+ * Settles like `promise`, or rejects with `onTimeout()` after `ms` on the scheduler's single
+ * timer. A call into a lock or store that hangs must never hold a fire (or `stop()`) forever.
+ */
+export function withDeadline<T>(
+  queue: TimerQueue,
+  promise: Promise<T>,
+  ms: number,
+  onTimeout: () => Error,
+): Promise<T> {
+  const timer = queue.sleep(ms);
+  return Promise.race([
+    promise,
+    timer.promise.then((): never => {
+      throw onTimeout();
+    }),
+  ]).finally(() => timer.cancel());
+}
+
+/** Calls `fn`, turning a synchronous throw into a rejection. */
+function call<T>(fn: () => T | Promise<T>): Promise<T> {
+  try {
+    return Promise.resolve(fn());
+  } catch (error) {
+    return Promise.reject(error);
+  }
 }
 
 /** Text kept in the store for an error: its stack (which starts with the message). */
@@ -80,14 +108,35 @@ export class FireRun {
     const lease = this.lease;
     if (this.released || lease === null) return;
     this.released = true;
+    const { lock, queue } = this.deps;
     try {
-      await this.deps.lock.release(lease);
+      await withDeadline(
+        queue,
+        call(() => lock.release(lease)),
+        this.job.leaseMs / 3,
+        () => new BackendUnavailableError(lock.backend, 'release', new Error('no answer in time')),
+      );
     } catch (error) {
       this.log.warn('fleetcron: could not release the lease; it expires by itself', {
         error: toError(error),
         token: lease.token,
       });
     }
+  }
+
+  /** A claim we gave up on may still be won later: release that lease so it does not linger. */
+  private abandon(claim: Promise<ClaimResult>): void {
+    const { lock } = this.deps;
+    claim.then(
+      (late) => {
+        if (late?.status === 'won') {
+          call(() => lock.release(late.lease)).catch(() => {
+            // it expires by itself
+          });
+        }
+      },
+      () => {},
+    );
   }
 
   private event() {
@@ -136,13 +185,24 @@ export class FireRun {
     const job = this.job;
     const sentAt = clock.monotonic();
     let result: ClaimResult;
-    try {
-      result = await lock.claim({
+    const claim = call(() =>
+      lock.claim({
         key: job.name,
         fireAt: this.fireAt,
         owner: instanceId,
         leaseMs: job.leaseMs,
         exclusive: job.overlap === 'skip',
+      }),
+    );
+    try {
+      // an answer later than the lease is useless (the lease would be gone): give up then
+      result = await withDeadline(this.deps.queue, claim, job.leaseMs, () => {
+        this.abandon(claim);
+        return new BackendUnavailableError(
+          lock.backend,
+          'claim',
+          new Error(`no answer within ${job.leaseMs} ms`),
+        );
       });
       if (!result || typeof result !== 'object' || !('status' in result)) {
         throw new Error(`lock ${lock.backend} answered the claim with ${String(result)}`);
@@ -326,22 +386,19 @@ export class FireRun {
   private async isPaused(): Promise<boolean> {
     const store = this.deps.store;
     if (!store) return false;
-    const timer = this.deps.queue.sleep(this.job.leaseMs / 3);
     try {
-      const state = await Promise.race([
-        store.getJobState(this.job.name),
-        timer.promise.then(() => {
-          throw new Error(`store ${store.backend} did not answer getJobState in time`);
-        }),
-      ]);
+      const state = await withDeadline(
+        this.deps.queue,
+        call(() => store.getJobState(this.job.name)),
+        this.job.leaseMs / 3,
+        () => new Error(`store ${store.backend} did not answer getJobState in time`),
+      );
       return state.paused === true;
     } catch (thrown) {
       const error = toError(thrown);
       safePublish({ ...this.event(), type: 'store.failed', error });
       this.log.warn('fleetcron: could not read the job state; running anyway', { error });
       return false;
-    } finally {
-      timer.cancel();
     }
   }
 }

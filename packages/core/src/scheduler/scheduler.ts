@@ -1,9 +1,4 @@
-import {
-  FleetcronError,
-  InvalidOptionError,
-  SchedulerStoppedError,
-  toError,
-} from '../errors.js';
+import { FleetcronError, InvalidOptionError, SchedulerStoppedError, toError } from '../errors.js';
 import type { Logger } from '../middleware.js';
 import type { Execution } from '../store.js';
 import { assertNonEmptyString, assertNonNegativeMs } from '../validate.js';
@@ -14,10 +9,10 @@ import { type FireDeps, FireRun } from './run-fire.js';
 import { safeLogger, safePublish } from './safe.js';
 import { type QueueEntry, TimerQueue } from './timer-queue.js';
 
-export { abortMarginMs } from './lease-keeper.js';
 export { defaultInstanceId } from './instance-id.js';
 export type { JobDefinition, OverlapPolicy } from './job.js';
 export { MAX_JOB_NAME_LENGTH } from './job.js';
+export { abortMarginMs } from './lease-keeper.js';
 export type { SchedulerOptions } from './options.js';
 export { DEFAULT_DRAIN_MS, DEFAULT_LEASE_MS } from './options.js';
 

@@ -79,19 +79,19 @@ export class TimerQueue {
     return this.insert(this.clock.monotonic() + Math.max(0, ms), null, callback);
   }
 
-  /** Resolves after `ms` milliseconds of monotonic time (through the same single timer). */
+  /**
+   * Resolves after `ms` milliseconds of monotonic time (through the same single timer).
+   * `cancel()` removes the entry; the promise then never settles (nothing is kept alive).
+   */
   sleep(ms: number): { promise: Promise<void>; cancel: () => void } {
     let entry: QueueEntry | null = null;
-    let done: () => void = () => {};
     const promise = new Promise<void>((resolve) => {
-      done = resolve;
       entry = this.after(ms, resolve);
     });
     return {
       promise,
       cancel: () => {
         if (entry) this.cancel(entry);
-        done();
       },
     };
   }

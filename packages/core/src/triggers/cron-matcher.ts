@@ -102,11 +102,10 @@ function weekdayMatcher(fields: readonly string[], w: 'L' | number): WallClockMa
       const d = date.getUTCDate();
       const target = nearestWeekday(y, m, w);
       if (d === target || days?.includesDate(new Date(Date.UTC(y, m, d)))) return hit;
-      if (days || (target !== null && d < target)) {
-        from = Date.UTC(y, m, days || target === null ? d + 1 : target) - 1;
-      } else {
-        from = Date.UTC(y, m + 1, 1) - 1;
-      }
+      // Skip to the next candidate day: the next day (OR rule), the target later this month,
+      // or the next month.
+      const nextDay = days ? d + 1 : target !== null && d < target ? target : null;
+      from = (nextDay === null ? Date.UTC(y, m + 1, 1) : Date.UTC(y, m, nextDay)) - 1;
     }
     return null;
   };

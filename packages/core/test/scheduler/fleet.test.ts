@@ -25,7 +25,13 @@ interface Fleet {
 
 function fleetOf(overlap: OverlapPolicy): Fleet {
   const fake = new FakeClock();
-  return { fake, lock: new MemoryLock({ clock: fake }), store: new MemoryStore(), overlap, runs: [] };
+  return {
+    fake,
+    lock: new MemoryLock({ clock: fake }),
+    store: new MemoryStore(),
+    overlap,
+    runs: [],
+  };
 }
 
 /** A scheduler of the simulated fleet: one job every second that finishes in 1 ms. */

@@ -32,6 +32,8 @@ export type ExtendMode = 'ok' | 'null' | 'throw' | 'hang';
  */
 export class FlakyLock implements Lock {
   down = false;
+  /** Claims and releases never answer (a partition without client timeouts). */
+  hang = false;
   extendMode: ExtendMode = 'ok';
   onlyOwners: Set<string> | null = null;
   claims = 0;
@@ -51,6 +53,7 @@ export class FlakyLock implements Lock {
   }
   async claim(request: ClaimRequest): Promise<ClaimResult> {
     this.claims++;
+    if (this.hang && this.affects(request.owner)) return new Promise<never>(() => {});
     if (this.down && this.affects(request.owner)) {
       throw new BackendUnavailableError(this.backend, 'claim', new Error('connection refused'));
     }
@@ -68,6 +71,7 @@ export class FlakyLock implements Lock {
     return this.inner.extend(lease, leaseMs);
   }
   async release(lease: Lease): Promise<boolean> {
+    if (this.hang && this.affects(lease.owner)) return new Promise<never>(() => {});
     if (this.down && this.affects(lease.owner)) {
       throw new BackendUnavailableError(this.backend, 'release');
     }
@@ -122,4 +126,3 @@ export function firesBetween(periodMs: number, from: number, to: number): number
   for (let t = Math.ceil(from / periodMs) * periodMs; t <= to; t += periodMs) out.push(t);
   return out;
 }
-

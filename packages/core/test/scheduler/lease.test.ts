@@ -120,11 +120,12 @@ describe('lease renewal and loss (Guarantee 4)', () => {
   it('a lease that expires while the claim is in flight is never run', async () => {
     const fake = new FakeClock();
     const memory = new MemoryLock({ clock: fake });
-    // a lock whose claim answer arrives after the whole lease elapsed
+    // a lock whose claim answer arrives past the local deadline (lease 2000 ms minus the 200 ms
+    // margin) but before the scheduler gives up on the claim (after the lease)
     const slow = Object.create(memory) as MemoryLock;
     slow.claim = async (request) => {
       const result = await memory.claim(request);
-      await fake.sleep(5_000);
+      await fake.sleep(1_900);
       return result;
     };
     const store = new MemoryStore();

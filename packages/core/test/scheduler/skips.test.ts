@@ -90,6 +90,36 @@ describe('skips (overlap, backend down, paused) and failures', () => {
     expect(skippedEvents).toHaveLength(downFires.length);
   });
 
+  it('a lock that stops answering: claims give up after the lease, stop() still returns', async () => {
+    const fake = new FakeClock();
+    const memory = new MemoryLock({ clock: fake });
+    const lock = new FlakyLock(memory);
+    const store = new MemoryStore();
+    const rec = recordEvents();
+    const s = new Scheduler({ lock, store, clock: fake, instanceId: 'a', leaseMs: 2000 });
+    const ran: number[] = [];
+    s.add({ name: 'job', trigger: every(1000), run: (c) => void ran.push(c.fireAt.getTime()) });
+    const start = fake.now();
+    s.start();
+    await fake.advance(1_000);
+    lock.hang = true; // the release of fire 1 is still in flight: it hangs too
+    await fake.advance(3_000);
+    lock.hang = false;
+    await fake.advance(3_000);
+    const stopping = s.stop({ drainMs: 1_000 });
+    await fake.advance(5_000);
+    await stopping;
+    rec.stop();
+    expect(fake.pendingTimers()).toBe(0);
+    // fires 2..4 claimed into the void: skipped as backend_unavailable once their lease elapsed
+    const history = await allHistory(store, 'job');
+    const skipped = history.filter((e) => e.status === 'skipped').map((e) => e.fireAt);
+    expect(skipped.sort((x, y) => x - y)).toEqual([2000, 3000, 4000].map((d) => start + d));
+    expect(ran).toEqual([1000, 5000, 6000, 7000].map((d) => start + d));
+    const failed = rec.events.filter((e) => e.type === 'claim.failed' && e.instanceId === 'a');
+    expect(failed).toHaveLength(3);
+  });
+
   it('a failing store never affects runs; failures are published as store.failed', async () => {
     const fake = new FakeClock();
     const lock = new MemoryLock({ clock: fake });
@@ -143,7 +173,10 @@ describe('skips (overlap, backend down, paused) and failures', () => {
     const lock = new MemoryLock();
     const bare = new Scheduler({ lock });
     bare.add({ name: 'job', trigger: every(1000), run: () => {} });
-    await expect(bare.pause('job')).rejects.toMatchObject({ code: 'INVALID_OPTION', field: 'store' });
+    await expect(bare.pause('job')).rejects.toMatchObject({
+      code: 'INVALID_OPTION',
+      field: 'store',
+    });
     const withStore = new Scheduler({ lock, store: new MemoryStore() });
     await expect(withStore.resume('nope')).rejects.toMatchObject({
       code: 'UNKNOWN_JOB',

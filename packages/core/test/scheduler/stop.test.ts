@@ -59,10 +59,11 @@ describe('stop() (Guarantee 6)', () => {
     s.add({
       name: 'polite',
       trigger: at(fake.now() + 1000),
-      run: (ctx) => ctx.clock.sleep(60_000, ctx.signal).catch((e) => {
-        reason = e;
-        throw e;
-      }),
+      run: (ctx) =>
+        ctx.clock.sleep(60_000, ctx.signal).catch((e) => {
+          reason = e;
+          throw e;
+        }),
     });
     s.add({
       name: 'stubborn',

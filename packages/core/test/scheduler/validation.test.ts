@@ -53,7 +53,11 @@ describe('construction validates options (Guarantee 7)', () => {
   });
 
   it('leaseMs below the backend minimum is LEASE_TOO_SHORT', () => {
-    expectError(() => new Scheduler({ lock: coarseLock(), leaseMs: 1500 }), 'LEASE_TOO_SHORT', 'leaseMs');
+    expectError(
+      () => new Scheduler({ lock: coarseLock(), leaseMs: 1500 }),
+      'LEASE_TOO_SHORT',
+      'leaseMs',
+    );
   });
 
   it('accepts a valid setup and defaults', () => {

@@ -1,0 +1,218 @@
+import type { Lock } from '@fleetcron/core';
+import { backendModules } from './backends/index.js';
+import type { OwnedLock, StartedBackend } from './backends/types.js';
+import { VARIANTS } from './backends/types.js';
+import { WorkerProcess } from './contention/pool.js';
+import { type CellResult, type Placement, runContention } from './contention/run.js';
+import { machineInfo } from './machine.js';
+import type { BenchOptions } from './options.js';
+import type { Progress } from './progress.js';
+import { int } from './report/format.js';
+import {
+  type BenchReport,
+  type FleetRow,
+  ratioRows,
+  type ServerRow,
+  violations,
+} from './report/report.js';
+import { runFleetScenario } from './scale/fleet-run.js';
+import { summarize } from './stats.js';
+
+/** Steps the progress display counts for `options`. */
+export function totalSteps(options: BenchOptions): number {
+  const perBackend = options.instances.length * options.rounds * VARIANTS.length + 1;
+  return 1 + options.backends.length * perBackend;
+}
+
+const firstLine = (error: unknown): string =>
+  (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? 'unknown error';
+
+/** Runs every scenario for `options` and returns the report (chart and files are the caller's). */
+export async function runBench(options: BenchOptions, progress: Progress): Promise<BenchReport> {
+  const started = new Date();
+  const runTag = started.getTime().toString(36);
+  const machine = machineInfo(process.env.FLEETCRON_BENCH_PINNED === '1');
+  const servers: ServerRow[] = [];
+  const contention: CellResult[] = [];
+  const fleet: FleetRow[] = [];
+  let single: BenchReport['single'] = null;
+
+  // 1. One scheduler with many jobs, in a fresh process (clean RSS and CPU figures).
+  progress.status(`scheduler: ${options.scaleJobs} jobs in one instance`);
+  const scaleWorker = new WorkerProcess('scale', ['--expose-gc']);
+  try {
+    const result = await scaleWorker.request({
+      type: 'scale',
+      jobs: options.scaleJobs,
+      idleSeconds: options.idleSeconds,
+    });
+    single = result;
+    progress.step(
+      `scheduler ${int(result.jobs)} jobs`,
+      `add ${result.addMs.toFixed(0)} ms, ${result.fakeClockTimers} timer, idle CPU ${result.idleCpuPercent.toFixed(2)} %`,
+    );
+  } catch (error) {
+    single = { failure: firstLine(error) };
+    progress.step('scheduler scale', `FAILED ${firstLine(error)}`);
+  } finally {
+    await scaleWorker.close();
+  }
+
+  // 2. Per backend: contention cells, then the fleet scenario.
+  const workers = Array.from({ length: options.workers }, (_, i) => new WorkerProcess(`w${i + 1}`));
+  try {
+    for (const name of options.backends) {
+      const module = backendModules[name];
+      const placement: Placement =
+        name === 'memory' ? { kind: 'in-process' } : { kind: 'workers', workers };
+      progress.status(`${name}: starting the server`);
+      let backend: StartedBackend;
+      try {
+        backend = await module.start();
+      } catch (error) {
+        const failure = `server did not start: ${firstLine(error)}`;
+        progress.log(`${name}: ${failure}`);
+        progress.skip(options.instances.length * options.rounds * VARIANTS.length + 1);
+        for (const n of options.instances) {
+          for (const variant of VARIANTS) {
+            contention.push(emptyCell(name, variant, n, failure));
+          }
+        }
+        fleet.push(emptyFleet(name, options, failure));
+        continue;
+      }
+      servers.push({
+        backend: name,
+        version: backend.version,
+        strategy: backend.strategy,
+        floor: module.floorName,
+        peer: module.peerName,
+      });
+      let inspector: OwnedLock | null = null;
+      try {
+        if (name !== 'memory') inspector = await module.lock(backend.connection, 2);
+        const lock: Lock | null = inspector?.lock ?? null;
+        contention.push(
+          ...(await runContention(
+            module,
+            backend,
+            placement,
+            lock,
+            {
+              instances: options.instances,
+              durationSeconds: options.durationSeconds,
+              rounds: options.rounds,
+              sampleCap: 20_000,
+              runTag,
+            },
+            VARIANTS,
+            (label, perSec, failure) =>
+              progress.step(label, failure ? `FAILED ${failure}` : `${int(perSec)} claims/s`),
+          )),
+        );
+        progress.status(
+          `${name}: ${options.fleetJobs} jobs due at once on ${options.fleetInstances} schedulers`,
+        );
+        try {
+          const row = await runFleetScenario(module, backend, placement, lock, {
+            jobs: options.fleetJobs,
+            instances: options.fleetInstances,
+            deadlineMs: options.quick ? 20_000 : 60_000,
+            runTag,
+          });
+          fleet.push(row);
+          progress.step(
+            `${name} fleet ${row.jobs} jobs × ${row.instances}`,
+            `ran ${row.ran}, dup ${row.duplicates}, missed ${row.missed}, lateness p99 ${row.lateness.p99.toFixed(0)} ms`,
+          );
+        } catch (error) {
+          fleet.push(emptyFleet(name, options, firstLine(error)));
+          progress.step(`${name} fleet`, `FAILED ${firstLine(error)}`);
+        }
+      } finally {
+        await inspector?.close().catch(() => {});
+        await backend.close().catch(() => {});
+      }
+    }
+  } finally {
+    await Promise.allSettled(workers.map((w) => w.close()));
+  }
+
+  const finished = new Date();
+  return {
+    startedAt: started.toISOString(),
+    finishedAt: finished.toISOString(),
+    totalSeconds: (finished.getTime() - started.getTime()) / 1000,
+    mode: options.quick ? 'quick' : 'full',
+    options: {
+      backends: options.backends,
+      instances: options.instances,
+      duration: options.durationSeconds,
+      rounds: options.rounds,
+      workers: options.workers,
+      jobs: options.scaleJobs,
+      fleetJobs: options.fleetJobs,
+      idle: options.idleSeconds,
+      pin: options.pin,
+    },
+    machine,
+    servers,
+    contention,
+    ratios: ratioRows(contention),
+    single,
+    fleet,
+    failures: violations(contention, fleet),
+    chartFile: null,
+  };
+}
+
+function emptyCell(
+  backend: string,
+  variant: CellResult['variant'],
+  instances: number,
+  failure: string,
+): CellResult {
+  const none = summarize([]);
+  return {
+    backend,
+    variant,
+    instances,
+    workers: 0,
+    rounds: 0,
+    claimsPerSec: Number.NaN,
+    claimsPerSecRounds: [],
+    firesPerSec: Number.NaN,
+    claims: 0,
+    won: 0,
+    lost: 0,
+    busy: 0,
+    errors: 0,
+    releaseErrors: 0,
+    latency: none,
+    release: none,
+    account: { fires: 0, exactlyOnce: 0, duplicates: 0, missed: 0, unresolved: 0 },
+    verified: 'n/a',
+    failure,
+  };
+}
+
+function emptyFleet(backend: string, options: BenchOptions, failure: string): FleetRow {
+  return {
+    backend,
+    instances: options.fleetInstances,
+    jobs: options.fleetJobs,
+    ran: 0,
+    duplicates: 0,
+    missed: 0,
+    skippedUnavailable: 0,
+    lateness: summarize([]),
+    won: 0,
+    lost: 0,
+    busy: 0,
+    failed: 0,
+    complete: false,
+    settledAfterMs: 0,
+    verified: 'n/a',
+    failure,
+  };
+}

@@ -1,0 +1,49 @@
+import type { BackendName, Connection, Variant } from '../backends/types.js';
+import type { FleetResult } from '../scale/fleet.js';
+import type { SingleScaleResult } from '../scale/single.js';
+import type { SliceResult, SliceRun } from './slice.js';
+
+/** Requests the main process sends to a worker process, each answered once. */
+export type Request =
+  | {
+      type: 'prepare';
+      backend: BackendName;
+      variant: Variant;
+      connection: Connection;
+      /** Global indices of this worker's instances. */
+      instances: number[];
+      key: string;
+      base: number;
+    }
+  | { type: 'go'; run: SliceRun }
+  | { type: 'close' }
+  | {
+      type: 'fleet-prepare';
+      backend: BackendName;
+      connection: Connection;
+      instances: number[];
+      poolSize: number;
+    }
+  | { type: 'fleet-go'; jobs: number; fireAt: number; prefix: string; deadlineMs: number }
+  | { type: 'scale'; jobs: number; idleSeconds: number };
+
+/** What each request answers. */
+export interface Responses {
+  prepare: { ready: true };
+  go: SliceResult;
+  close: { closed: true };
+  'fleet-prepare': { ready: true };
+  'fleet-go': FleetResult;
+  scale: SingleScaleResult;
+}
+
+/** Envelope of a request on the IPC channel. */
+export interface RequestEnvelope {
+  id: number;
+  request: Request;
+}
+
+/** Envelope of an answer on the IPC channel. */
+export type ResponseEnvelope =
+  | { id: number; ok: true; value: unknown }
+  | { id: number; ok: false; error: string };

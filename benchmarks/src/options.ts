@@ -1,0 +1,104 @@
+import { parseArgs } from 'node:util';
+import { BACKENDS, type BackendName } from './backends/types.js';
+
+/** Command-line options of `pnpm bench`. */
+export interface BenchOptions {
+  backends: BackendName[];
+  instances: number[];
+  /** Measured seconds per contention cell (one backend × variant × instance count). */
+  durationSeconds: number;
+  /** Interleaved rounds per cell; the cell's duration is split over them. */
+  rounds: number;
+  /** Worker processes the instances of a cell are spread over. */
+  workers: number;
+  /** Jobs of the single-instance scheduler scenario. */
+  scaleJobs: number;
+  /** Jobs due in the same second in the fleet scenario. */
+  fleetJobs: number;
+  /** Instances of the fleet scenario. */
+  fleetInstances: number;
+  /** Seconds of idle CPU measurement. */
+  idleSeconds: number;
+  pin: boolean;
+  quick: boolean;
+  /** Output directory; `null`: benchmarks/results for a full run, a temp dir for `--quick`. */
+  out: string | null;
+  help: boolean;
+}
+
+/** Usage text. */
+export const USAGE = `pnpm bench [options]
+
+  --backends <list>    backends to measure, comma-separated (default memory,postgres,redis,etcd)
+  --instances <list>   instance counts (default 1,2,4,8,16,32; --quick: 1,2,4)
+  --duration <s>       measured seconds per contention cell (default 3; --quick: 0.3)
+  --rounds <n>         interleaved rounds per cell, duration split over them (default 3; --quick: 1)
+  --workers <n>        worker processes holding the instances (default: CPU count, at least 2)
+  --jobs <n>           jobs of the 1-instance scheduler scenario (default 10000; --quick: 1000)
+  --fleet-jobs <n>     jobs due in the same second across the fleet (default 1000; --quick: 100)
+  --idle <s>           seconds of idle-CPU measurement (default 3; --quick: 0.5)
+  --pin                re-run everything under \`taskset -c 0\` (one core: stabler, lower figures)
+  --quick              smoke run of every scenario in well under 90 s (no timing assertions)
+  --out <dir>          where to write <date>.md/.json/.svg (default benchmarks/results;
+                       --quick: a fresh temp dir unless --out is given)
+  --help               this text`;
+
+const positive = (name: string, value: string, integer: boolean): number => {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
+    throw new Error(`--${name} must be a positive ${integer ? 'integer' : 'number'}, got ${value}`);
+  }
+  return n;
+};
+
+/** Parses `argv` (without node and script); throws an Error naming the bad option. */
+export function parseOptions(argv: readonly string[], cpus: number): BenchOptions {
+  const { values } = parseArgs({
+    args: [...argv],
+    strict: true,
+    allowPositionals: false,
+    options: {
+      backends: { type: 'string' },
+      instances: { type: 'string' },
+      duration: { type: 'string' },
+      rounds: { type: 'string' },
+      workers: { type: 'string' },
+      jobs: { type: 'string' },
+      'fleet-jobs': { type: 'string' },
+      idle: { type: 'string' },
+      pin: { type: 'boolean', default: false },
+      quick: { type: 'boolean', default: false },
+      out: { type: 'string' },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  const quick = values.quick === true;
+  const backends = values.backends
+    ? values.backends.split(',').map((b) => b.trim())
+    : [...BACKENDS];
+  for (const b of backends) {
+    if (!(BACKENDS as readonly string[]).includes(b)) {
+      throw new Error(
+        `--backends: unknown backend ${JSON.stringify(b)} (known: ${BACKENDS.join(', ')})`,
+      );
+    }
+  }
+  const instances = (values.instances ?? (quick ? '1,2,4' : '1,2,4,8,16,32'))
+    .split(',')
+    .map((n) => positive('instances', n.trim(), true));
+  return {
+    backends: [...new Set(backends)] as BackendName[],
+    instances: [...new Set(instances)].sort((a, b) => a - b),
+    durationSeconds: positive('duration', values.duration ?? (quick ? '0.3' : '3'), false),
+    rounds: positive('rounds', values.rounds ?? (quick ? '1' : '3'), true),
+    workers: positive('workers', values.workers ?? String(Math.max(2, cpus)), true),
+    scaleJobs: positive('jobs', values.jobs ?? (quick ? '1000' : '10000'), true),
+    fleetJobs: positive('fleet-jobs', values['fleet-jobs'] ?? (quick ? '100' : '1000'), true),
+    fleetInstances: 4,
+    idleSeconds: positive('idle', values.idle ?? (quick ? '0.5' : '3'), false),
+    pin: values.pin === true,
+    quick,
+    out: values.out ?? null,
+    help: values.help === true,
+  };
+}

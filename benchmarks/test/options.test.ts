@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { parseOptions } from '../src/options.js';
+
+describe('parseOptions', () => {
+  it('defaults to the full run', () => {
+    const o = parseOptions([], 2);
+    expect(o).toMatchObject({
+      backends: ['memory', 'postgres', 'redis', 'etcd'],
+      instances: [1, 2, 4, 8, 16, 32],
+      durationSeconds: 3,
+      rounds: 3,
+      workers: 2,
+      scaleJobs: 10_000,
+      fleetJobs: 1000,
+      quick: false,
+      pin: false,
+      out: null,
+    });
+  });
+
+  it('--quick shrinks every scenario, explicit options still win', () => {
+    const o = parseOptions(['--quick', '--instances', '4,1', '--out', 'x'], 8);
+    expect(o).toMatchObject({
+      quick: true,
+      instances: [1, 4],
+      durationSeconds: 0.3,
+      rounds: 1,
+      workers: 8,
+      out: 'x',
+    });
+    expect(o.scaleJobs).toBeLessThan(10_000);
+  });
+
+  it('takes backends, duration and pin', () => {
+    const o = parseOptions(['--backends', 'redis,etcd', '--duration', '1.5', '--pin'], 2);
+    expect(o.backends).toEqual(['redis', 'etcd']);
+    expect(o.durationSeconds).toBe(1.5);
+    expect(o.pin).toBe(true);
+  });
+
+  it('rejects unknown backends, bad numbers and unknown flags', () => {
+    expect(() => parseOptions(['--backends', 'mysql'], 2)).toThrow(/unknown backend "mysql"/);
+    expect(() => parseOptions(['--instances', '1,0'], 2)).toThrow(/--instances/);
+    expect(() => parseOptions(['--duration', 'abc'], 2)).toThrow(/--duration/);
+    expect(() => parseOptions(['--nope'], 2)).toThrow();
+  });
+});

@@ -1,0 +1,31 @@
+import { FakeClock } from '@fleetcron/core';
+import { describe, expect, it } from 'vitest';
+import { openBackend } from '../src/backends.js';
+import { runFleetDemo, summaryLine } from '../src/fleet-demo.js';
+
+describe('fleet demo', () => {
+  it('counts every fire in the span exactly once (fake clock, 60 s)', async () => {
+    const fake = new FakeClock(Date.UTC(2026, 0, 1, 0, 0, 0, 500));
+    const backend = await openBackend('memory', { clock: fake });
+    const lines: string[] = [];
+    const done = runFleetDemo({
+      backend,
+      backendName: 'memory',
+      seconds: 60,
+      clock: fake,
+      print: (line) => lines.push(line),
+    });
+    await fake.advance(70_000);
+    const result = await done;
+    await backend.close();
+    // span (00:00:00.5, 00:00:59.5]: fires at 2, 4, ..., 58 s
+    expect(summaryLine(result)).toBe('fires 29, runs 29, duplicates 0, missed 0');
+    const winners = lines.filter((l) => l.startsWith('fire ')).map((l) => l.split(/\s+/)[4]);
+    expect(new Set(winners)).toContain('fast+3s');
+  });
+
+  it('rejects an unknown backend name with the list of known ones', async () => {
+    const fake = new FakeClock();
+    await expect(openBackend('nope', { clock: fake })).rejects.toThrow(/unknown backend.*memory/);
+  });
+});

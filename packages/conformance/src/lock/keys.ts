@@ -1,0 +1,63 @@
+import { expect } from 'vitest';
+import type { LockScenario } from '../types.js';
+import { fireNear, leaseFor, using, wonLease } from '../util.js';
+import { clients, req } from './helpers.js';
+
+/** Keys the odd-keys scenario claims: unicode, separators, prefixes of each other, 512 chars. */
+export const ODD_KEYS: readonly string[] = [
+  'job',
+  'job:1',
+  'job/1',
+  'job*',
+  'job ',
+  'JOB',
+  'jo',
+  'ключ 🚀 日本語',
+  'with spaces and\ttab',
+  'a/b/c',
+  '/leading/slash',
+  '{hash}tag',
+  '{a}:{b}',
+  'x:y:z',
+  `%_\\'"\`;-- ?[]`,
+  'x'.repeat(512),
+  '😀'.repeat(256),
+];
+
+/** Scenario 14: keys are isolated from each other, whatever characters they hold. */
+export const oddKeys: LockScenario = {
+  title: 'keys are isolated and odd key names work (unicode, spaces, /, {}, :, 512 chars)',
+  timeoutMs: 30_000,
+  async run(options) {
+    await using(options.create, async (fixture) => {
+      const [a, b] = await clients(fixture, 2);
+      const lease = leaseFor(options.capabilities, 20_000);
+      const t = fireNear();
+      const held = new Map<string, number>();
+      for (const key of ODD_KEYS) {
+        const won = wonLease(
+          await a!.claim(req(key, t, 'a', lease)),
+          `key ${JSON.stringify(key)}: the same fire time of another key is another fire`,
+        );
+        expect(won.key, 'the lease carries the key unchanged').toBe(key);
+        held.set(key, won.token);
+      }
+      for (const key of ODD_KEYS) {
+        expect(await b!.claim(req(key, t, 'b', lease)), `key ${JSON.stringify(key)}`).toMatchObject(
+          { status: 'lost', reason: 'claimed' },
+        );
+        const seen = await b!.inspect(key);
+        expect(seen.fires, `inspect(${JSON.stringify(key)}) sees only its own fires`).toEqual([
+          { fireAt: t, owner: 'a', outcome: 'won', token: held.get(key) },
+        ]);
+        expect(seen.leases).toHaveLength(1);
+        expect(seen.leases[0]!.key).toBe(key);
+      }
+      for (const key of ODD_KEYS) {
+        const lease0 = (await a!.inspect(key)).leases[0]!;
+        expect(await a!.release(lease0), `release ${JSON.stringify(key)}`).toBe(true);
+      }
+      for (const key of ODD_KEYS) expect((await b!.inspect(key)).leases).toEqual([]);
+    });
+  },
+};

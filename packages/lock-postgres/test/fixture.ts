@@ -1,0 +1,55 @@
+import type { LockFixture, LockProbe, NewLockOptions } from '@fleetcron/conformance';
+import { uniquePrefix } from '@fleetcron/testkit';
+import pg from 'pg';
+import { PostgresLock, type PostgresLockOptions } from '../src/index.js';
+
+/** A pool whose idle-connection errors are recorded, never thrown (tests must not crash). */
+export function testPool(url: string, max = 4): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max });
+  pool.on('error', () => {});
+  return pool;
+}
+
+/**
+ * Makes conformance fixtures on the database at `url()`: each fixture is a fresh schema, each
+ * `newLock()` a `PostgresLock` on its own `pg.Pool`.
+ */
+export function lockFixtures(
+  url: () => Promise<string>,
+  extra: Omit<PostgresLockOptions, 'schema' | 'windowMs'> = {},
+): () => Promise<LockFixture & { schema: string; admin: pg.Pool; probe: LockProbe }> {
+  return async () => {
+    const dbUrl = await url();
+    const schema = uniquePrefix('lockpg');
+    const admin = testPool(dbUrl, 2);
+    await new PostgresLock(admin, { schema }).migrate();
+    const pools: pg.Pool[] = [];
+    let closed: Promise<void> | undefined;
+    return {
+      schema,
+      admin,
+      async newLock(options: NewLockOptions = {}) {
+        // A bare pool (no 'error' listener): the lock must attach its own.
+        const pool = new pg.Pool({ connectionString: dbUrl, max: 4 });
+        pools.push(pool);
+        return new PostgresLock(pool, { ...extra, schema, windowMs: options.windowMs });
+      },
+      probe: {
+        async claimRecordCount() {
+          const { rows } = await admin.query<{ n: string }>(
+            `SELECT count(*) AS n FROM "${schema}".fleetcron_claims`,
+          );
+          return Number(rows[0]?.n);
+        },
+      },
+      close() {
+        closed ??= (async () => {
+          await Promise.all(pools.map((p) => p.end()));
+          await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => {});
+          await admin.end();
+        })();
+        return closed;
+      },
+    };
+  };
+}

@@ -1,0 +1,195 @@
+import { isFleetcronError, type Lock } from '@fleetcron/core';
+import { isolatedPostgres } from '@fleetcron/testkit';
+import pg from 'pg';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { PostgresLock, postgresLockSchema } from '../src/index.js';
+import { lockFixtures } from './fixture.js';
+
+// What the conformance suite does not cover: options, the schema, NUL in keys, and different
+// fires of one key racing for the exclusive slot.
+
+let database: ReturnType<typeof isolatedPostgres> | undefined;
+const databaseUrl = async () => {
+  database ??= isolatedPostgres(inject('fleetcronPostgresUrl'));
+  return (await database).url;
+};
+afterAll(async () => {
+  if (database) await (await database).drop();
+});
+const create = lockFixtures(databaseUrl);
+
+const bare = () => new pg.Pool({ connectionString: 'postgres://127.0.0.1:1/none', max: 1 });
+
+describe('PostgresLock options', () => {
+  it.each([
+    ['schema', { schema: 'bad-name' }],
+    ['schema', { schema: '1abc' }],
+    ['table', { table: 'x"; DROP TABLE y; --' }],
+    ['table', { table: 'a'.repeat(57) }],
+    ['windowMs', { windowMs: 0 }],
+    ['windowMs', { windowMs: 1.5 }],
+    ['statementTimeoutMs', { statementTimeoutMs: -1 }],
+  ])('rejects a bad %s at construction with a typed error naming it', (field, options) => {
+    const pool = bare();
+    let error: unknown;
+    try {
+      new PostgresLock(pool, options);
+    } catch (e) {
+      error = e;
+    }
+    expect(isFleetcronError(error, 'INVALID_OPTION')).toBe(true);
+    expect((error as { field?: string }).field).toBe(field);
+  });
+
+  it('rejects something that is not a pool', () => {
+    expect(() => new PostgresLock({} as pg.Pool)).toThrow(/pool/);
+  });
+
+  it('attaches an error listener to a pool that has none, and only then', () => {
+    const pool = bare();
+    new PostgresLock(pool);
+    new PostgresLock(pool);
+    expect(pool.listenerCount('error')).toBe(1);
+    // An idle-client error on the pool is handled, not thrown.
+    expect(() => pool.emit('error', new Error('idle client died'))).not.toThrow();
+    const own = bare();
+    const mine = () => {};
+    own.on('error', mine);
+    new PostgresLock(own);
+    expect(own.listeners('error')).toEqual([mine]);
+  });
+
+  it('declares backend capabilities: 1 ms leases, durable, backend clock', () => {
+    expect(new PostgresLock(bare()).capabilities).toEqual({
+      minLeaseMs: 1,
+      leaseGranularityMs: 1,
+      durable: true,
+      clock: 'backend',
+    });
+  });
+
+  it('exports the schema as idempotent SQL for a chosen schema and prefix', () => {
+    const sql = postgresLockSchema({ schema: 'jobs', table: 'cron' });
+    expect(sql).toContain('CREATE SCHEMA IF NOT EXISTS "jobs"');
+    for (const table of ['cron_keys', 'cron_claims', 'cron_leases']) {
+      expect(sql).toContain(`CREATE TABLE IF NOT EXISTS "jobs"."${table}"`);
+    }
+    expect(postgresLockSchema()).not.toContain('CREATE SCHEMA');
+  });
+});
+
+describe('PostgresLock on PostgreSQL', () => {
+  it('migrate() is idempotent, also when instances run it at once', async () => {
+    const fixture = await create();
+    try {
+      const url = await databaseUrl();
+      const pools = Array.from({ length: 4 }, () => new pg.Pool({ connectionString: url, max: 1 }));
+      try {
+        const schema = `${fixture.schema}_m`;
+        await Promise.all(pools.map((pool) => new PostgresLock(pool, { schema }).migrate()));
+        await new PostgresLock(pools[0]!, { schema }).migrate();
+        const lock = new PostgresLock(pools[0]!, { schema });
+        const won = await lock.claim({ key: 'm', fireAt: Date.now(), owner: 'a', leaseMs: 1000, exclusive: true });
+        expect(won.status).toBe('won');
+        await pools[0]!.query(`DROP SCHEMA "${schema}" CASCADE`);
+      } finally {
+        await Promise.all(pools.map((p) => p.end()));
+      }
+    } finally {
+      await fixture.close();
+    }
+  });
+
+  it('keys and owners holding U+0000, backslashes or the escape marker round-trip and stay distinct', async () => {
+    const fixture = await create();
+    try {
+      const lock = await fixture.newLock();
+      const fireAt = Date.now();
+      const keys = ['a\0b', 'a\\0b', '\uFFFFa\\0b', 'a\\\\0b', '\0', ''];
+      const owners = ['o\0', 'o\\0', '\uFFFF', 'plain', '\0\0', 'x'];
+      for (const [i, key] of keys.entries()) {
+        const result = await lock.claim({ key, fireAt, owner: owners[i]!, leaseMs: 20_000, exclusive: true });
+        expect(result, JSON.stringify(key)).toMatchObject({
+          status: 'won',
+          lease: { key, owner: owners[i], token: 1 },
+        });
+      }
+      for (const [i, key] of keys.entries()) {
+        const seen = await lock.inspect(key);
+        expect(seen.fires).toEqual([{ fireAt, owner: owners[i], outcome: 'won', token: 1 }]);
+        expect(seen.leases.map((l) => [l.key, l.owner])).toEqual([[key, owners[i]]]);
+        const replay = await lock.claim({ key, fireAt, owner: owners[i]!, leaseMs: 20_000, exclusive: true });
+        expect(replay.status, `replay of ${JSON.stringify(key)}`).toBe('won');
+      }
+      expect(await fixture.probe.claimRecordCount()).toBe(keys.length);
+    } finally {
+      await fixture.close();
+    }
+  });
+
+  it(
+    'different fires of one key racing for the exclusive slot: one won, the rest busy, every round',
+    async () => {
+      const fixture = await create();
+      try {
+        const locks: Lock[] = [];
+        for (let i = 0; i < 16; i++) locks.push(await fixture.newLock());
+        const base = Math.floor(Date.now() / 1000) * 1000 - 100_000;
+        let lastToken = 0;
+        for (let round = 0; round < 40; round++) {
+          // 16 claimers, each of its own fire, all at once, while no lease is live.
+          const results = await Promise.all(
+            locks.map((lock, c) =>
+              lock.claim({
+                key: 'slot',
+                fireAt: base + round * 100 + c,
+                owner: `c${c}`,
+                leaseMs: 30_000,
+                exclusive: true,
+              }),
+            ),
+          );
+          const won = results.filter((r) => r.status === 'won');
+          const busy = results.filter((r) => r.status === 'busy');
+          expect(won, `round ${round}: ${results.map((r) => r.status).join(',')}`).toHaveLength(1);
+          expect(busy).toHaveLength(15);
+          const lease = won[0]!.status === 'won' ? won[0]!.lease : undefined;
+          expect(lease!.token).toBeGreaterThan(lastToken);
+          lastToken = lease!.token;
+          const seen = await locks[0]!.inspect('slot');
+          expect(seen.leases.map((l) => l.token)).toEqual([lease!.token]);
+          const fires = seen.fires.filter((f) => f.fireAt >= base + round * 100);
+          expect(fires.map((f) => f.outcome).sort()).toEqual([
+            ...Array(15).fill('busy'),
+            'won',
+          ]);
+          expect(await locks[0]!.release(lease!)).toBe(true);
+        }
+      } finally {
+        await fixture.close();
+      }
+    },
+    60_000,
+  );
+
+  it('a fire answered lost (stale, early) or busy leaves no lease and no token', async () => {
+    const fixture = await create();
+    try {
+      const lock = await fixture.newLock({ windowMs: 10_000 });
+      const now = Date.now();
+      const req = (fireAt: number, owner: string) =>
+        ({ key: 'k', fireAt, owner, leaseMs: 20_000, exclusive: true }) as const;
+      expect(await lock.claim(req(now - 60_000, 'a'))).toMatchObject({ status: 'lost', reason: 'stale' });
+      expect(await lock.claim(req(now + 60_000, 'a'))).toMatchObject({ status: 'lost', reason: 'early' });
+      const first = await lock.claim(req(now, 'a'));
+      expect(first).toMatchObject({ status: 'won', lease: { token: 1 } });
+      expect(await lock.claim(req(now + 1, 'b'))).toMatchObject({ status: 'busy' });
+      expect(await lock.claim(req(now + 2, 'c', ))).toMatchObject({ status: 'busy' });
+      if (first.status === 'won') await lock.release(first.lease);
+      // busy answers used no token: the next one is 2.
+      expect(await lock.claim(req(now + 3, 'd'))).toMatchObject({ status: 'won', lease: { token: 2 } });
+    } finally {
+      await fixture.close();
+    }
+  });
+});

@@ -1,0 +1,91 @@
+import type { LockConformanceOptions, LockFixture } from '@fleetcron/conformance';
+import { lockScenarios } from '@fleetcron/conformance';
+import type { Cluster } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lockKeys, RedisLock } from '../src/index.js';
+import { type LocalCluster, startCluster } from './cluster.js';
+import { uniquePrefix } from './fixture.js';
+
+// A real 3-primary Redis Cluster: every script touches one slot (no CROSSSLOT), jobs spread
+// over the nodes, and the claim-semantics scenarios of the conformance suite hold there too.
+let cluster: LocalCluster;
+beforeAll(async () => {
+  cluster = await startCluster();
+}, 60_000);
+afterAll(() => cluster?.close());
+
+function clusterFixture(): LockFixture {
+  const prefix = uniquePrefix();
+  const clients: Cluster[] = [];
+  return {
+    async newLock(options = {}) {
+      const client = cluster.client();
+      clients.push(client);
+      return new RedisLock(client, { prefix, windowMs: options.windowMs });
+    },
+    async close() {
+      for (const client of clients.splice(0)) client.disconnect();
+    },
+  };
+}
+
+const options: LockConformanceOptions = {
+  name: 'redis cluster',
+  capabilities: { minLeaseMs: 1, leaseGranularityMs: 1, durable: false, clock: 'backend' },
+  create: async () => clusterFixture(),
+};
+
+describe('redis cluster', () => {
+  it('spreads jobs over the primaries, each job in one slot, odd names included', async () => {
+    const client = cluster.client();
+    const prefix = uniquePrefix();
+    const lock = new RedisLock(client, { prefix });
+    const t = Date.now();
+    const names = Array.from({ length: 30 }, (_, i) => `job ${i} {${i}} /ü`);
+    for (const name of names) {
+      expect(
+        (await lock.claim({ key: name, fireAt: t, owner: 'a', leaseMs: 5000, exclusive: true }))
+          .status,
+      ).toBe('won');
+      expect((await lock.inspect(name)).fires).toHaveLength(1);
+    }
+    const holders = new Set<number>();
+    for (const name of names) {
+      const keys = lockKeys(prefix, name);
+      const slots = new Set(
+        await Promise.all(
+          [keys.fire + t, keys.fires, keys.leases, keys.token].map((k) =>
+            client.cluster('KEYSLOT', k),
+          ),
+        ),
+      );
+      expect(slots.size).toBe(1);
+      const slot = [...slots][0] as number;
+      const ranges = (await client.cluster('SHARDS')) as unknown[];
+      holders.add(ranges.findIndex((shard) => ownsSlot(shard, slot)));
+    }
+    expect(holders.size).toBeGreaterThan(1);
+    const report = await lock.verifyDurability();
+    expect(report.nodes).toHaveLength(3);
+  });
+
+  for (const scenario of [
+    lockScenarios.oneWinnerPerFire,
+    lockScenarios.replaySameLease,
+    lockScenarios.independentOverlappingLeases,
+    lockScenarios.oddKeys,
+    lockScenarios.tokensIncrease,
+  ]) {
+    it(scenario.title, () => scenario.run(options), scenario.timeoutMs);
+  }
+});
+
+/** Whether a `CLUSTER SHARDS` entry owns `slot` (its `slots` field is a flat [start, end, ...] list). */
+function ownsSlot(shard: unknown, slot: number): boolean {
+  const fields = shard as unknown[];
+  const slots = fields[fields.indexOf('slots') + 1] as number[];
+  for (let i = 0; i + 1 < slots.length; i += 2) {
+    if (slot >= slots[i]! && slot <= slots[i + 1]!) return true;
+  }
+  return false;
+}

@@ -1,0 +1,150 @@
+import { BackendUnavailableError, type Logger } from '@fleetcron/core';
+import type { Pool, PoolClient, QueryConfig, QueryResultRow } from 'pg';
+
+/** Thrown inside the runner when the operation's deadline passes; becomes the `cause`. */
+class DeadlineError extends Error {
+  constructor(what: string, ms: number) {
+    super(`${what} did not finish within ${ms} ms (statementTimeoutMs)`);
+    this.name = 'DeadlineError';
+  }
+}
+
+/** Options of one {@link PgRunner.query}. */
+export interface RunOptions {
+  /** Epoch ms by which the whole operation must finish. Default: now + statementTimeoutMs. */
+  deadline?: number;
+  /**
+   * Repeat the statement once when the connection broke under it (a pooled connection the server
+   * had already closed). Only for statements that are safe to repeat.
+   */
+  retry?: boolean;
+}
+
+const SQLSTATE = /^[0-9A-Z]{5}$/;
+
+/** True for errors of the connection rather than of the statement: worth one more try. */
+export function isConnectionError(error: unknown): boolean {
+  if (error instanceof DeadlineError) return false;
+  if (error instanceof Error && error.message === 'Query read timeout') return false;
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string' || !SQLSTATE.test(code)) return true; // socket errors, terminated
+  return code.startsWith('08') || code.startsWith('40') || /^57P0[123]$/.test(code);
+}
+
+/**
+ * Runs single statements on a `pg.Pool` with a deadline, and turns every failure into
+ * `BackendUnavailableError`. Holds no session state: each statement is an unnamed prepared
+ * statement in its own implicit transaction, so transaction-mode poolers (PgBouncer) work.
+ */
+export class PgRunner {
+  constructor(
+    private readonly pool: Pool,
+    private readonly backend: string,
+    readonly timeoutMs: number,
+    logger: Logger,
+  ) {
+    // pg emits 'error' on the pool when an idle pooled connection dies (server restart,
+    // pg_terminate_backend, network). Unhandled, that event crashes the process. The pool
+    // already drops the broken client; the listener only keeps the host alive and logs.
+    if (pool.listenerCount('error') === 0) {
+      pool.on('error', (error) => {
+        logger.warn(`${backend}: idle pooled connection failed; the pool dropped it`, { error });
+      });
+    }
+  }
+
+  /** The default deadline of an operation starting now. */
+  deadline(): number {
+    return Date.now() + this.timeoutMs;
+  }
+
+  /** Runs `text` with `values`; resolves its rows or throws `BackendUnavailableError`. */
+  async query<R extends QueryResultRow>(
+    operation: string,
+    text: string,
+    values: unknown[] | undefined,
+    options: RunOptions = {},
+  ): Promise<R[]> {
+    const deadline = options.deadline ?? this.deadline();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.once<R>(text, values, deadline);
+      } catch (error) {
+        const again = options.retry && attempt === 1 && isConnectionError(error);
+        if (again && Date.now() < deadline) continue;
+        throw new BackendUnavailableError(this.backend, operation, error);
+      }
+    }
+  }
+
+  private async once<R extends QueryResultRow>(
+    text: string,
+    values: unknown[] | undefined,
+    deadline: number,
+  ): Promise<R[]> {
+    const client = await this.connect(deadline); // carries the `ignoreClientError` listener
+    let failure: Error | undefined;
+    try {
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) throw new DeadlineError('the statement', this.timeoutMs);
+      // query_timeout makes pg reject; release(error) below then destroys the connection, so a
+      // statement stuck on a frozen server cannot hold a pooled client.
+      // (@types/pg omits query_timeout from QueryConfig; pg 8 reads it per query.)
+      const config: QueryConfig & { query_timeout: number } = {
+        text,
+        values,
+        query_timeout: remaining,
+      };
+      const result = await client.query<R>(config);
+      return result.rows;
+    } catch (error) {
+      failure = error instanceof Error ? error : new Error(String(error));
+      throw error;
+    } finally {
+      // Synchronously followed by release(), which puts the pool's own listener back.
+      client.off('error', ignoreClientError);
+      client.release(failure); // an error destroys the connection instead of pooling it
+    }
+  }
+
+  /**
+   * Checks a client out of the pool, giving up at `deadline` (pg itself waits forever), and
+   * attaches {@link ignoreClientError} to it at once. The callback form matters: pg-pool removes
+   * its own listener when it hands a client out, and a new connection's startup reply and the
+   * server's "terminating connection" error can arrive in one network read. A promise
+   * continuation would attach our listener only after pg had emitted that 'error' with no
+   * listener, which crashes the process.
+   */
+  private connect(deadline: number): Promise<PoolClient> {
+    return new Promise((resolve, reject) => {
+      let gaveUp = false;
+      const timer = setTimeout(
+        () => {
+          gaveUp = true;
+          reject(new DeadlineError('getting a connection', this.timeoutMs));
+        },
+        Math.max(0, deadline - Date.now()),
+      );
+      this.pool.connect((error, client, release) => {
+        if (gaveUp) {
+          if (client) release(); // arrived after the deadline: straight back to the pool
+          return;
+        }
+        clearTimeout(timer);
+        if (error || !client) {
+          reject(error ?? new Error('the pool gave no client'));
+          return;
+        }
+        client.on('error', ignoreClientError);
+        resolve(client);
+      });
+    });
+  }
+}
+
+/**
+ * Listener on checked-out clients. A connection that dies while checked out emits 'error' on its
+ * client (pg-pool listens only to idle ones); the statement running on it fails as well and is
+ * reported from there, so the event itself needs no handling, only a listener.
+ */
+function ignoreClientError(): void {}

@@ -1,0 +1,57 @@
+import { type PostgresStoreOptions, resolveStoreOptions } from './options.js';
+
+/** Quoted, schema-qualified names of the store's tables. */
+export interface StoreTables {
+  /** One row per execution (id = the scheduler's UUID). */
+  executions: string;
+  /** One row per job: paused flag and last outcome. */
+  jobs: string;
+}
+
+/** The quoted table names for a validated `schema` and `table` prefix. */
+export function storeTables(schema: string, table: string): StoreTables {
+  return {
+    executions: `"${schema}"."${table}_executions"`,
+    jobs: `"${schema}"."${table}_jobs"`,
+  };
+}
+
+/**
+ * The DDL `PostgresStore.migrate()` runs: idempotent `CREATE ... IF NOT EXISTS` statements, for
+ * use in your own migration tool if you prefer. Times are epoch milliseconds (`bigint`). Text
+ * containing U+0000 is stored escaped (see `text.ts`).
+ */
+export function postgresStoreSchema(
+  options: Pick<PostgresStoreOptions, 'schema' | 'table'> = {},
+): string {
+  const { schema, table } = resolveStoreOptions(options);
+  const t = storeTables(schema, table);
+  const createSchema = schema === 'public' ? '' : `CREATE SCHEMA IF NOT EXISTS "${schema}";\n`;
+  return `${createSchema}CREATE TABLE IF NOT EXISTS ${t.executions} (
+  id          text COLLATE "C" PRIMARY KEY,
+  job         text COLLATE "C" NOT NULL,
+  fire_at     bigint NOT NULL,
+  status      text NOT NULL CHECK (status IN
+                ('running', 'succeeded', 'failed', 'timed_out', 'skipped', 'lease_lost')),
+  attempt     integer NOT NULL,
+  instance_id text NOT NULL,
+  token       bigint,
+  started_at  bigint NOT NULL,
+  finished_at bigint,
+  error       text,
+  reason      text
+);
+-- history(job): newest first, keyset pagination on (started_at, id)
+CREATE INDEX IF NOT EXISTS "${table}_exec_history"
+  ON ${t.executions} (job, started_at DESC, id DESC);
+-- prune(before)
+CREATE INDEX IF NOT EXISTS "${table}_exec_started" ON ${t.executions} (started_at);
+CREATE TABLE IF NOT EXISTS ${t.jobs} (
+  job              text COLLATE "C" PRIMARY KEY,
+  paused           boolean NOT NULL DEFAULT false,
+  last_status      text,
+  last_fire_at     bigint,
+  last_finished_at bigint
+);
+`;
+}

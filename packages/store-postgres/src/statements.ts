@@ -1,0 +1,85 @@
+import { TERMINAL_STATUSES } from '@fleetcron/core';
+import type { StoreTables } from './schema.js';
+
+/** Columns of an execution row, in the order of the record statement's parameters. */
+const COLUMNS = `id, job, fire_at, status, attempt, instance_id, token, started_at, finished_at, error, reason`;
+
+const TERMINAL = TERMINAL_STATUSES.map((s) => `'${s}'`).join(', ');
+
+/**
+ * Upserts an execution by id and, when its status is terminal, the job's last outcome, in one
+ * statement. Parameters: $1 id, $2 job, $3 fireAt, $4 status, $5 attempt, $6 instanceId,
+ * $7 token, $8 startedAt, $9 finishedAt, $10 error, $11 reason.
+ */
+export function recordSql(t: StoreTables): string {
+  return `WITH execution AS (
+  INSERT INTO ${t.executions} (${COLUMNS})
+  VALUES ($1::text, $2::text, $3::bigint, $4::text, $5::integer, $6::text, $7::bigint,
+          $8::bigint, $9::bigint, $10::text, $11::text)
+  ON CONFLICT (id) DO UPDATE SET
+    job = excluded.job, fire_at = excluded.fire_at, status = excluded.status,
+    attempt = excluded.attempt, instance_id = excluded.instance_id, token = excluded.token,
+    started_at = excluded.started_at, finished_at = excluded.finished_at,
+    error = excluded.error, reason = excluded.reason
+  RETURNING 1
+)
+INSERT INTO ${t.jobs} AS j (job, last_status, last_fire_at, last_finished_at)
+SELECT $2::text, $4::text, $3::bigint, $9::bigint
+FROM execution WHERE $4::text IN (${TERMINAL})
+ON CONFLICT (job) DO UPDATE SET
+  last_status = excluded.last_status,
+  last_fire_at = excluded.last_fire_at,
+  last_finished_at = excluded.last_finished_at`;
+}
+
+/**
+ * One page of a job's history, newest first; reads one row more than the page to know whether
+ * another page follows. Parameters: $1 job, $2 cursor startedAt (or NULL), $3 cursor id,
+ * $4 rows to read. Uses the `(job, started_at DESC, id DESC)` index.
+ */
+export function historySql(t: StoreTables): string {
+  return `SELECT ${COLUMNS} FROM ${t.executions}
+WHERE job = $1::text AND ($2::bigint IS NULL OR (started_at, id) < ($2::bigint, $3::text))
+ORDER BY started_at DESC, id DESC
+LIMIT $4::integer`;
+}
+
+/** Deletes executions that started before $1; returns how many. */
+export function pruneSql(t: StoreTables): string {
+  return `WITH gone AS (DELETE FROM ${t.executions} WHERE started_at < $1::bigint RETURNING 1)
+SELECT count(*) AS n FROM gone`;
+}
+
+/** Reads a job's state: $1 job. */
+export function jobStateSql(t: StoreTables): string {
+  return `SELECT paused, last_status, last_fire_at, last_finished_at FROM ${t.jobs} WHERE job = $1::text`;
+}
+
+/** Sets a job's paused flag: $1 job, $2 paused. */
+export function setPausedSql(t: StoreTables): string {
+  return `INSERT INTO ${t.jobs} (job, paused) VALUES ($1::text, $2::boolean)
+ON CONFLICT (job) DO UPDATE SET paused = excluded.paused`;
+}
+
+/** A row of the executions table (bigints arrive as strings). */
+export interface ExecutionRow {
+  id: string;
+  job: string;
+  fire_at: string;
+  status: string;
+  attempt: number;
+  instance_id: string;
+  token: string | null;
+  started_at: string;
+  finished_at: string | null;
+  error: string | null;
+  reason: string | null;
+}
+
+/** A row of the jobs table. */
+export interface JobRow {
+  paused: boolean;
+  last_status: string | null;
+  last_fire_at: string | null;
+  last_finished_at: string | null;
+}

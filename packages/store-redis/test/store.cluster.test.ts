@@ -1,0 +1,73 @@
+import { type StoreConformanceOptions, storeScenarios } from '@fleetcron/conformance';
+import type { Cluster } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RedisStore, storeKeys } from '../src/index.js';
+import { type LocalCluster, startCluster } from './cluster.js';
+import { uniquePrefix } from './fixture.js';
+
+// The whole store conformance suite on a real 3-primary Redis Cluster: every script touches one
+// slot (no CROSSSLOT), the job registry lives in its own slot, prune() walks jobs on all nodes.
+let cluster: LocalCluster;
+beforeAll(async () => {
+  cluster = await startCluster();
+}, 60_000);
+afterAll(() => cluster?.close());
+
+const options: StoreConformanceOptions = {
+  name: 'redis cluster',
+  create: async () => {
+    const prefix = uniquePrefix();
+    const clients: Cluster[] = [];
+    return {
+      async newStore() {
+        const client = cluster.client();
+        clients.push(client);
+        return new RedisStore(client, { prefix });
+      },
+      async close() {
+        for (const client of clients.splice(0)) client.disconnect();
+      },
+    };
+  },
+};
+
+describe('redis cluster store', () => {
+  it('keeps each job in one slot and prunes jobs spread over the cluster slots', async () => {
+    const client = cluster.client();
+    const prefix = uniquePrefix();
+    const store = new RedisStore(client, { prefix });
+    const jobs = Array.from({ length: 12 }, (_, i) => `job-${i}-{x}`);
+    for (const job of jobs) {
+      for (let i = 0; i < 3; i++) {
+        await store.record({
+          id: `${job}-${i}`,
+          job,
+          fireAt: 1000 + i,
+          status: 'succeeded',
+          attempt: 1,
+          instanceId: 'i',
+          token: i,
+          startedAt: 1000 + i,
+          finishedAt: 1001 + i,
+          error: null,
+        });
+      }
+    }
+    const slots = new Set<number>();
+    for (const job of jobs) {
+      const keys = Object.values(storeKeys(prefix, job));
+      const jobSlots = new Set(await Promise.all(keys.map((k) => client.cluster('KEYSLOT', k))));
+      expect(jobSlots.size).toBe(1);
+      slots.add([...jobSlots][0] as number);
+    }
+    expect(slots.size).toBeGreaterThan(1);
+    expect(await store.prune(1002)).toBe(jobs.length * 2);
+    for (const job of jobs) {
+      expect((await store.history(job)).executions.map((e) => e.startedAt)).toEqual([1002]);
+    }
+  });
+
+  for (const scenario of Object.values(storeScenarios)) {
+    it(scenario.title, () => scenario.run(options), scenario.timeoutMs);
+  }
+});

@@ -148,7 +148,7 @@ describe('markdown report', () => {
   it('fleet table shows lateness percentiles and failures', () => {
     const out = fleetTable([fleetRow({}), fleetRow({ backend: 'etcd', failure: 'timeout' })]);
     expect(out).toContain(
-      '| redis | 4 | 10 | 10 | 0 | 0 | 0 | 10.0 | 20.0 | 20.0 | 40.0 ms | ok |',
+      '| redis | 4 | 10 | 10 | 0 | 0 | 0 | 0 / 40 | 10.0 | 20.0 | 20.0 | 40.0 ms | ok |',
     );
     expect(out).toContain('| etcd | 4 | 10 | failed |');
     expect(out).toContain('timeout');

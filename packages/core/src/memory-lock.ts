@@ -127,11 +127,11 @@ export class MemoryLock implements Lock {
     now: number,
   ): ClaimResult {
     if (record.outcome === 'busy') return { status: 'busy', key, fireAt };
-    const lease =
-      state.leases.get(slotOf({ exclusive: true, fireAt })) ??
-      state.leases.get(slotOf({ exclusive: false, fireAt }));
-    if (lease && lease.token === record.token && lease.expiresAt > now) {
-      return { status: 'won', lease: { ...lease } };
+    for (const exclusive of [true, false]) {
+      const lease = state.leases.get(slotOf({ exclusive, fireAt }));
+      if (lease && lease.token === record.token && lease.expiresAt > now) {
+        return { status: 'won', lease: { ...lease } };
+      }
     }
     return { status: 'lost', key, fireAt, reason: 'claimed' };
   }

@@ -1,3 +1,3 @@
 export * from './etcd-lock.js';
-export * from './keys.js';
-export * from './options.js';
+export { encodeFireAt, KeyLayout } from './keys.js';
+export type { EtcdLockOptions } from './options.js';

@@ -1,3 +1,3 @@
-export * from './options.js';
+export type { PostgresLockOptions } from './options.js';
 export * from './postgres-lock.js';
 export { type LockTables, lockTables, postgresLockSchema } from './schema.js';

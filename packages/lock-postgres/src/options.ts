@@ -85,7 +85,10 @@ export function resolveLockOptions(options: PostgresLockOptions = {}): ResolvedL
     throw new InvalidOptionError('preparedStatements', 'must be true or false.');
   }
   if (!Number.isInteger(resolved.windowMs)) {
-    throw new InvalidOptionError('windowMs', `must be a whole number of ms, got ${resolved.windowMs}.`);
+    throw new InvalidOptionError(
+      'windowMs',
+      `must be a whole number of ms, got ${resolved.windowMs}.`,
+    );
   }
   return resolved;
 }

@@ -9,10 +9,14 @@ import {
   type LockCapabilities,
   type LockInspection,
 } from '@fleetcron/core';
-import type { Pool } from 'pg';
+import type { Pool, QueryResultRow } from 'pg';
 import { type ClaimRow, claimResult, claimSql } from './claim.js';
-import { type PostgresLockOptions, type ResolvedLockOptions, resolveLockOptions } from './options.js';
-import { PgRunner } from './pg-runner.js';
+import {
+  type PostgresLockOptions,
+  type ResolvedLockOptions,
+  resolveLockOptions,
+} from './options.js';
+import { PgRunner, preparedName, type RunOptions } from './pg-runner.js';
 import { type LockTables, lockTables, postgresLockSchema } from './schema.js';
 import {
   extendExclusiveSql,
@@ -24,6 +28,21 @@ import {
   releasePerFireSql,
 } from './statements.js';
 import { decodeText, encodeText } from './text.js';
+
+/** The lock's statements. */
+type StatementName =
+  | 'claim'
+  | 'extendExclusive'
+  | 'extendPerFire'
+  | 'releaseExclusive'
+  | 'releasePerFire'
+  | 'inspect';
+
+/** A statement's text and, with `preparedStatements`, its prepared-statement name. */
+interface Statement {
+  text: string;
+  name: string | undefined;
+}
 
 /** How often one claim re-runs after finding its snapshot out of date, at most. */
 const MAX_CLAIM_ATTEMPTS = 100;
@@ -58,14 +77,7 @@ export class PostgresLock implements Lock {
   private readonly options: ResolvedLockOptions;
   private readonly tables: LockTables;
   private readonly runner: PgRunner;
-  private readonly sql: {
-    claim: string;
-    extendExclusive: string;
-    extendPerFire: string;
-    releaseExclusive: string;
-    releasePerFire: string;
-    inspect: string;
-  };
+  private readonly statements: Record<StatementName, Statement>;
 
   /** Validates `options` (throws `InvalidOptionError` naming the field); runs no query. */
   constructor(pool: Pool, options: PostgresLockOptions = {}) {
@@ -75,9 +87,14 @@ export class PostgresLock implements Lock {
     this.options = resolveLockOptions(options);
     this.windowMs = this.options.windowMs;
     this.tables = lockTables(this.options.schema, this.options.table);
-    this.runner = new PgRunner(pool, this.backend, this.options.statementTimeoutMs, this.options.logger);
+    this.runner = new PgRunner(
+      pool,
+      this.backend,
+      this.options.statementTimeoutMs,
+      this.options.logger,
+    );
     const t = this.tables;
-    this.sql = {
+    const texts: Record<StatementName, string> = {
       claim: claimSql(t),
       extendExclusive: extendExclusiveSql(t),
       extendPerFire: extendPerFireSql(t),
@@ -85,6 +102,12 @@ export class PostgresLock implements Lock {
       releasePerFire: releasePerFireSql(t),
       inspect: inspectSql(t),
     };
+    this.statements = Object.fromEntries(
+      Object.entries(texts).map(([key, text]) => [
+        key,
+        { text, name: this.options.preparedStatements ? preparedName(key, text) : undefined },
+      ]),
+    ) as Record<StatementName, Statement>;
   }
 
   /**
@@ -122,11 +145,12 @@ export class PostgresLock implements Lock {
     const deadline = this.runner.deadline();
     for (let attempt = 1; attempt <= MAX_CLAIM_ATTEMPTS; attempt++) {
       // A claim is safe to repeat: the same owner gets a replay of what the first one did.
-      const [row] = await this.runner.query<ClaimRow>('claim', this.sql.claim, values, {
+      const [row] = await this.run<ClaimRow>('claim', 'claim', values, {
         deadline,
         retry: true,
       });
-      if (!row) throw new BackendUnavailableError(this.backend, 'claim', new Error('no result row'));
+      if (!row)
+        throw new BackendUnavailableError(this.backend, 'claim', new Error('no result row'));
       const result = claimResult(request, owner, row);
       if (result !== 'retry') return result;
       if (Date.now() >= deadline) break;
@@ -142,15 +166,12 @@ export class PostgresLock implements Lock {
     const key = encodeText(lease.key);
     const ms = Math.ceil(leaseMs);
     const rows = lease.exclusive
-      ? await this.runner.query<LeaseRow>('extend', this.sql.extendExclusive, [key, lease.token, ms], {
+      ? await this.run<LeaseRow>('extend', 'extendExclusive', [key, lease.token, ms], {
           retry: true,
         })
-      : await this.runner.query<LeaseRow>(
-          'extend',
-          this.sql.extendPerFire,
-          [key, lease.fireAt, lease.token, ms],
-          { retry: true },
-        );
+      : await this.run<LeaseRow>('extend', 'extendPerFire', [key, lease.fireAt, lease.token, ms], {
+          retry: true,
+        });
     const row = rows[0];
     if (!row) return null;
     return {
@@ -165,12 +186,10 @@ export class PostgresLock implements Lock {
 
   async release(lease: Lease): Promise<boolean> {
     const key = encodeText(lease.key);
+    // Not repeated after a broken connection: a second release would answer false.
     const rows = lease.exclusive
-      ? await this.runner.query<{ live: boolean }>('release', this.sql.releaseExclusive, [
-          key,
-          lease.token,
-        ])
-      : await this.runner.query<{ live: boolean }>('release', this.sql.releasePerFire, [
+      ? await this.run<{ live: boolean }>('release', 'releaseExclusive', [key, lease.token])
+      : await this.run<{ live: boolean }>('release', 'releasePerFire', [
           key,
           lease.fireAt,
           lease.token,
@@ -179,11 +198,13 @@ export class PostgresLock implements Lock {
   }
 
   async inspect(key: string): Promise<LockInspection> {
-    const rows = await this.runner.query<InspectRow>(
+    const rows = await this.run<InspectRow>(
       'inspect',
-      this.sql.inspect,
+      'inspect',
       [encodeText(key), this.windowMs],
-      { retry: true },
+      {
+        retry: true,
+      },
     );
     const fires: ClaimedFire[] = [];
     const leases: Lease[] = [];
@@ -207,6 +228,17 @@ export class PostgresLock implements Lock {
     fires.sort((a, b) => a.fireAt - b.fireAt);
     leases.sort((a, b) => a.fireAt - b.fireAt);
     return { leases, newestFireAt: fires.at(-1)?.fireAt ?? null, fires };
+  }
+
+  /** Runs one of the lock's statements for `operation`. */
+  private run<R extends QueryResultRow>(
+    operation: string,
+    statement: StatementName,
+    values: unknown[],
+    options: RunOptions = {},
+  ): Promise<R[]> {
+    const { text, name } = this.statements[statement];
+    return this.runner.query<R>(operation, text, values, { ...options, name });
   }
 
   /** Nothing to free: the lock holds no timers or connections of its own (the pool is yours). */

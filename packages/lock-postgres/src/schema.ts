@@ -24,7 +24,9 @@ export function lockTables(schema: string, table: string): LockTables {
  * Never delete rows of `<table>_keys`: the row holds the key's fencing-token counter, which
  * must never go back.
  */
-export function postgresLockSchema(options: Pick<PostgresLockOptions, 'schema' | 'table'> = {}): string {
+export function postgresLockSchema(
+  options: Pick<PostgresLockOptions, 'schema' | 'table'> = {},
+): string {
   const { schema, table } = resolveLockOptions(options);
   const t = lockTables(schema, table);
   const createSchema = schema === 'public' ? '' : `CREATE SCHEMA IF NOT EXISTS "${schema}";\n`;

@@ -31,4 +31,8 @@ runLockConformance({
   },
 });
 
-runFleetConformance({ name: 'postgres', create });
+// Real schedulers, with the opt-in prepared statements (the lock suite above runs the default).
+runFleetConformance({
+  name: 'postgres (prepared statements)',
+  create: lockFixtures(databaseUrl, { preparedStatements: true }),
+});

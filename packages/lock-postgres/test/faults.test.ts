@@ -54,13 +54,29 @@ describe('PostgresLock faults', () => {
   it('a frozen server: claim, extend and inspect throw BackendUnavailableError within statementTimeoutMs', async () => {
     const timeoutMs = 1500;
     const lock = await newLock(timeoutMs);
-    const held = await lock.claim({ key: 'frozen', fireAt: Date.now(), owner: 'a', leaseMs: 60_000, exclusive: true });
+    const held = await lock.claim({
+      key: 'frozen',
+      fireAt: Date.now(),
+      owner: 'a',
+      leaseMs: 60_000,
+      exclusive: true,
+    });
     if (held.status !== 'won') throw new Error(`expected won, got ${held.status}`);
     const fresh = await newLock(timeoutMs); // its pool has an idle connection too
     await server.pause();
     try {
       const operations: [string, () => Promise<unknown>][] = [
-        ['claim', () => lock.claim({ key: 'frozen', fireAt: Date.now() + 1, owner: 'b', leaseMs: 1000, exclusive: true })],
+        [
+          'claim',
+          () =>
+            lock.claim({
+              key: 'frozen',
+              fireAt: Date.now() + 1,
+              owner: 'b',
+              leaseMs: 1000,
+              exclusive: true,
+            }),
+        ],
         ['extend', () => lock.extend(held.lease, 60_000)],
         ['inspect', () => fresh.inspect('frozen')],
       ];
@@ -71,8 +87,12 @@ describe('PostgresLock faults', () => {
           (e: unknown) => e,
         );
         const elapsed = Date.now() - started;
-        expect(isFleetcronError(error, 'BACKEND_UNAVAILABLE'), `${name}: ${String(error)}`).toBe(true);
-        expect(elapsed, `${name} gave up after ${elapsed} ms`).toBeGreaterThanOrEqual(timeoutMs - 50);
+        expect(isFleetcronError(error, 'BACKEND_UNAVAILABLE'), `${name}: ${String(error)}`).toBe(
+          true,
+        );
+        expect(elapsed, `${name} gave up after ${elapsed} ms`).toBeGreaterThanOrEqual(
+          timeoutMs - 50,
+        );
         expect(elapsed, `${name} gave up after ${elapsed} ms`).toBeLessThan(timeoutMs + 3000);
       }
     } finally {
@@ -101,7 +121,10 @@ describe('PostgresLock faults', () => {
     // pg-pool hands out a new connection and removes its own 'error' listener in the same
     // network read that may also carry the server's "terminating connection" error: the lock
     // must have its listener on the client before that read ends.
-    const pools = [new pg.Pool({ connectionString: server.url, max: 4 }), new pg.Pool({ connectionString: server.url, max: 4 })];
+    const pools = [
+      new pg.Pool({ connectionString: server.url, max: 4 }),
+      new pg.Pool({ connectionString: server.url, max: 4 }),
+    ];
     try {
       const [a, b] = pools.map((pool) => new PostgresLock(pool, { schema: 'faults' }));
       await a!.migrate();
@@ -109,8 +132,17 @@ describe('PostgresLock faults', () => {
         const t = Date.now() - 60_000 + round * 100;
         const inFlight = Array.from({ length: 20 }, (_, i) =>
           (i % 2 ? a! : b!)
-            .claim({ key: 'in-flight', fireAt: t + i, owner: `o${i}`, leaseMs: 20_000, exclusive: false })
-            .then((r) => r.status, (e: unknown) => e),
+            .claim({
+              key: 'in-flight',
+              fireAt: t + i,
+              owner: `o${i}`,
+              leaseMs: 20_000,
+              exclusive: false,
+            })
+            .then(
+              (r) => r.status,
+              (e: unknown) => e,
+            ),
         );
         await server.dropConnections();
         for (const outcome of await Promise.all(inFlight)) {

@@ -89,7 +89,13 @@ describe('PostgresLock on PostgreSQL', () => {
         await Promise.all(pools.map((pool) => new PostgresLock(pool, { schema }).migrate()));
         await new PostgresLock(pools[0]!, { schema }).migrate();
         const lock = new PostgresLock(pools[0]!, { schema });
-        const won = await lock.claim({ key: 'm', fireAt: Date.now(), owner: 'a', leaseMs: 1000, exclusive: true });
+        const won = await lock.claim({
+          key: 'm',
+          fireAt: Date.now(),
+          owner: 'a',
+          leaseMs: 1000,
+          exclusive: true,
+        });
         expect(won.status).toBe('won');
         await pools[0]!.query(`DROP SCHEMA "${schema}" CASCADE`);
       } finally {
@@ -108,7 +114,13 @@ describe('PostgresLock on PostgreSQL', () => {
       const keys = ['a\0b', 'a\\0b', '\uFFFFa\\0b', 'a\\\\0b', '\0', ''];
       const owners = ['o\0', 'o\\0', '\uFFFF', 'plain', '\0\0', 'x'];
       for (const [i, key] of keys.entries()) {
-        const result = await lock.claim({ key, fireAt, owner: owners[i]!, leaseMs: 20_000, exclusive: true });
+        const result = await lock.claim({
+          key,
+          fireAt,
+          owner: owners[i]!,
+          leaseMs: 20_000,
+          exclusive: true,
+        });
         expect(result, JSON.stringify(key)).toMatchObject({
           status: 'won',
           lease: { key, owner: owners[i], token: 1 },
@@ -118,7 +130,13 @@ describe('PostgresLock on PostgreSQL', () => {
         const seen = await lock.inspect(key);
         expect(seen.fires).toEqual([{ fireAt, owner: owners[i], outcome: 'won', token: 1 }]);
         expect(seen.leases.map((l) => [l.key, l.owner])).toEqual([[key, owners[i]]]);
-        const replay = await lock.claim({ key, fireAt, owner: owners[i]!, leaseMs: 20_000, exclusive: true });
+        const replay = await lock.claim({
+          key,
+          fireAt,
+          owner: owners[i]!,
+          leaseMs: 20_000,
+          exclusive: true,
+        });
         expect(replay.status, `replay of ${JSON.stringify(key)}`).toBe('won');
       }
       expect(await fixture.probe.claimRecordCount()).toBe(keys.length);
@@ -127,16 +145,19 @@ describe('PostgresLock on PostgreSQL', () => {
     }
   });
 
-  it(
-    'different fires of one key racing for the exclusive slot: one won, the rest busy, every round',
-    async () => {
-      const fixture = await create();
+  it.each([
+    ['unnamed statements', false],
+    ['prepared statements', true],
+  ])(
+    'different fires of one key racing for the exclusive slot: one won, the rest busy, every round (%s)',
+    async (_, preparedStatements) => {
+      const fixture = await lockFixtures(databaseUrl, { preparedStatements })();
       try {
         const locks: Lock[] = [];
         for (let i = 0; i < 16; i++) locks.push(await fixture.newLock());
         const base = Math.floor(Date.now() / 1000) * 1000 - 100_000;
         let lastToken = 0;
-        for (let round = 0; round < 40; round++) {
+        for (let round = 0; round < 25; round++) {
           // 16 claimers, each of its own fire, all at once, while no lease is live.
           const results = await Promise.all(
             locks.map((lock, c) =>
@@ -159,10 +180,7 @@ describe('PostgresLock on PostgreSQL', () => {
           const seen = await locks[0]!.inspect('slot');
           expect(seen.leases.map((l) => l.token)).toEqual([lease!.token]);
           const fires = seen.fires.filter((f) => f.fireAt >= base + round * 100);
-          expect(fires.map((f) => f.outcome).sort()).toEqual([
-            ...Array(15).fill('busy'),
-            'won',
-          ]);
+          expect(fires.map((f) => f.outcome).sort()).toEqual([...Array(15).fill('busy'), 'won']);
           expect(await locks[0]!.release(lease!)).toBe(true);
         }
       } finally {
@@ -172,6 +190,31 @@ describe('PostgresLock on PostgreSQL', () => {
     60_000,
   );
 
+  it('prepared statements of two schemas share one pool', async () => {
+    const [one, two] = [await create(), await create()];
+    const pool = new pg.Pool({ connectionString: await databaseUrl(), max: 1 });
+    try {
+      const fireAt = Date.now();
+      for (const fixture of [one, two]) {
+        const lock = new PostgresLock(pool, { schema: fixture.schema, preparedStatements: true });
+        for (let i = 0; i < 3; i++) {
+          const result = await lock.claim({
+            key: 'p',
+            fireAt: fireAt + i,
+            owner: 'a',
+            leaseMs: 1,
+            exclusive: false,
+          });
+          expect(result).toMatchObject({ status: 'won', lease: { token: i + 1 } });
+        }
+        expect((await lock.inspect('p')).fires).toHaveLength(3);
+      }
+    } finally {
+      await pool.end();
+      await Promise.all([one.close(), two.close()]);
+    }
+  });
+
   it('a fire answered lost (stale, early) or busy leaves no lease and no token', async () => {
     const fixture = await create();
     try {
@@ -179,15 +222,24 @@ describe('PostgresLock on PostgreSQL', () => {
       const now = Date.now();
       const req = (fireAt: number, owner: string) =>
         ({ key: 'k', fireAt, owner, leaseMs: 20_000, exclusive: true }) as const;
-      expect(await lock.claim(req(now - 60_000, 'a'))).toMatchObject({ status: 'lost', reason: 'stale' });
-      expect(await lock.claim(req(now + 60_000, 'a'))).toMatchObject({ status: 'lost', reason: 'early' });
+      expect(await lock.claim(req(now - 60_000, 'a'))).toMatchObject({
+        status: 'lost',
+        reason: 'stale',
+      });
+      expect(await lock.claim(req(now + 60_000, 'a'))).toMatchObject({
+        status: 'lost',
+        reason: 'early',
+      });
       const first = await lock.claim(req(now, 'a'));
       expect(first).toMatchObject({ status: 'won', lease: { token: 1 } });
       expect(await lock.claim(req(now + 1, 'b'))).toMatchObject({ status: 'busy' });
-      expect(await lock.claim(req(now + 2, 'c', ))).toMatchObject({ status: 'busy' });
+      expect(await lock.claim(req(now + 2, 'c'))).toMatchObject({ status: 'busy' });
       if (first.status === 'won') await lock.release(first.lease);
       // busy answers used no token: the next one is 2.
-      expect(await lock.claim(req(now + 3, 'd'))).toMatchObject({ status: 'won', lease: { token: 2 } });
+      expect(await lock.claim(req(now + 3, 'd'))).toMatchObject({
+        status: 'won',
+        lease: { token: 2 },
+      });
     } finally {
       await fixture.close();
     }

@@ -20,6 +20,13 @@ export interface PostgresStoreOptions {
    * operation throws `BackendUnavailableError`. Default 5000.
    */
   statementTimeoutMs?: number;
+  /**
+   * `true`: run the store's statements as named prepared statements, planned once per
+   * connection. Needs connections that keep session state: direct connections, session-mode
+   * poolers, or PgBouncer 1.21+ with `max_prepared_statements`. Default `false`: unnamed
+   * statements, safe behind any transaction-mode pooler.
+   */
+  preparedStatements?: boolean;
   /** Receives pool `'error'` events the store handles (see README). Default: silent. */
   logger?: Logger;
 }
@@ -30,6 +37,7 @@ export interface ResolvedStoreOptions {
   table: string;
   maxErrorLength: number;
   statementTimeoutMs: number;
+  preparedStatements: boolean;
   logger: Logger;
 }
 
@@ -65,9 +73,13 @@ export function resolveStoreOptions(options: PostgresStoreOptions = {}): Resolve
     table: assertIdentifier('table', options.table ?? 'fleetcron', LONGEST_SUFFIX),
     maxErrorLength: options.maxErrorLength ?? DEFAULT_MAX_ERROR_LENGTH,
     statementTimeoutMs: options.statementTimeoutMs ?? 5000,
+    preparedStatements: options.preparedStatements ?? false,
     logger: options.logger ?? silentLogger,
   };
   assertPositiveInteger('maxErrorLength', resolved.maxErrorLength);
   assertPositiveMs('statementTimeoutMs', resolved.statementTimeoutMs);
+  if (typeof resolved.preparedStatements !== 'boolean') {
+    throw new InvalidOptionError('preparedStatements', 'must be true or false.');
+  }
   return resolved;
 }

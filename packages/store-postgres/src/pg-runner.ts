@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { BackendUnavailableError, type Logger } from '@fleetcron/core';
 import type { Pool, PoolClient, QueryConfig, QueryResultRow } from 'pg';
 
@@ -18,6 +19,19 @@ export interface RunOptions {
    * had already closed). Only for statements that are safe to repeat.
    */
   retry?: boolean;
+  /**
+   * Name of a prepared statement (see {@link preparedName}): pg prepares it once per connection
+   * and reuses its plan. Omitted: an unnamed statement, planned on every execution.
+   */
+  name?: string;
+}
+
+/**
+ * A prepared-statement name unique to `text` (pg refuses one name for two texts on a
+ * connection, and two adapters on one pool may use different schemas).
+ */
+export function preparedName(operation: string, text: string): string {
+  return `fleetcron_${operation}_${createHash('sha256').update(text).digest('hex').slice(0, 16)}`;
 }
 
 const SQLSTATE = /^[0-9A-Z]{5}$/;
@@ -33,8 +47,9 @@ export function isConnectionError(error: unknown): boolean {
 
 /**
  * Runs single statements on a `pg.Pool` with a deadline, and turns every failure into
- * `BackendUnavailableError`. Holds no session state: each statement is an unnamed prepared
- * statement in its own implicit transaction, so transaction-mode poolers (PgBouncer) work.
+ * `BackendUnavailableError`. Each statement runs in its own implicit transaction. Unless a
+ * `name` is given (opt-in `preparedStatements`), statements are unnamed and hold no session
+ * state, so transaction-mode poolers (PgBouncer) work.
  */
 export class PgRunner {
   constructor(
@@ -68,7 +83,7 @@ export class PgRunner {
     const deadline = options.deadline ?? this.deadline();
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.once<R>(text, values, deadline);
+        return await this.once<R>(text, values, deadline, options.name);
       } catch (error) {
         const again = options.retry && attempt === 1 && isConnectionError(error);
         if (again && Date.now() < deadline) continue;
@@ -81,6 +96,7 @@ export class PgRunner {
     text: string,
     values: unknown[] | undefined,
     deadline: number,
+    name: string | undefined,
   ): Promise<R[]> {
     const client = await this.connect(deadline); // carries the `ignoreClientError` listener
     let failure: Error | undefined;
@@ -94,6 +110,7 @@ export class PgRunner {
         text,
         values,
         query_timeout: remaining,
+        ...(name ? { name } : {}),
       };
       const result = await client.query<R>(config);
       return result.rows;

@@ -11,9 +11,13 @@ import {
   type RunStatus,
   type Store,
 } from '@fleetcron/core';
-import type { Pool } from 'pg';
-import { type PostgresStoreOptions, type ResolvedStoreOptions, resolveStoreOptions } from './options.js';
-import { PgRunner } from './pg-runner.js';
+import type { Pool, QueryResultRow } from 'pg';
+import {
+  type PostgresStoreOptions,
+  type ResolvedStoreOptions,
+  resolveStoreOptions,
+} from './options.js';
+import { PgRunner, preparedName, type RunOptions } from './pg-runner.js';
 import { postgresStoreSchema, type StoreTables, storeTables } from './schema.js';
 import {
   type ExecutionRow,
@@ -28,6 +32,9 @@ import { decodeText, encodeText } from './text.js';
 
 /** PostgreSQL error codes a concurrent `migrate()` can hit on `CREATE ... IF NOT EXISTS`. */
 const CONCURRENT_DDL = new Set(['23505', '42P07', '42710', '42P06']);
+
+/** The store's statements. */
+type StatementName = 'record' | 'history' | 'prune' | 'jobState' | 'setPaused';
 
 /** Default page size of {@link PostgresStore.history}. */
 const DEFAULT_LIMIT = 50;
@@ -45,13 +52,7 @@ export class PostgresStore implements Store {
   private readonly options: ResolvedStoreOptions;
   private readonly tables: StoreTables;
   private readonly runner: PgRunner;
-  private readonly sql: {
-    record: string;
-    history: string;
-    prune: string;
-    jobState: string;
-    setPaused: string;
-  };
+  private readonly statements: Record<StatementName, { text: string; name: string | undefined }>;
 
   /** Validates `options` (throws `InvalidOptionError` naming the field); runs no query. */
   constructor(pool: Pool, options: PostgresStoreOptions = {}) {
@@ -67,13 +68,19 @@ export class PostgresStore implements Store {
       this.options.logger,
     );
     const t = this.tables;
-    this.sql = {
+    const texts: Record<StatementName, string> = {
       record: recordSql(t),
       history: historySql(t),
       prune: pruneSql(t),
       jobState: jobStateSql(t),
       setPaused: setPausedSql(t),
     };
+    this.statements = Object.fromEntries(
+      Object.entries(texts).map(([key, text]) => [
+        key,
+        { text, name: this.options.preparedStatements ? preparedName(key, text) : undefined },
+      ]),
+    ) as PostgresStore['statements'];
   }
 
   /**
@@ -101,9 +108,9 @@ export class PostgresStore implements Store {
     const error = boundErrorText(execution.error, this.options.maxErrorLength);
     const reason = execution.reason ?? null;
     // An upsert by id: safe to repeat when the connection broke under the first attempt.
-    await this.runner.query(
+    await this.run(
       'record',
-      this.sql.record,
+      'record',
       [
         encodeText(execution.id),
         encodeText(execution.job),
@@ -125,9 +132,9 @@ export class PostgresStore implements Store {
     const limit = query.limit ?? DEFAULT_LIMIT;
     assertPositiveInteger('limit', limit);
     const after = query.cursor ? decodeCursor(query.cursor) : null;
-    const rows = await this.runner.query<ExecutionRow>(
+    const rows = await this.run<ExecutionRow>(
       'history',
-      this.sql.history,
+      'history',
       [encodeText(job), after?.startedAt ?? null, after ? encodeText(after.id) : null, limit + 1],
       { retry: true },
     );
@@ -140,12 +147,12 @@ export class PostgresStore implements Store {
   }
 
   async prune(before: number): Promise<number> {
-    const [row] = await this.runner.query<{ n: string }>('prune', this.sql.prune, [before]);
+    const [row] = await this.run<{ n: string }>('prune', 'prune', [before]);
     return Number(row?.n ?? 0);
   }
 
   async getJobState(job: string): Promise<JobState> {
-    const [row] = await this.runner.query<JobRow>('getJobState', this.sql.jobState, [encodeText(job)], {
+    const [row] = await this.run<JobRow>('getJobState', 'jobState', [encodeText(job)], {
       retry: true,
     });
     return {
@@ -158,9 +165,20 @@ export class PostgresStore implements Store {
   }
 
   async setPaused(job: string, paused: boolean): Promise<void> {
-    await this.runner.query('setPaused', this.sql.setPaused, [encodeText(job), paused], {
+    await this.run('setPaused', 'setPaused', [encodeText(job), paused], {
       retry: true,
     });
+  }
+
+  /** Runs one of the store's statements for `operation`. */
+  private run<R extends QueryResultRow>(
+    operation: string,
+    statement: StatementName,
+    values: unknown[],
+    options: RunOptions = {},
+  ): Promise<R[]> {
+    const { text, name } = this.statements[statement];
+    return this.runner.query<R>(operation, text, values, { ...options, name });
   }
 
   /** Nothing to free: the store holds no timers or connections of its own (the pool is yours). */

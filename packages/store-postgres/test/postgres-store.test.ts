@@ -172,7 +172,9 @@ describe('PostgresStore faults', () => {
             (e: unknown) => e,
           );
           const elapsed = Date.now() - started;
-          expect(isFleetcronError(error, 'BACKEND_UNAVAILABLE'), `${name}: ${String(error)}`).toBe(true);
+          expect(isFleetcronError(error, 'BACKEND_UNAVAILABLE'), `${name}: ${String(error)}`).toBe(
+            true,
+          );
           expect(elapsed, `${name} gave up after ${elapsed} ms`).toBeLessThan(timeoutMs + 3000);
         }
       } finally {

@@ -25,7 +25,9 @@ for (const dir of dirs) {
   ).length;
   passed += json.numPassedTests ?? 0;
   failed += (json.numFailedTests ?? 0) + loadFailures;
-  console.error(`${dir}: ${json.numPassedTests} passed, ${json.numFailedTests} failed, ${loadFailures} files failed to load`);
+  console.error(
+    `${dir}: ${json.numPassedTests} passed, ${json.numFailedTests} failed, ${loadFailures} files failed to load`,
+  );
 }
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed > 0 ? 1 : 0);

@@ -284,7 +284,7 @@ export function renderMarkdown(report: BenchReport): string {
     '',
     report.failures.length
       ? `**FAILED — once-per-fire violated or a scenario did not run:**\n\n${report.failures.map((f) => `- ${f}`).join('\n')}`
-      : '**Once per fire held:** every fleetcron fire had exactly one winner (checked from the results and with `lock.inspect`), every fleet job ran exactly once.',
+      : '**Once per fire held:** every fleetcron fire had exactly one winner (checked from the results and with `lock.inspect`); no fleet job ran twice, and none was missed while its claims answered.',
     '',
     '## Machine',
     '',

@@ -3,7 +3,12 @@ import { InvalidOptionError } from '../errors.js';
 import type { Lock } from '../lock.js';
 import { type Logger, type Middleware, silentLogger } from '../middleware.js';
 import type { Store } from '../store.js';
-import { assertNonEmptyString, assertNonNegativeMs, assertPositiveMs } from '../validate.js';
+import {
+  assertNonEmptyString,
+  assertNonNegativeMs,
+  assertPositiveInteger,
+  assertPositiveMs,
+} from '../validate.js';
 import { defaultInstanceId } from './instance-id.js';
 import { normalizeLeaseMs, validateMiddleware } from './job.js';
 
@@ -11,6 +16,8 @@ import { normalizeLeaseMs, validateMiddleware } from './job.js';
 export const DEFAULT_LEASE_MS = 30_000;
 /** Default time `stop()` waits for running jobs before aborting them. */
 export const DEFAULT_DRAIN_MS = 10_000;
+/** Default bound on claims one scheduler has in flight at once. */
+export const DEFAULT_MAX_CONCURRENT_CLAIMS = 16;
 
 /** Options of the {@link Scheduler} constructor. */
 export interface SchedulerOptions {
@@ -33,6 +40,12 @@ export interface SchedulerOptions {
   logger?: Logger;
   /** Default time `stop()` waits for running jobs before aborting them, ms. Default 10,000. */
   drainMs?: number;
+  /**
+   * Most claims this scheduler sends at once; further due fires wait their turn. Default 16.
+   * Keep it at or below the client's connection pool size so a burst of due jobs queues here,
+   * where a claim's timeout has not started yet, instead of inside the client.
+   */
+  maxConcurrentClaims?: number;
 }
 
 /** Validated scheduler options (internal). */
@@ -45,6 +58,7 @@ export interface ResolvedOptions {
   middleware: Middleware[];
   logger: Logger;
   drainMs: number;
+  maxConcurrentClaims: number;
 }
 
 const hasMethods = (value: unknown, names: readonly string[]): boolean =>
@@ -108,6 +122,8 @@ export function resolveOptions(options: unknown): ResolvedOptions {
       : normalizeLeaseMs('leaseMs', o.leaseMs, capabilities, backend);
   const drainMs = o.drainMs ?? DEFAULT_DRAIN_MS;
   assertNonNegativeMs('drainMs', drainMs);
+  const maxConcurrentClaims = o.maxConcurrentClaims ?? DEFAULT_MAX_CONCURRENT_CLAIMS;
+  assertPositiveInteger('maxConcurrentClaims', maxConcurrentClaims);
   const logger = o.logger ?? silentLogger;
   if (!hasMethods(logger, ['debug', 'info', 'warn', 'error'])) {
     throw new InvalidOptionError('logger', 'must have debug, info, warn and error methods.');
@@ -121,5 +137,6 @@ export function resolveOptions(options: unknown): ResolvedOptions {
     middleware: validateMiddleware('middleware', o.middleware),
     logger,
     drainMs,
+    maxConcurrentClaims,
   };
 }

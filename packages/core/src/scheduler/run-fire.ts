@@ -4,6 +4,7 @@ import { BackendUnavailableError, isFleetcronError, toError } from '../errors.js
 import type { ClaimResult, Lease, Lock } from '../lock.js';
 import { compose, type JobContext, type Logger, type Middleware } from '../middleware.js';
 import type { Execution, RunStatus, Store } from '../store.js';
+import type { ClaimLimiter } from './claim-limiter.js';
 import type { NormalizedJob } from './job.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { safeLogger, safePublish } from './safe.js';
@@ -20,6 +21,10 @@ export interface FireDeps {
   readonly middleware: readonly Middleware[];
   /** False once `stop()` gave up draining: a claim won after that is released, not run. */
   acceptsRuns(): boolean;
+  /** False once `stop()` began: a fire still waiting for a claim slot is dropped unsent. */
+  acceptsClaims(): boolean;
+  /** Bounds the claims in flight; a fire waits here for its turn before it claims. */
+  readonly claims: ClaimLimiter;
   /** Writes to the store, containing failures (publishes `store.failed`). Never rejects. */
   write(execution: Execution): Promise<void>;
 }
@@ -183,6 +188,11 @@ export class FireRun {
   private async claimAndRun(): Promise<void> {
     const { lock, clock, instanceId } = this.deps;
     const job = this.job;
+    const freeSlot = await this.deps.claims.acquire();
+    if (!this.deps.acceptsClaims()) {
+      freeSlot();
+      return;
+    }
     const sentAt = clock.monotonic();
     let result: ClaimResult;
     const claim = call(() =>
@@ -194,10 +204,12 @@ export class FireRun {
         exclusive: job.overlap === 'skip',
       }),
     );
+    claim.then(freeSlot, freeSlot);
     try {
       // an answer later than the lease is useless (the lease would be gone): give up then
       result = await withDeadline(this.deps.queue, claim, job.leaseMs, () => {
         this.abandon(claim);
+        freeSlot(); // a hung backend must not hold the slot: later fires fail closed too
         return new BackendUnavailableError(
           lock.backend,
           'claim',

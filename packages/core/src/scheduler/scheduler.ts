@@ -2,6 +2,7 @@ import { FleetcronError, InvalidOptionError, SchedulerStoppedError, toError } fr
 import type { Logger } from '../middleware.js';
 import type { Execution } from '../store.js';
 import { assertNonEmptyString, assertNonNegativeMs } from '../validate.js';
+import { ClaimLimiter } from './claim-limiter.js';
 import { nextFire, planFires } from './fire-plan.js';
 import { type JobDefinition, type NormalizedJob, type OverlapPolicy, validateJob } from './job.js';
 import { type ResolvedOptions, resolveOptions, type SchedulerOptions } from './options.js';
@@ -104,6 +105,8 @@ export class Scheduler {
       logger: this.options.logger,
       middleware,
       acceptsRuns: () => this.phase === 'running' || this.phase === 'draining',
+      acceptsClaims: () => this.phase === 'running',
+      claims: new ClaimLimiter(this.options.maxConcurrentClaims),
       write: (execution) => this.write(execution),
     };
   }

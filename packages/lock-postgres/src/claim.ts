@@ -1,6 +1,6 @@
 import type { ClaimRequest, ClaimResult } from '@fleetcron/core';
+import { decodeText } from '@fleetcron/postgres-shared';
 import type { LockTables } from './schema.js';
-import { decodeText } from './text.js';
 
 /** `now()` of the database as epoch ms: the clock that judges staleness and expiry. */
 export const NOW_MS = 'floor(extract(epoch FROM now()) * 1000)::bigint';

@@ -3,8 +3,13 @@ import {
   DEFAULT_WINDOW_MS,
   InvalidOptionError,
   type Logger,
-  silentLogger,
 } from '@fleetcron/core';
+import {
+  type ResolvedStatementOptions,
+  type ResolvedTableOptions,
+  resolveStatementOptions,
+  resolveTableOptions,
+} from '@fleetcron/postgres-shared';
 
 /** Options of {@link PostgresLock}. */
 export interface PostgresLockOptions {
@@ -34,56 +39,23 @@ export interface PostgresLockOptions {
 }
 
 /** Options after defaults and validation. */
-export interface ResolvedLockOptions {
-  schema: string;
-  table: string;
+export interface ResolvedLockOptions extends ResolvedTableOptions, ResolvedStatementOptions {
   windowMs: number;
-  statementTimeoutMs: number;
-  preparedStatements: boolean;
-  logger: Logger;
 }
 
 /** Longest table suffix the lock appends to `table` (`_claims`, `_leases`). */
 const LONGEST_SUFFIX = '_claims'.length;
-/** PostgreSQL truncates identifiers beyond this many bytes. */
-const MAX_IDENTIFIER_BYTES = 63;
-const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
-/**
- * Throws {@link InvalidOptionError} unless `value` is a plain SQL identifier (letters, digits,
- * `_`, not starting with a digit) that stays within 63 bytes with `reserve` more characters.
- */
-export function assertIdentifier(field: string, value: unknown, reserve = 0): string {
-  if (typeof value !== 'string' || !IDENTIFIER.test(value)) {
-    throw new InvalidOptionError(
-      field,
-      `must be a plain SQL identifier (letters, digits and _, not starting with a digit), got ${JSON.stringify(value)}.`,
-    );
-  }
-  if (value.length + reserve > MAX_IDENTIFIER_BYTES) {
-    throw new InvalidOptionError(
-      field,
-      `is too long: PostgreSQL identifiers hold ${MAX_IDENTIFIER_BYTES} bytes${reserve ? `, including the ${reserve}-character suffix the adapter appends` : ''}.`,
-    );
-  }
-  return value;
-}
 
 /** Applies defaults to `options` and validates them; throws `InvalidOptionError` naming the field. */
 export function resolveLockOptions(options: PostgresLockOptions = {}): ResolvedLockOptions {
+  const tables = resolveTableOptions(options, LONGEST_SUFFIX);
+  const windowMs = options.windowMs ?? DEFAULT_WINDOW_MS;
+  assertPositiveMs('windowMs', windowMs);
   const resolved: ResolvedLockOptions = {
-    schema: assertIdentifier('schema', options.schema ?? 'public'),
-    table: assertIdentifier('table', options.table ?? 'fleetcron', LONGEST_SUFFIX),
-    windowMs: options.windowMs ?? DEFAULT_WINDOW_MS,
-    statementTimeoutMs: options.statementTimeoutMs ?? 5000,
-    preparedStatements: options.preparedStatements ?? false,
-    logger: options.logger ?? silentLogger,
+    ...tables,
+    windowMs,
+    ...resolveStatementOptions(options),
   };
-  assertPositiveMs('windowMs', resolved.windowMs);
-  assertPositiveMs('statementTimeoutMs', resolved.statementTimeoutMs);
-  if (typeof resolved.preparedStatements !== 'boolean') {
-    throw new InvalidOptionError('preparedStatements', 'must be true or false.');
-  }
   if (!Number.isInteger(resolved.windowMs)) {
     throw new InvalidOptionError(
       'windowMs',

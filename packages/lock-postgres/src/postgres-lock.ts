@@ -9,46 +9,24 @@ import {
   type LockCapabilities,
   type LockInspection,
 } from '@fleetcron/core';
-import type { Pool, QueryResultRow } from 'pg';
-import { type ClaimRow, claimResult, claimSql } from './claim.js';
+import { assertPool, decodeText, encodeText, StatementSet } from '@fleetcron/postgres-shared';
+import type { Pool } from 'pg';
+import { type ClaimRow, claimResult } from './claim.js';
 import {
   type PostgresLockOptions,
   type ResolvedLockOptions,
   resolveLockOptions,
 } from './options.js';
-import { PgRunner, preparedName, type RunOptions } from './pg-runner.js';
-import { type LockTables, lockTables, postgresLockSchema } from './schema.js';
+import { lockTables, postgresLockSchema } from './schema.js';
 import {
-  extendExclusiveSql,
-  extendPerFireSql,
   type InspectRow,
-  inspectSql,
   type LeaseRow,
-  releaseExclusiveSql,
-  releasePerFireSql,
+  type LockStatement,
+  lockStatements,
 } from './statements.js';
-import { decodeText, encodeText } from './text.js';
-
-/** The lock's statements. */
-type StatementName =
-  | 'claim'
-  | 'extendExclusive'
-  | 'extendPerFire'
-  | 'releaseExclusive'
-  | 'releasePerFire'
-  | 'inspect';
-
-/** A statement's text and, with `preparedStatements`, its prepared-statement name. */
-interface Statement {
-  text: string;
-  name: string | undefined;
-}
 
 /** How often one claim re-runs after finding its snapshot out of date, at most. */
 const MAX_CLAIM_ATTEMPTS = 100;
-
-/** PostgreSQL error codes a concurrent `migrate()` can hit on `CREATE ... IF NOT EXISTS`. */
-const CONCURRENT_DDL = new Set(['23505', '42P07', '42710', '42P06']);
 
 /**
  * What {@link PostgresLock} declares: millisecond leases, judged by the database's `now()`;
@@ -75,39 +53,15 @@ export class PostgresLock implements Lock {
   readonly capabilities: LockCapabilities = { ...POSTGRES_LOCK_CAPABILITIES };
   readonly windowMs: number;
   private readonly options: ResolvedLockOptions;
-  private readonly tables: LockTables;
-  private readonly runner: PgRunner;
-  private readonly statements: Record<StatementName, Statement>;
+  private readonly statements: StatementSet<LockStatement>;
 
   /** Validates `options` (throws `InvalidOptionError` naming the field); runs no query. */
   constructor(pool: Pool, options: PostgresLockOptions = {}) {
-    if (!pool || typeof (pool as Partial<Pool>).connect !== 'function') {
-      throw new InvalidOptionError('pool', 'must be a pg.Pool.');
-    }
+    assertPool(pool);
     this.options = resolveLockOptions(options);
     this.windowMs = this.options.windowMs;
-    this.tables = lockTables(this.options.schema, this.options.table);
-    this.runner = new PgRunner(
-      pool,
-      this.backend,
-      this.options.statementTimeoutMs,
-      this.options.logger,
-    );
-    const t = this.tables;
-    const texts: Record<StatementName, string> = {
-      claim: claimSql(t),
-      extendExclusive: extendExclusiveSql(t),
-      extendPerFire: extendPerFireSql(t),
-      releaseExclusive: releaseExclusiveSql(t),
-      releasePerFire: releasePerFireSql(t),
-      inspect: inspectSql(t),
-    };
-    this.statements = Object.fromEntries(
-      Object.entries(texts).map(([key, text]) => [
-        key,
-        { text, name: this.options.preparedStatements ? preparedName(key, text) : undefined },
-      ]),
-    ) as Record<StatementName, Statement>;
+    const tables = lockTables(this.options.schema, this.options.table);
+    this.statements = new StatementSet(pool, this.backend, this.options, lockStatements(tables));
   }
 
   /**
@@ -115,20 +69,7 @@ export class PostgresLock implements Lock {
    * start-up). Throws `BackendUnavailableError` when the database cannot be reached.
    */
   async migrate(): Promise<void> {
-    const ddl = postgresLockSchema(this.options);
-    for (let attempt = 1; ; attempt++) {
-      try {
-        // Without parameters pg uses the simple protocol: the statements run as one transaction.
-        await this.runner.query('migrate', ddl, undefined, {
-          deadline: Date.now() + Math.max(30_000, this.runner.timeoutMs),
-        });
-        return;
-      } catch (error) {
-        const code = (error as { cause?: { code?: string } }).cause?.code;
-        if (attempt < 3 && code && CONCURRENT_DDL.has(code)) continue; // another instance won
-        throw error;
-      }
-    }
+    await this.statements.migrate(postgresLockSchema(this.options));
   }
 
   async claim(request: ClaimRequest): Promise<ClaimResult> {
@@ -142,10 +83,10 @@ export class PostgresLock implements Lock {
       request.exclusive,
       this.windowMs,
     ];
-    const deadline = this.runner.deadline();
+    const deadline = this.statements.deadline();
     for (let attempt = 1; attempt <= MAX_CLAIM_ATTEMPTS; attempt++) {
       // A claim is safe to repeat: the same owner gets a replay of what the first one did.
-      const [row] = await this.run<ClaimRow>('claim', 'claim', values, {
+      const [row] = await this.statements.run<ClaimRow>('claim', 'claim', values, {
         deadline,
         retry: true,
       });
@@ -166,12 +107,17 @@ export class PostgresLock implements Lock {
     const key = encodeText(lease.key);
     const ms = Math.ceil(leaseMs);
     const rows = lease.exclusive
-      ? await this.run<LeaseRow>('extend', 'extendExclusive', [key, lease.token, ms], {
+      ? await this.statements.run<LeaseRow>('extend', 'extendExclusive', [key, lease.token, ms], {
           retry: true,
         })
-      : await this.run<LeaseRow>('extend', 'extendPerFire', [key, lease.fireAt, lease.token, ms], {
-          retry: true,
-        });
+      : await this.statements.run<LeaseRow>(
+          'extend',
+          'extendPerFire',
+          [key, lease.fireAt, lease.token, ms],
+          {
+            retry: true,
+          },
+        );
     const row = rows[0];
     if (!row) return null;
     return {
@@ -188,8 +134,11 @@ export class PostgresLock implements Lock {
     const key = encodeText(lease.key);
     // Not repeated after a broken connection: a second release would answer false.
     const rows = lease.exclusive
-      ? await this.run<{ live: boolean }>('release', 'releaseExclusive', [key, lease.token])
-      : await this.run<{ live: boolean }>('release', 'releasePerFire', [
+      ? await this.statements.run<{ live: boolean }>('release', 'releaseExclusive', [
+          key,
+          lease.token,
+        ])
+      : await this.statements.run<{ live: boolean }>('release', 'releasePerFire', [
           key,
           lease.fireAt,
           lease.token,
@@ -198,7 +147,7 @@ export class PostgresLock implements Lock {
   }
 
   async inspect(key: string): Promise<LockInspection> {
-    const rows = await this.run<InspectRow>(
+    const rows = await this.statements.run<InspectRow>(
       'inspect',
       'inspect',
       [encodeText(key), this.windowMs],
@@ -228,17 +177,6 @@ export class PostgresLock implements Lock {
     fires.sort((a, b) => a.fireAt - b.fireAt);
     leases.sort((a, b) => a.fireAt - b.fireAt);
     return { leases, newestFireAt: fires.at(-1)?.fireAt ?? null, fires };
-  }
-
-  /** Runs one of the lock's statements for `operation`. */
-  private run<R extends QueryResultRow>(
-    operation: string,
-    statement: StatementName,
-    values: unknown[],
-    options: RunOptions = {},
-  ): Promise<R[]> {
-    const { text, name } = this.statements[statement];
-    return this.runner.query<R>(operation, text, values, { ...options, name });
   }
 
   /** Nothing to free: the lock holds no timers or connections of its own (the pool is yours). */

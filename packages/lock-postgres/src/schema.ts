@@ -19,7 +19,8 @@ export function lockTables(schema: string, table: string): LockTables {
 /**
  * The DDL `PostgresLock.migrate()` runs: idempotent `CREATE ... IF NOT EXISTS` statements, for
  * use in your own migration tool if you prefer. Times are epoch milliseconds (`bigint`), judged
- * against the database's `now()`. Keys and owners containing U+0000 are stored escaped (see `text.ts`).
+ * against the database's `now()`. Keys and owners containing U+0000 are stored escaped (see
+ * `encodeText` in `@fleetcron/postgres-shared`).
  *
  * Never delete rows of `<table>_keys`: the row holds the key's fencing-token counter, which
  * must never go back.

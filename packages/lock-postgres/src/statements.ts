@@ -1,4 +1,4 @@
-import { NOW_MS } from './claim.js';
+import { claimSql, NOW_MS } from './claim.js';
 import type { LockTables } from './schema.js';
 
 /**
@@ -72,4 +72,25 @@ export interface LeaseRow {
   owner: string;
   token: string;
   expires_at: string;
+}
+
+/** The names of the lock's statements. */
+export type LockStatement =
+  | 'claim'
+  | 'extendExclusive'
+  | 'extendPerFire'
+  | 'releaseExclusive'
+  | 'releasePerFire'
+  | 'inspect';
+
+/** Every statement of the lock on tables `t`, by name. */
+export function lockStatements(t: LockTables): Record<LockStatement, string> {
+  return {
+    claim: claimSql(t),
+    extendExclusive: extendExclusiveSql(t),
+    extendPerFire: extendPerFireSql(t),
+    releaseExclusive: releaseExclusiveSql(t),
+    releasePerFire: releasePerFireSql(t),
+    inspect: inspectSql(t),
+  };
 }

@@ -1,3 +1,8 @@
+export {
+  assertPrefix,
+  DEFAULT_COMMAND_TIMEOUT_MS,
+  encodeKeyPart,
+  type RedisClient,
+} from '@fleetcron/redis-shared';
 export * from './keys.js';
 export * from './redis-lock.js';
-export type { RedisClient } from './redis-script.js';

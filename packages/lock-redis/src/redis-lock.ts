@@ -1,6 +1,5 @@
 import {
   assertPositiveMs,
-  BackendUnavailableError,
   type ClaimedFire,
   type ClaimRequest,
   type ClaimResult,
@@ -12,8 +11,14 @@ import {
   type LockInspection,
   type LostReason,
 } from '@fleetcron/core';
-import { assertPrefix, type LockKeys, lockKeys } from './keys.js';
-import { guardErrorEvents, type RedisClient, RedisScript, withTimeout } from './redis-script.js';
+import {
+  type RedisClient,
+  RedisCommands,
+  RedisScript,
+  resolveCommandTimeoutMs,
+  resolvePrefix,
+} from '@fleetcron/redis-shared';
+import { type LockKeys, lockKeys } from './keys.js';
 import { CLAIM, EXTEND, INSPECT, RELEASE } from './scripts.js';
 
 /** Options of {@link RedisLock}. */
@@ -42,9 +47,6 @@ export interface DurabilityReport {
   /** `appendonly` / `appendfsync` per node, in the order the client lists them. */
   nodes: { appendonly: string; appendfsync: string }[];
 }
-
-/** Default of {@link RedisLockOptions.commandTimeoutMs}. */
-export const DEFAULT_COMMAND_TIMEOUT_MS = 5_000;
 
 const claimScript = new RedisScript(CLAIM);
 const extendScript = new RedisScript(EXTEND);
@@ -76,7 +78,7 @@ export class RedisLock implements Lock {
   readonly capabilities: LockCapabilities;
   readonly windowMs: number;
   private readonly prefix: string;
-  private readonly commandTimeoutMs: number;
+  private readonly commands: RedisCommands;
 
   /**
    * @param redis An ioredis `Redis` or `Cluster` client. The lock never closes it. Attach an
@@ -87,9 +89,7 @@ export class RedisLock implements Lock {
     private readonly redis: RedisClient,
     options: RedisLockOptions = {},
   ) {
-    const prefix = options.prefix ?? 'fleetcron';
-    assertPrefix(prefix);
-    this.prefix = prefix;
+    this.prefix = resolvePrefix(options.prefix);
     this.windowMs = options.windowMs ?? DEFAULT_WINDOW_MS;
     assertPositiveMs('windowMs', this.windowMs);
     if (!Number.isInteger(this.windowMs)) {
@@ -98,8 +98,7 @@ export class RedisLock implements Lock {
         `must be a whole number of ms, got ${this.windowMs}.`,
       );
     }
-    this.commandTimeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
-    assertPositiveMs('commandTimeoutMs', this.commandTimeoutMs);
+    const commandTimeoutMs = resolveCommandTimeoutMs(options.commandTimeoutMs);
     if (options.durable !== undefined && typeof options.durable !== 'boolean') {
       throw new InvalidOptionError('durable', `must be a boolean, got ${String(options.durable)}.`);
     }
@@ -109,7 +108,7 @@ export class RedisLock implements Lock {
       durable: options.durable ?? false,
       clock: 'backend',
     };
-    guardErrorEvents(redis);
+    this.commands = new RedisCommands(redis, commandTimeoutMs);
   }
 
   async claim(request: ClaimRequest): Promise<ClaimResult> {
@@ -118,7 +117,7 @@ export class RedisLock implements Lock {
     const leaseMs = Math.ceil(request.leaseMs);
     assertPositiveMs('leaseMs', leaseMs);
     const keys = this.keysOf(key);
-    const reply = (await this.call('claim', () =>
+    const reply = (await this.commands.call('claim', () =>
       claimScript.run(
         this.redis,
         [keys.fire + fireAt, keys.fires, keys.leases, keys.token],
@@ -148,7 +147,7 @@ export class RedisLock implements Lock {
   async extend(lease: Lease, leaseMs: number): Promise<Lease | null> {
     const ms = Math.ceil(leaseMs);
     assertPositiveMs('leaseMs', ms);
-    const reply = (await this.call('extend', () =>
+    const reply = (await this.commands.call('extend', () =>
       extendScript.run(
         this.redis,
         [this.keysOf(lease.key).leases],
@@ -160,7 +159,7 @@ export class RedisLock implements Lock {
   }
 
   async release(lease: Lease): Promise<boolean> {
-    const reply = await this.call('release', () =>
+    const reply = await this.commands.call('release', () =>
       releaseScript.run(
         this.redis,
         [this.keysOf(lease.key).leases],
@@ -172,7 +171,7 @@ export class RedisLock implements Lock {
 
   async inspect(key: string): Promise<LockInspection> {
     const keys = this.keysOf(key);
-    const [members, leaseValues] = (await this.call('inspect', () =>
+    const [members, leaseValues] = (await this.commands.call('inspect', () =>
       inspectScript.run(this.redis, [keys.fires, keys.leases], [String(this.windowMs)]),
     )) as [string[], string[]];
     const fires = members.map(parseRecord).sort((a, b) => a.fireAt - b.fireAt);
@@ -195,7 +194,7 @@ export class RedisLock implements Lock {
       'nodes' in this.redis ? this.redis.nodes('master') : [this.redis];
     const nodes = await Promise.all(
       clients.map(async (client) => {
-        const reply = (await this.call('verifyDurability', () =>
+        const reply = (await this.commands.call('verifyDurability', () =>
           client.config('GET', 'append*'),
         )) as string[];
         const config = new Map<string, string>();
@@ -226,15 +225,6 @@ export class RedisLock implements Lock {
 
   private keysOf(key: string): LockKeys {
     return lockKeys(this.prefix, key);
-  }
-
-  /** Runs one Redis call under the command timeout; any failure becomes BackendUnavailableError. */
-  private async call<T>(operation: string, run: () => Promise<T>): Promise<T> {
-    try {
-      return await withTimeout(run(), this.commandTimeoutMs, `redis ${operation}`);
-    } catch (error) {
-      throw new BackendUnavailableError('redis', operation, error);
-    }
   }
 }
 

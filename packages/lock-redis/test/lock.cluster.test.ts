@@ -1,25 +1,29 @@
 import type { LockConformanceOptions, LockFixture } from '@fleetcron/conformance';
 import { lockScenarios } from '@fleetcron/conformance';
-import type { Cluster } from 'ioredis';
+import { type RedisCluster, startRedisCluster } from '@fleetcron/testkit';
+import { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lockKeys, RedisLock } from '../src/index.js';
-import { type LocalCluster, startCluster } from './cluster.js';
 import { uniquePrefix } from './fixture.js';
 
 // A real 3-primary Redis Cluster: every script touches one slot (no CROSSSLOT), jobs spread
 // over the nodes, and the claim-semantics scenarios of the conformance suite hold there too.
-let cluster: LocalCluster;
+let cluster: RedisCluster;
 beforeAll(async () => {
-  cluster = await startCluster();
+  cluster = await startRedisCluster();
 }, 60_000);
-afterAll(() => cluster?.close());
+afterAll(() => cluster?.close()); // also disconnects every client made by clusterClient()
+
+/** A client of the test cluster, never an unhandled 'error'; disconnected by cluster.close(). */
+const clusterClient = (): Cluster =>
+  cluster.track(new Cluster([...cluster.nodes])).on('error', () => {});
 
 function clusterFixture(): LockFixture {
   const prefix = uniquePrefix();
   const clients: Cluster[] = [];
   return {
     async newLock(options = {}) {
-      const client = cluster.client();
+      const client = clusterClient();
       clients.push(client);
       return new RedisLock(client, { prefix, windowMs: options.windowMs });
     },
@@ -37,7 +41,7 @@ const options: LockConformanceOptions = {
 
 describe('redis cluster', () => {
   it('spreads jobs over the primaries, each job in one slot, odd names included', async () => {
-    const client = cluster.client();
+    const client = clusterClient();
     const prefix = uniquePrefix();
     const lock = new RedisLock(client, { prefix });
     const t = Date.now();

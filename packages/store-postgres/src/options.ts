@@ -1,11 +1,10 @@
+import { assertPositiveInteger, DEFAULT_MAX_ERROR_LENGTH, type Logger } from '@fleetcron/core';
 import {
-  assertPositiveInteger,
-  assertPositiveMs,
-  DEFAULT_MAX_ERROR_LENGTH,
-  InvalidOptionError,
-  type Logger,
-  silentLogger,
-} from '@fleetcron/core';
+  type ResolvedStatementOptions,
+  type ResolvedTableOptions,
+  resolveStatementOptions,
+  resolveTableOptions,
+} from '@fleetcron/postgres-shared';
 
 /** Options of {@link PostgresStore}. */
 export interface PostgresStoreOptions {
@@ -32,54 +31,17 @@ export interface PostgresStoreOptions {
 }
 
 /** Options after defaults and validation. */
-export interface ResolvedStoreOptions {
-  schema: string;
-  table: string;
+export interface ResolvedStoreOptions extends ResolvedTableOptions, ResolvedStatementOptions {
   maxErrorLength: number;
-  statementTimeoutMs: number;
-  preparedStatements: boolean;
-  logger: Logger;
 }
 
 /** Longest suffix appended to `table` (`_executions`, and the index names `_exec_history`). */
 const LONGEST_SUFFIX = '_exec_history'.length;
-const MAX_IDENTIFIER_BYTES = 63;
-const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
-/**
- * Throws {@link InvalidOptionError} unless `value` is a plain SQL identifier (letters, digits,
- * `_`, not starting with a digit) that stays within 63 bytes with `reserve` more characters.
- */
-export function assertIdentifier(field: string, value: unknown, reserve = 0): string {
-  if (typeof value !== 'string' || !IDENTIFIER.test(value)) {
-    throw new InvalidOptionError(
-      field,
-      `must be a plain SQL identifier (letters, digits and _, not starting with a digit), got ${JSON.stringify(value)}.`,
-    );
-  }
-  if (value.length + reserve > MAX_IDENTIFIER_BYTES) {
-    throw new InvalidOptionError(
-      field,
-      `is too long: PostgreSQL identifiers hold ${MAX_IDENTIFIER_BYTES} bytes${reserve ? `, including the ${reserve}-character suffix the adapter appends` : ''}.`,
-    );
-  }
-  return value;
-}
 
 /** Applies defaults to `options` and validates them; throws `InvalidOptionError` naming the field. */
 export function resolveStoreOptions(options: PostgresStoreOptions = {}): ResolvedStoreOptions {
-  const resolved: ResolvedStoreOptions = {
-    schema: assertIdentifier('schema', options.schema ?? 'public'),
-    table: assertIdentifier('table', options.table ?? 'fleetcron', LONGEST_SUFFIX),
-    maxErrorLength: options.maxErrorLength ?? DEFAULT_MAX_ERROR_LENGTH,
-    statementTimeoutMs: options.statementTimeoutMs ?? 5000,
-    preparedStatements: options.preparedStatements ?? false,
-    logger: options.logger ?? silentLogger,
-  };
-  assertPositiveInteger('maxErrorLength', resolved.maxErrorLength);
-  assertPositiveMs('statementTimeoutMs', resolved.statementTimeoutMs);
-  if (typeof resolved.preparedStatements !== 'boolean') {
-    throw new InvalidOptionError('preparedStatements', 'must be true or false.');
-  }
-  return resolved;
+  const tables = resolveTableOptions(options, LONGEST_SUFFIX);
+  const maxErrorLength = options.maxErrorLength ?? DEFAULT_MAX_ERROR_LENGTH;
+  assertPositiveInteger('maxErrorLength', maxErrorLength);
+  return { ...tables, maxErrorLength, ...resolveStatementOptions(options) };
 }

@@ -19,7 +19,7 @@ export function storeTables(schema: string, table: string): StoreTables {
 /**
  * The DDL `PostgresStore.migrate()` runs: idempotent `CREATE ... IF NOT EXISTS` statements, for
  * use in your own migration tool if you prefer. Times are epoch milliseconds (`bigint`). Text
- * containing U+0000 is stored escaped (see `text.ts`).
+ * containing U+0000 is stored escaped (see `encodeText` in `@fleetcron/postgres-shared`).
  */
 export function postgresStoreSchema(
   options: Pick<PostgresStoreOptions, 'schema' | 'table'> = {},

@@ -83,3 +83,17 @@ export interface JobRow {
   last_fire_at: string | null;
   last_finished_at: string | null;
 }
+
+/** The names of the store's statements. */
+export type StoreStatement = 'record' | 'history' | 'prune' | 'jobState' | 'setPaused';
+
+/** Every statement of the store on tables `t`, by name. */
+export function storeStatements(t: StoreTables): Record<StoreStatement, string> {
+  return {
+    record: recordSql(t),
+    history: historySql(t),
+    prune: pruneSql(t),
+    jobState: jobStateSql(t),
+    setPaused: setPausedSql(t),
+  };
+}

@@ -1,3 +1,3 @@
+export { assertPrefix, encodeKeyPart, type RedisClient } from '@fleetcron/redis-shared';
 export * from './keys.js';
-export type { RedisClient } from './redis-script.js';
 export * from './redis-store.js';

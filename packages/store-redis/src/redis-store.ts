@@ -1,7 +1,6 @@
 import {
   assertPositiveInteger,
   assertPositiveMs,
-  BackendUnavailableError,
   boundErrorText,
   DEFAULT_MAX_ERROR_LENGTH,
   decodeCursor,
@@ -16,7 +15,13 @@ import {
   TERMINAL_STATUSES,
 } from '@fleetcron/core';
 import {
-  assertPrefix,
+  type RedisClient,
+  RedisCommands,
+  RedisScript,
+  resolveCommandTimeoutMs,
+  resolvePrefix,
+} from '@fleetcron/redis-shared';
+import {
   indexMember,
   MAX_STARTED_AT,
   padTime,
@@ -24,7 +29,6 @@ import {
   type StoreKeys,
   storeKeys,
 } from './keys.js';
-import { guardErrorEvents, type RedisClient, RedisScript, withTimeout } from './redis-script.js';
 import { HISTORY, PRUNE, RECORD } from './scripts.js';
 
 /** Options of {@link RedisStore}. */
@@ -69,7 +73,7 @@ export class RedisStore implements Store {
   private readonly maxHistory: number;
   private readonly maxAgeMs: number | undefined;
   private readonly maxErrorLength: number;
-  private readonly commandTimeoutMs: number;
+  private readonly commands: RedisCommands;
   /** Jobs this store has added to the registry, with when. */
   private readonly registered = new Map<string, number>();
 
@@ -82,9 +86,7 @@ export class RedisStore implements Store {
     private readonly redis: RedisClient,
     options: RedisStoreOptions = {},
   ) {
-    const prefix = options.prefix ?? 'fleetcron';
-    assertPrefix(prefix);
-    this.prefix = prefix;
+    this.prefix = resolvePrefix(options.prefix);
     this.maxHistory = options.maxHistory ?? DEFAULT_MAX_HISTORY;
     assertPositiveInteger('maxHistory', this.maxHistory);
     if (options.maxAgeMs !== undefined) {
@@ -93,9 +95,8 @@ export class RedisStore implements Store {
     }
     this.maxErrorLength = options.maxErrorLength ?? DEFAULT_MAX_ERROR_LENGTH;
     assertPositiveInteger('maxErrorLength', this.maxErrorLength);
-    this.commandTimeoutMs = options.commandTimeoutMs ?? 5_000;
-    assertPositiveMs('commandTimeoutMs', this.commandTimeoutMs);
-    guardErrorEvents(redis);
+    const commandTimeoutMs = resolveCommandTimeoutMs(options.commandTimeoutMs);
+    this.commands = new RedisCommands(redis, commandTimeoutMs);
   }
 
   async record(execution: Execution): Promise<void> {
@@ -111,7 +112,7 @@ export class RedisStore implements Store {
       error: boundErrorText(execution.error, this.maxErrorLength),
     };
     const keys = this.keysOf(job);
-    await this.call('record', async () => {
+    await this.commands.call('record', async () => {
       await this.register(job);
       await recordScript.run(
         this.redis,
@@ -146,7 +147,7 @@ export class RedisStore implements Store {
       start = `(${indexMember(after.startedAt, after.id)}`;
     }
     const keys = this.keysOf(job);
-    const values = (await this.call('history', () =>
+    const values = (await this.commands.call('history', () =>
       historyScript.run(this.redis, [keys.index, keys.executions], [start, String(limit + 1)]),
     )) as string[];
     const rows = values.map((value) => JSON.parse(value.slice(16)) as Execution);
@@ -167,13 +168,13 @@ export class RedisStore implements Store {
     let removed = 0;
     let cursor = '0';
     do {
-      const [next, jobs] = await this.call('prune', () =>
+      const [next, jobs] = await this.commands.call('prune', () =>
         this.redis.sscan(registryKey(this.prefix), cursor, 'COUNT', 200),
       );
       cursor = next;
       for (const job of jobs) {
         const keys = this.keysOf(job);
-        const count = await this.call('prune', () =>
+        const count = await this.commands.call('prune', () =>
           pruneScript.run(this.redis, [keys.index, keys.executions], [bound]),
         );
         removed += Number(count);
@@ -183,14 +184,16 @@ export class RedisStore implements Store {
   }
 
   async getJobState(job: string): Promise<JobState> {
-    const [paused, lastStatus, lastFireAt, lastFinishedAt] = await this.call('getJobState', () =>
-      this.redis.hmget(
-        this.keysOf(job).state,
-        'paused',
-        'lastStatus',
-        'lastFireAt',
-        'lastFinishedAt',
-      ),
+    const [paused, lastStatus, lastFireAt, lastFinishedAt] = await this.commands.call(
+      'getJobState',
+      () =>
+        this.redis.hmget(
+          this.keysOf(job).state,
+          'paused',
+          'lastStatus',
+          'lastFireAt',
+          'lastFinishedAt',
+        ),
     );
     return {
       job,
@@ -202,7 +205,7 @@ export class RedisStore implements Store {
   }
 
   async setPaused(job: string, paused: boolean): Promise<void> {
-    await this.call('setPaused', () =>
+    await this.commands.call('setPaused', () =>
       this.redis.hset(this.keysOf(job).state, 'paused', paused ? '1' : '0'),
     );
   }
@@ -224,14 +227,5 @@ export class RedisStore implements Store {
     if (at !== undefined && now - at < REGISTRY_REFRESH_MS) return;
     await this.redis.sadd(registryKey(this.prefix), job);
     this.registered.set(job, now);
-  }
-
-  /** Runs Redis calls under the command timeout; any failure becomes BackendUnavailableError. */
-  private async call<T>(operation: string, run: () => Promise<T>): Promise<T> {
-    try {
-      return await withTimeout(run(), this.commandTimeoutMs, `redis ${operation}`);
-    } catch (error) {
-      throw new BackendUnavailableError('redis', operation, error);
-    }
   }
 }

@@ -1,17 +1,21 @@
 import { type StoreConformanceOptions, storeScenarios } from '@fleetcron/conformance';
-import type { Cluster } from 'ioredis';
+import { type RedisCluster, startRedisCluster } from '@fleetcron/testkit';
+import { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisStore, storeKeys } from '../src/index.js';
-import { type LocalCluster, startCluster } from './cluster.js';
 import { uniquePrefix } from './fixture.js';
 
 // The whole store conformance suite on a real 3-primary Redis Cluster: every script touches one
 // slot (no CROSSSLOT), the job registry lives in its own slot, prune() walks jobs on all nodes.
-let cluster: LocalCluster;
+let cluster: RedisCluster;
 beforeAll(async () => {
-  cluster = await startCluster();
+  cluster = await startRedisCluster();
 }, 60_000);
-afterAll(() => cluster?.close());
+afterAll(() => cluster?.close()); // also disconnects every client made by clusterClient()
+
+/** A client of the test cluster, never an unhandled 'error'; disconnected by cluster.close(). */
+const clusterClient = (): Cluster =>
+  cluster.track(new Cluster([...cluster.nodes])).on('error', () => {});
 
 const options: StoreConformanceOptions = {
   name: 'redis cluster',
@@ -20,7 +24,7 @@ const options: StoreConformanceOptions = {
     const clients: Cluster[] = [];
     return {
       async newStore() {
-        const client = cluster.client();
+        const client = clusterClient();
         clients.push(client);
         return new RedisStore(client, { prefix });
       },
@@ -33,7 +37,7 @@ const options: StoreConformanceOptions = {
 
 describe('redis cluster store', () => {
   it('keeps each job in one slot and prunes jobs spread over the cluster slots', async () => {
-    const client = cluster.client();
+    const client = clusterClient();
     const prefix = uniquePrefix();
     const store = new RedisStore(client, { prefix });
     const jobs = Array.from({ length: 12 }, (_, i) => `job-${i}-{x}`);

@@ -1,9 +1,9 @@
 /**
- * PostgreSQL `text` cannot hold U+0000, while fleetcron keys and owners may be any JS string.
- * A string with U+0000 (or one that starts with the marker U+FFFF, a Unicode noncharacter) is
- * stored as U+FFFF followed by the string with `\` doubled and U+0000 written as `\0`. Every
- * other string, nearly all of them, is stored unchanged. The mapping is one-to-one, so equality
- * lookups and round trips are exact.
+ * PostgreSQL `text` cannot hold U+0000, while fleetcron keys, owners, job names, ids and error
+ * text may be any JS string. A string with U+0000 (or one that starts with the marker U+FFFF, a
+ * Unicode noncharacter) is stored as U+FFFF followed by the string with `\` doubled and U+0000
+ * written as `\0`. Every other string, nearly all of them, is stored unchanged. The mapping is
+ * one-to-one, so equality lookups and round trips are exact.
  */
 
 const MARKER = '\uFFFF';

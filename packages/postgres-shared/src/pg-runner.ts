@@ -1,14 +1,7 @@
-import { createHash } from 'node:crypto';
 import { BackendUnavailableError, type Logger } from '@fleetcron/core';
 import type { Pool, PoolClient, QueryConfig, QueryResultRow } from 'pg';
-
-/** Thrown inside the runner when the operation's deadline passes; becomes the `cause`. */
-class DeadlineError extends Error {
-  constructor(what: string, ms: number) {
-    super(`${what} did not finish within ${ms} ms (statementTimeoutMs)`);
-    this.name = 'DeadlineError';
-  }
-}
+import { isConnectionError } from './connection-error.js';
+import { DeadlineError } from './deadline-error.js';
 
 /** Options of one {@link PgRunner.query}. */
 export interface RunOptions {
@@ -20,29 +13,10 @@ export interface RunOptions {
    */
   retry?: boolean;
   /**
-   * Name of a prepared statement (see {@link preparedName}): pg prepares it once per connection
+   * Name of a prepared statement (see `preparedName`): pg prepares it once per connection
    * and reuses its plan. Omitted: an unnamed statement, planned on every execution.
    */
   name?: string;
-}
-
-/**
- * A prepared-statement name unique to `text` (pg refuses one name for two texts on a
- * connection, and two adapters on one pool may use different schemas).
- */
-export function preparedName(operation: string, text: string): string {
-  return `fleetcron_${operation}_${createHash('sha256').update(text).digest('hex').slice(0, 16)}`;
-}
-
-const SQLSTATE = /^[0-9A-Z]{5}$/;
-
-/** True for errors of the connection rather than of the statement: worth one more try. */
-export function isConnectionError(error: unknown): boolean {
-  if (error instanceof DeadlineError) return false;
-  if (error instanceof Error && error.message === 'Query read timeout') return false;
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code !== 'string' || !SQLSTATE.test(code)) return true; // socket errors, terminated
-  return code.startsWith('08') || code.startsWith('40') || /^57P0[123]$/.test(code);
 }
 
 /**

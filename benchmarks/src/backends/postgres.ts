@@ -29,7 +29,7 @@ const urlOf = (connection: Connection): string => {
 const literal = (text: string): string => `'${text.replaceAll("'", "''")}'`;
 
 /**
- * PostgreSQL: `PostgresLock` (one CTE statement per claim) against the floor `INSERT … ON
+ * PostgreSQL: `PostgresLock` (one call of its claim function per claim) against the floor `INSERT … ON
  * CONFLICT DO NOTHING RETURNING` (+ owner-checked `DELETE` as release) and the peer
  * `pg_try_advisory_xact_lock` inside `BEGIN; …; COMMIT` sent as one simple-protocol round trip.
  */

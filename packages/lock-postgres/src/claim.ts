@@ -6,112 +6,136 @@ import type { LockTables } from './schema.js';
 export const NOW_MS = 'floor(extract(epoch FROM now()) * 1000)::bigint';
 
 /**
- * The claim statement: one round trip, one implicit transaction.
+ * The claim function `migrate()` creates (`<schema>.<table>_claim`), called by {@link claimSql}.
+ * PL/pgSQL caches the plans of its statements per connection on its own, so a claim is planned
+ * once per connection with no session state the client must manage (transaction poolers work).
  *
- * Parameters: $1 key, $2 fireAt, $3 owner, $4 leaseMs, $5 exclusive, $6 windowMs.
+ * Parameters: key, fireAt, owner, leaseMs, exclusive, windowMs. Returns one {@link ClaimRow}.
+ * All times are judged by `v_now`, the database's `now()` (the start of the claim's transaction),
+ * taken once.
  *
- * How it stays race-free in READ COMMITTED, where every CTE reads one snapshot taken when the
- * statement started:
+ * Why it is race-free in READ COMMITTED: inside a function every statement takes a fresh
+ * snapshot.
  *
- * 1. `rec` looks for the fire's claim record in the snapshot. A record never changes once
- *    written, so when it is there the answer (lost, or a replay for the same owner) is final
- *    and nothing is written.
- * 2. When it is not there, the snapshot may be out of date: another claim of this fire may have
- *    committed since it was taken. `bump` therefore upserts the key's row (`INSERT ... ON
- *    CONFLICT DO UPDATE`), which locks it and serialises every new claim of the key. The update
- *    only happens `WHERE claim_seq` still equals the value in this statement's snapshot: every
- *    new claim increments `claim_seq` in the same transaction that writes its claim record, so
- *    an unchanged `claim_seq` proves that no claim of the key committed after the snapshot, and
- *    the snapshot's "no record" is true. If it changed, nothing is written and the statement
- *    answers `retry`; the client runs it again with a fresh snapshot (a few ms, only when
- *    claims of one key race).
- * 3. Under that lock, the busy check, the token increment and the new exclusive lease are
- *    computed from the locked, current row (the values `DO UPDATE` sees are the latest
- *    committed ones, not the snapshot's), so two claims can never both see the exclusive
- *    slot free, and tokens strictly increase.
- * 4. `record` writes the claim record and `per_fire` the per-fire lease (exclusive: false).
- * 5. `gc_claims` / `gc_leases` delete this key's records past `fireAt + windowMs` and its
- *    expired per-fire leases (`SKIP LOCKED`: a claim never waits for another's clean-up).
+ * 1. Fast path: read the fire's claim record. A record never changes once written, so when it
+ *    is there the answer (lost, or a replay for the same owner) is final; nothing is locked or
+ *    written.
+ * 2. No record: lock the key's row in `_keys` (`SELECT ... FOR UPDATE`, inserting the row first
+ *    when the key is new). That lock serialises every new claim of the key.
+ * 3. Read the claim record again: this statement's snapshot is taken after the lock was granted,
+ *    so a concurrent claim of the same fire that held the lock before us has committed and is
+ *    visible. If it is there, answer as in 1 (no client-side re-run).
+ * 4. Still none: decide from the locked, current row: busy (exclusive and a live exclusive
+ *    lease), else token = last_token + 1 and the lease (the key's exclusive slot, or a per-fire
+ *    row in `_leases`). Write the key row (bumping `claim_seq`, which older clients' single
+ *    statement relies on), the claim record and the lease.
+ * 5. Delete this key's claim records past `fireAt + windowMs` and its expired per-fire leases
+ *    (only claims holding the key's lock do this, so clean-ups never wait on each other).
  */
-export function claimSql(t: LockTables): string {
-  const now = NOW_MS;
-  return `WITH s AS (
-  SELECT ${now} AS now_ms, k.claim_seq, k.x_fire_at, k.x_owner, k.x_token, k.x_expires_at,
-         c.owner AS rec_owner, c.outcome AS rec_outcome, c.token AS rec_token,
-         CASE
-           WHEN $2::bigint < ${now} - $6::bigint THEN 'stale'
-           WHEN c.owner IS NOT NULL THEN 'existing'
-           WHEN $2::bigint > ${now} + $6::bigint THEN 'early'
-           ELSE 'new'
-         END AS step
-  FROM (VALUES (1)) AS one (x)
-  LEFT JOIN ${t.keys} k ON k.key = $1::text
-  LEFT JOIN ${t.claims} c ON c.key = $1::text AND c.fire_at = $2::bigint
-),
-bump AS (
-  INSERT INTO ${t.keys} AS k (key, claim_seq, last_token, x_fire_at, x_owner, x_token, x_expires_at)
-  SELECT $1::text, 1, 1,
-         CASE WHEN $5::boolean THEN $2::bigint END,
-         CASE WHEN $5::boolean THEN $3::text END,
-         CASE WHEN $5::boolean THEN 1 END,
-         CASE WHEN $5::boolean THEN ${now} + $4::bigint END
-  FROM s WHERE s.step = 'new'
-  ON CONFLICT (key) DO UPDATE SET
-    (claim_seq, last_token, x_fire_at, x_owner, x_token, x_expires_at) = (
-      SELECT k.claim_seq + 1,
-             k.last_token + CASE WHEN d.busy THEN 0 ELSE 1 END,
-             CASE WHEN d.take THEN $2::bigint ELSE k.x_fire_at END,
-             CASE WHEN d.take THEN $3::text ELSE k.x_owner END,
-             CASE WHEN d.take THEN k.last_token + 1 ELSE k.x_token END,
-             CASE WHEN d.take THEN ${now} + $4::bigint ELSE k.x_expires_at END
-      FROM (SELECT $5::boolean AND coalesce(k.x_expires_at > ${now}, false) AS busy,
-                   $5::boolean AND NOT coalesce(k.x_expires_at > ${now}, false) AS take) d
-    )
-  WHERE k.claim_seq = (SELECT claim_seq FROM s)
-  RETURNING k.last_token AS token,
-            NOT $5::boolean OR (k.x_fire_at = $2::bigint AND k.x_token = k.last_token) AS won
-),
-record AS (
-  INSERT INTO ${t.claims} (key, fire_at, owner, outcome, token)
-  SELECT $1::text, $2::bigint, $3::text,
-         CASE WHEN b.won THEN 'won' ELSE 'busy' END, CASE WHEN b.won THEN b.token END
-  FROM bump b
-  ON CONFLICT (key, fire_at) DO NOTHING
-  RETURNING 1
-),
-per_fire AS (
-  INSERT INTO ${t.leases} (key, fire_at, owner, token, expires_at)
-  SELECT $1::text, $2::bigint, $3::text, b.token, ${now} + $4::bigint
-  FROM bump b WHERE NOT $5::boolean
-  ON CONFLICT (key, fire_at) DO UPDATE
-    SET owner = excluded.owner, token = excluded.token, expires_at = excluded.expires_at
-  RETURNING 1
-),
-gc_claims AS (
-  DELETE FROM ${t.claims} c USING bump
-  WHERE c.key = $1::text AND c.fire_at < ${now} - $6::bigint
-  RETURNING 1
-),
-gc_leases AS (
-  DELETE FROM ${t.leases} l USING bump
-  WHERE l.key = $1::text AND l.expires_at <= ${now}
-  RETURNING 1
-)
-SELECT s.step, s.now_ms, s.rec_owner, s.rec_outcome, s.rec_token,
-       b.won, b.token AS new_token, (SELECT count(*) FROM record) AS recorded,
-       coalesce(x.x_fire_at, l.fire_at) AS live_fire_at,
-       coalesce(x.x_owner, l.owner) AS live_owner,
-       coalesce(x.x_token, l.token) AS live_token,
-       coalesce(x.x_expires_at, l.expires_at) AS live_expires_at,
-       x.x_token IS NOT NULL AS live_exclusive
-FROM s
-LEFT JOIN bump b ON true
-LEFT JOIN s x ON x.x_token = s.rec_token AND x.x_expires_at > s.now_ms
-LEFT JOIN ${t.leases} l ON x.x_token IS NULL AND l.key = $1::text AND l.fire_at = $2::bigint
-  AND l.token = s.rec_token AND l.expires_at > s.now_ms`;
+export function claimFunctionSql(t: LockTables): string {
+  return `CREATE OR REPLACE FUNCTION ${t.claim}(
+  p_key text, p_fire_at bigint, p_owner text, p_lease_ms bigint, p_exclusive boolean, p_window_ms bigint
+) RETURNS TABLE (
+  step text, now_ms bigint, rec_owner text, rec_outcome text, rec_token bigint,
+  won boolean, new_token bigint, recorded bigint,
+  live_fire_at bigint, live_owner text, live_token bigint, live_expires_at bigint, live_exclusive boolean
+) LANGUAGE plpgsql VOLATILE AS $fleetcron$
+DECLARE
+  v_now bigint := ${NOW_MS};
+  v_rec record;
+  v_last bigint;
+  v_x_expires bigint;
+  v_token bigint;
+BEGIN
+  now_ms := v_now;
+  recorded := 0;
+  IF p_fire_at < v_now - p_window_ms THEN
+    step := 'stale';
+    RETURN NEXT;
+    RETURN;
+  END IF;
+  SELECT c.owner, c.outcome, c.token INTO v_rec
+    FROM ${t.claims} c WHERE c.key = p_key AND c.fire_at = p_fire_at;
+  IF NOT FOUND THEN
+    IF p_fire_at > v_now + p_window_ms THEN
+      step := 'early';
+      RETURN NEXT;
+      RETURN;
+    END IF;
+    SELECT k.last_token, k.x_expires_at INTO v_last, v_x_expires
+      FROM ${t.keys} k WHERE k.key = p_key FOR UPDATE;
+    IF NOT FOUND THEN
+      INSERT INTO ${t.keys} AS k (key, claim_seq, last_token) VALUES (p_key, 0, 0)
+        ON CONFLICT (key) DO NOTHING;
+      SELECT k.last_token, k.x_expires_at INTO STRICT v_last, v_x_expires
+        FROM ${t.keys} k WHERE k.key = p_key FOR UPDATE;
+    END IF;
+    SELECT c.owner, c.outcome, c.token INTO v_rec
+      FROM ${t.claims} c WHERE c.key = p_key AND c.fire_at = p_fire_at;
+    IF NOT FOUND THEN
+      step := 'new';
+      IF p_exclusive AND coalesce(v_x_expires > v_now, false) THEN
+        UPDATE ${t.keys} k SET claim_seq = k.claim_seq + 1 WHERE k.key = p_key;
+        INSERT INTO ${t.claims} (key, fire_at, owner, outcome, token)
+          VALUES (p_key, p_fire_at, p_owner, 'busy', NULL);
+        won := false;
+      ELSE
+        v_token := v_last + 1;
+        IF p_exclusive THEN
+          UPDATE ${t.keys} k SET claim_seq = k.claim_seq + 1, last_token = v_token,
+            x_fire_at = p_fire_at, x_owner = p_owner, x_token = v_token,
+            x_expires_at = v_now + p_lease_ms
+          WHERE k.key = p_key;
+        ELSE
+          UPDATE ${t.keys} k SET claim_seq = k.claim_seq + 1, last_token = v_token
+          WHERE k.key = p_key;
+          INSERT INTO ${t.leases} AS l (key, fire_at, owner, token, expires_at)
+            VALUES (p_key, p_fire_at, p_owner, v_token, v_now + p_lease_ms)
+            ON CONFLICT (key, fire_at) DO UPDATE
+              SET owner = excluded.owner, token = excluded.token, expires_at = excluded.expires_at;
+        END IF;
+        INSERT INTO ${t.claims} (key, fire_at, owner, outcome, token)
+          VALUES (p_key, p_fire_at, p_owner, 'won', v_token);
+        won := true;
+        new_token := v_token;
+      END IF;
+      recorded := 1;
+      DELETE FROM ${t.claims} c WHERE c.key = p_key AND c.fire_at < v_now - p_window_ms;
+      DELETE FROM ${t.leases} l WHERE l.key = p_key AND l.expires_at <= v_now;
+      RETURN NEXT;
+      RETURN;
+    END IF;
+  END IF;
+  step := 'existing';
+  rec_owner := v_rec.owner;
+  rec_outcome := v_rec.outcome;
+  rec_token := v_rec.token;
+  IF v_rec.outcome = 'won' AND v_rec.owner = p_owner THEN
+    SELECT k.x_fire_at, k.x_owner, k.x_token, k.x_expires_at, true
+      INTO live_fire_at, live_owner, live_token, live_expires_at, live_exclusive
+      FROM ${t.keys} k WHERE k.key = p_key AND k.x_token = v_rec.token AND k.x_expires_at > v_now;
+    IF NOT FOUND THEN
+      SELECT l.fire_at, l.owner, l.token, l.expires_at, false
+        INTO live_fire_at, live_owner, live_token, live_expires_at, live_exclusive
+        FROM ${t.leases} l WHERE l.key = p_key AND l.fire_at = p_fire_at
+          AND l.token = v_rec.token AND l.expires_at > v_now;
+    END IF;
+  END IF;
+  RETURN NEXT;
+END
+$fleetcron$`;
 }
 
-/** The row the claim statement returns (bigints arrive as strings). */
+/**
+ * The claim statement: one call of the claim function (see {@link claimFunctionSql}), one round
+ * trip, one implicit transaction. Parameters: $1 key, $2 fireAt, $3 owner, $4 leaseMs,
+ * $5 exclusive, $6 windowMs.
+ */
+export function claimSql(t: LockTables): string {
+  return `SELECT * FROM ${t.claim}($1::text, $2::bigint, $3::text, $4::bigint, $5::boolean, $6::bigint)`;
+}
+
+/** The row the claim function returns (bigints arrive as strings). */
 export interface ClaimRow {
   step: 'existing' | 'stale' | 'early' | 'new';
   now_ms: string;
@@ -128,15 +152,12 @@ export interface ClaimRow {
   live_exclusive: boolean | null;
 }
 
-/**
- * Turns the statement's row into the contract's answer, or `retry` when the statement's snapshot
- * was out of date (see {@link claimSql}).
- */
+/** Turns the claim function's row into the contract's answer. */
 export function claimResult(
   request: ClaimRequest,
   storedOwner: string,
   row: ClaimRow,
-): ClaimResult | 'retry' {
+): ClaimResult {
   const { key, fireAt } = request;
   switch (row.step) {
     case 'stale':
@@ -159,12 +180,9 @@ export function claimResult(
       };
     }
     case 'new': {
-      if (row.won === null) return 'retry';
-      if (row.recorded !== '1') {
-        // Impossible while rows of the keys table are never deleted (see postgresLockSchema).
-        throw new Error(
-          `claim of ${JSON.stringify(key)} at ${fireAt}: claim record already existed after the key row proved the snapshot current; were rows deleted from the keys table?`,
-        );
+      if (row.won === null || row.recorded !== '1') {
+        // Impossible: the function writes the record whenever it answers 'new'.
+        throw new Error(`claim of ${JSON.stringify(key)} at ${fireAt}: no claim record written`);
       }
       if (!row.won) return { status: 'busy', key, fireAt };
       return {

@@ -25,9 +25,6 @@ import {
   lockStatements,
 } from './statements.js';
 
-/** How often one claim re-runs after finding its snapshot out of date, at most. */
-const MAX_CLAIM_ATTEMPTS = 100;
-
 /**
  * What {@link PostgresLock} declares: millisecond leases, judged by the database's `now()`;
  * durable, since claim records, leases and token counters are committed rows.
@@ -40,10 +37,11 @@ export const POSTGRES_LOCK_CAPABILITIES: Readonly<LockCapabilities> = Object.fre
 });
 
 /**
- * A {@link Lock} on PostgreSQL. Each claim is one SQL statement (CTEs) in its own implicit
- * transaction, judged by the database's `now()`: it atomically writes the fire's claim record,
- * the key's fencing-token counter and the lease. No session state, no advisory locks, no named
- * prepared statements: it works through transaction-mode poolers.
+ * A {@link Lock} on PostgreSQL. Each claim is one call of a PL/pgSQL function (created by
+ * `migrate()`) in its own implicit transaction, judged by the database's `now()`: it atomically
+ * writes the fire's claim record, the key's fencing-token counter and the lease. No session
+ * state the client relies on, no named prepared statements by default: it works through
+ * transaction-mode poolers.
  *
  * Takes a `pg.Pool` you own (never closes it). Run {@link PostgresLock.migrate} once (or apply
  * {@link postgresLockSchema} with your migration tool) before claiming.
@@ -65,8 +63,8 @@ export class PostgresLock implements Lock {
   }
 
   /**
-   * Creates the schema and tables when missing (idempotent; safe to run from every instance at
-   * start-up). Throws `BackendUnavailableError` when the database cannot be reached.
+   * Creates the schema and tables when missing and (re)creates the claim function (idempotent;
+   * safe to run from every instance at start-up: concurrent runs queue on an advisory lock). Throws `BackendUnavailableError` when the database cannot be reached.
    */
   async migrate(): Promise<void> {
     await this.statements.migrate(postgresLockSchema(this.options));
@@ -83,24 +81,11 @@ export class PostgresLock implements Lock {
       request.exclusive,
       this.windowMs,
     ];
-    const deadline = this.statements.deadline();
-    for (let attempt = 1; attempt <= MAX_CLAIM_ATTEMPTS; attempt++) {
-      // A claim is safe to repeat: the same owner gets a replay of what the first one did.
-      const [row] = await this.statements.run<ClaimRow>('claim', 'claim', values, {
-        deadline,
-        retry: true,
-      });
-      if (!row)
-        throw new BackendUnavailableError(this.backend, 'claim', new Error('no result row'));
-      const result = claimResult(request, owner, row);
-      if (result !== 'retry') return result;
-      if (Date.now() >= deadline) break;
-    }
-    throw new BackendUnavailableError(
-      this.backend,
-      'claim',
-      new Error(`claims of ${JSON.stringify(request.key)} kept racing; gave up`),
-    );
+    // One round trip: the claim function locks, re-reads and decides on the server, so a claim
+    // never runs twice. Safe to repeat after a broken connection: the same owner gets a replay.
+    const [row] = await this.statements.run<ClaimRow>('claim', 'claim', values, { retry: true });
+    if (!row) throw new BackendUnavailableError(this.backend, 'claim', new Error('no result row'));
+    return claimResult(request, owner, row);
   }
 
   async extend(lease: Lease, leaseMs: number): Promise<Lease | null> {

@@ -1,6 +1,7 @@
+import { claimFunctionSql } from './claim.js';
 import { type PostgresLockOptions, resolveLockOptions } from './options.js';
 
-/** Quoted, schema-qualified names of the lock's three tables. */
+/** Quoted, schema-qualified names of the lock's three tables and its claim function. */
 export interface LockTables {
   /** One row per key: fencing-token counter, claim sequence and the exclusive lease. */
   keys: string;
@@ -8,17 +9,22 @@ export interface LockTables {
   claims: string;
   /** One row per live per-fire lease (claims with `exclusive: false`). */
   leases: string;
+  /** The PL/pgSQL function that performs a claim (see `claimFunctionSql`). */
+  claim: string;
 }
 
 /** The quoted table names for a validated `schema` and `table` prefix. */
 export function lockTables(schema: string, table: string): LockTables {
   const q = (suffix: string) => `"${schema}"."${table}_${suffix}"`;
-  return { keys: q('keys'), claims: q('claims'), leases: q('leases') };
+  return { keys: q('keys'), claims: q('claims'), leases: q('leases'), claim: q('claim') };
 }
 
 /**
- * The DDL `PostgresLock.migrate()` runs: idempotent `CREATE ... IF NOT EXISTS` statements, for
- * use in your own migration tool if you prefer. Times are epoch milliseconds (`bigint`), judged
+ * The DDL `PostgresLock.migrate()` runs: idempotent `CREATE ... IF NOT EXISTS` statements and
+ * `CREATE OR REPLACE FUNCTION` for the claim function, for use in your own migration tool if you
+ * prefer. Run as one transaction (as `migrate()` does), the leading transaction-scoped advisory
+ * lock makes concurrent runs queue instead of failing on the catalog ("tuple concurrently
+ * updated"). Times are epoch milliseconds (`bigint`), judged
  * against the database's `now()`. Keys and owners containing U+0000 are stored escaped (see
  * `encodeText` in `@fleetcron/postgres-shared`).
  *
@@ -31,9 +37,10 @@ export function postgresLockSchema(
   const { schema, table } = resolveLockOptions(options);
   const t = lockTables(schema, table);
   const createSchema = schema === 'public' ? '' : `CREATE SCHEMA IF NOT EXISTS "${schema}";\n`;
-  return `${createSchema}CREATE TABLE IF NOT EXISTS ${t.keys} (
+  const serialise = `SELECT pg_advisory_xact_lock(hashtext('fleetcron-lock:${schema}.${table}')); -- concurrent migrations queue\n`;
+  return `${serialise}${createSchema}CREATE TABLE IF NOT EXISTS ${t.keys} (
   key          text COLLATE "C" PRIMARY KEY,
-  claim_seq    bigint NOT NULL, -- +1 on every new claim of the key: proves a claim's snapshot current
+  claim_seq    bigint NOT NULL, -- +1 on every claim record written (kept for older clients' snapshot check)
   last_token   bigint NOT NULL, -- fencing-token counter: never reset, never decreases
   x_fire_at    bigint,          -- the exclusive lease (NULL when released)
   x_owner      text,
@@ -56,5 +63,6 @@ CREATE TABLE IF NOT EXISTS ${t.leases} (
   expires_at bigint NOT NULL,
   PRIMARY KEY (key, fire_at)
 );
+${claimFunctionSql(t)};
 `;
 }

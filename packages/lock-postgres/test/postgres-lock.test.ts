@@ -75,6 +75,8 @@ describe('PostgresLock options', () => {
       expect(sql).toContain(`CREATE TABLE IF NOT EXISTS "jobs"."${table}"`);
     }
     expect(postgresLockSchema()).not.toContain('CREATE SCHEMA');
+    expect(sql).toContain('CREATE OR REPLACE FUNCTION "jobs"."cron_claim"(');
+    expect(sql).toContain('pg_advisory_xact_lock');
   });
 });
 
@@ -102,6 +104,49 @@ describe('PostgresLock on PostgreSQL', () => {
         await Promise.all(pools.map((p) => p.end()));
       }
     } finally {
+      await fixture.close();
+    }
+  });
+
+  it('a claim that waited for the key lock answers from the winner committed meanwhile', async () => {
+    const fixture = await create();
+    const holder = await fixture.admin.connect();
+    try {
+      const lock = await fixture.newLock();
+      const fireAt = Date.now();
+      const fn = `"${fixture.schema}"."fleetcron_claim"`;
+      // Claim through the function in an open transaction: it holds the key's row lock.
+      await holder.query('BEGIN');
+      const { rows } = await holder.query<{ step: string; won: boolean }>(
+        `SELECT step, won FROM ${fn}($1, $2, $3, $4, $5, $6)`,
+        ['w', fireAt, 'winner', 20_000, true, 300_000],
+      );
+      expect(rows[0]).toEqual({ step: 'new', won: true });
+      const waiting = lock.claim({
+        key: 'w',
+        fireAt,
+        owner: 'late',
+        leaseMs: 20_000,
+        exclusive: true,
+      });
+      // Commit only once the late claim is blocked on the row lock (poll, with a deadline).
+      const deadline = Date.now() + 20_000;
+      for (;;) {
+        const blocked = await fixture.admin.query<{ n: string }>(
+          `SELECT count(*) AS n FROM pg_stat_activity
+           WHERE wait_event_type = 'Lock' AND query LIKE '%fleetcron_claim%' AND pid <> $1`,
+          [(holder as unknown as { processID: number }).processID],
+        );
+        if (blocked.rows[0]?.n === '1') break;
+        if (Date.now() > deadline) throw new Error('the late claim never waited for the lock');
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      await holder.query('COMMIT');
+      expect(await waiting).toEqual({ status: 'lost', key: 'w', fireAt, reason: 'claimed' });
+      const seen = await lock.inspect('w');
+      expect(seen.fires).toEqual([{ fireAt, owner: 'winner', outcome: 'won', token: 1 }]);
+    } finally {
+      holder.release();
       await fixture.close();
     }
   });

@@ -1,6 +1,7 @@
 export * from './errors.js';
 export * from './etcd.js';
 export * from './isolation.js';
+export * from './pgbouncer.js';
 export * from './postgres.js';
 export type * from './provided-context.js';
 export * from './redis.js';

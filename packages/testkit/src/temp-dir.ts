@@ -23,7 +23,15 @@ import {
 const PREFIX = 'fleetcron-testkit-';
 const OWNER_FILE = 'testkit-owner.json';
 /** Executables the reaper may kill: only server processes the testkit starts. */
-const SERVER_EXES = new Set(['postgres', 'postmaster', 'redis-server', 'etcd', 'perl', 'setpriv']);
+const SERVER_EXES = new Set([
+  'postgres',
+  'postmaster',
+  'redis-server',
+  'etcd',
+  'pgbouncer',
+  'perl',
+  'setpriv',
+]);
 
 interface OwnerRecord {
   ownerPid: number;

@@ -4,49 +4,28 @@ import {
   type ClaimResult,
   every,
   FakeClock,
-  type Lease,
-  type Lock,
-  type LockInspection,
   MemoryLock,
   Scheduler,
 } from '../../src/index.js';
+import { FlakyLock } from './helpers.js';
 
 /** A lock whose claims answer only when the test says so, counting how many are in flight. */
-class GatedLock implements Lock {
+class GatedLock extends FlakyLock {
   inFlight = 0;
   maxInFlight = 0;
   sent = 0;
   private readonly gates: Array<() => void> = [];
-  constructor(private readonly inner: MemoryLock) {}
-  get backend() {
-    return this.inner.backend;
-  }
-  get capabilities() {
-    return this.inner.capabilities;
-  }
-  get windowMs() {
-    return this.inner.windowMs;
-  }
-  async claim(request: ClaimRequest): Promise<ClaimResult> {
+  override async claim(request: ClaimRequest): Promise<ClaimResult> {
     this.sent++;
     this.inFlight++;
     this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
     await new Promise<void>((resolve) => this.gates.push(resolve));
     this.inFlight--;
-    return this.inner.claim(request);
+    return super.claim(request);
   }
   /** Answers every claim sent so far. */
   openAll(): void {
     for (const open of this.gates.splice(0)) open();
-  }
-  extend(lease: Lease, leaseMs: number): Promise<Lease | null> {
-    return this.inner.extend(lease, leaseMs);
-  }
-  release(lease: Lease): Promise<boolean> {
-    return this.inner.release(lease);
-  }
-  inspect(key: string): Promise<LockInspection> {
-    return this.inner.inspect(key);
   }
 }
 

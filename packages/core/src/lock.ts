@@ -24,6 +24,14 @@ export interface ClaimRequest {
    * leases of other fires of the same job.
    */
   exclusive: boolean;
+  /**
+   * Aborted when the caller gives up on this claim (its local deadline passed, fail closed).
+   * Once it is aborted the adapter must not send, send from a client-side queue, or re-send
+   * the claim (pg pool queue, ioredis offline queue and re-sends, etcd retries): it rejects with
+   * `BackendUnavailableError` instead. A claim already on the wire cannot be called back; its
+   * late win is handed back with {@link Lock.withdraw}.
+   */
+  signal?: AbortSignal;
 }
 
 /** A granted lease: proof that `owner` holds fire `fireAt` of `key` until `expiresAt`. */
@@ -118,6 +126,15 @@ export interface Lock {
    * under another token. Resolves `true` when the lease was still held and is now released.
    */
   release(lease: Lease): Promise<boolean>;
+  /**
+   * Hands back a won claim that its owner will never run (the scheduler gave up on the claim
+   * before its answer came, or its lease expired before the job could start): removes the lease
+   * and the fire's claim record if the record still holds `lease.token`, so another instance can
+   * still claim the fire inside its window. Never touches a record or lease of another token.
+   * Resolves `true` when the claim was withdrawn. Optional: without it the scheduler releases
+   * the lease and the fire stays claimed (it does not run).
+   */
+  withdraw?(lease: Lease): Promise<boolean>;
   /** Reads what the backend holds for `key`. */
   inspect(key: string): Promise<LockInspection>;
   /**

@@ -105,6 +105,16 @@ export class MemoryLock implements Lock {
     return current.expiresAt > this.clock.now();
   }
 
+  async withdraw(lease: Lease): Promise<boolean> {
+    const state = this.keys.get(lease.key);
+    const record = state?.fires.get(lease.fireAt);
+    if (!state || !record || record.outcome !== 'won' || record.token !== lease.token) return false;
+    state.fires.delete(lease.fireAt);
+    const slot = slotOf(lease);
+    if (state.leases.get(slot)?.token === lease.token) state.leases.delete(slot);
+    return true;
+  }
+
   async inspect(key: string): Promise<LockInspection> {
     const state = this.keys.get(key);
     if (!state) return { leases: [], newestFireAt: null, fires: [] };

@@ -3,7 +3,15 @@ import { InvalidOptionError } from './errors.js';
 /** The Store contract: execution history and fleet-wide job state. */
 
 /** Status of one execution. */
-export type RunStatus = 'running' | 'succeeded' | 'failed' | 'timed_out' | 'skipped' | 'lease_lost';
+export type RunStatus =
+  | 'running'
+  | 'succeeded'
+  | 'failed'
+  | 'timed_out'
+  | 'skipped'
+  | 'lease_lost'
+  /** Still running at `stop()`'s drain deadline: its signal was aborted by the scheduler. */
+  | 'aborted';
 
 /** Statuses that end an execution. */
 export const TERMINAL_STATUSES: readonly RunStatus[] = [
@@ -12,6 +20,7 @@ export const TERMINAL_STATUSES: readonly RunStatus[] = [
   'timed_out',
   'skipped',
   'lease_lost',
+  'aborted',
 ];
 
 /** Default bound on stored error text, in characters. */

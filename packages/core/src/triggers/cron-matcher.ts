@@ -1,4 +1,9 @@
 import { type CronExpression, CronExpressionParser } from 'cron-parser';
+import {
+  assertNoBeforeLastInDayOfWeek,
+  type DayOfMonthRule,
+  dayOfMonthRule,
+} from './day-of-month.js';
 import type { WallClockMatcher } from './dst.js';
 
 /**
@@ -22,10 +27,12 @@ const NICKNAMES: Record<string, string> = {
   '@hourly': '0 * * * *',
 };
 
-/** `nW` (nearest weekday to day n) or `LW` (last weekday), which cron-parser does not support. */
-const WEEKDAY_FIELD = /^(L|[1-9]|[12]\d|3[01])W$/i;
-/** Bound on day skips while searching a `W` match (each skip moves to a later day or month). */
-const MAX_W_SKIPS = 500;
+/** Bound on day skips while searching a day-rule match (each skip moves to a later day or month). */
+const MAX_DAY_SKIPS = 500;
+/** Names of the six normalised fields, for messages. */
+const FIELD_NAMES = ['second', 'minute', 'hour', 'day-of-month', 'month', 'day-of-week'] as const;
+/** `?` ("no specific value") means something only in the two day fields. */
+const QUESTION_MARK_FIELDS = new Set([3, 5]);
 
 /**
  * Turns a user's expression into six fields (seconds first), or throws an Error saying why.
@@ -46,10 +53,19 @@ export function normalizeCron(expression: string): string[] {
     }
     return ['0', ...expanded.split(' ')];
   }
-  const fields = text.split(/\s+/);
-  if (fields.length === 5) return ['0', ...fields];
-  if (fields.length === 6) return fields;
-  throw new Error(`expected 5 or 6 fields, got ${text === '' ? 0 : fields.length}`);
+  const given = text.split(/\s+/);
+  let fields: string[];
+  if (given.length === 5) fields = ['0', ...given];
+  else if (given.length === 6) fields = given;
+  else throw new Error(`expected 5 or 6 fields, got ${text === '' ? 0 : given.length}`);
+  fields.forEach((field, index) => {
+    if (field.includes('?') && !QUESTION_MARK_FIELDS.has(index)) {
+      throw new Error(
+        `? is only allowed in the day-of-month and day-of-week fields, found in the ${FIELD_NAMES[index]} field (${field}); use * there`,
+      );
+    }
+  });
+  return fields;
 }
 
 function parse(fields: readonly string[]): CronExpression {
@@ -71,36 +87,25 @@ function nextOf(expr: CronExpression, wall: number): number | null {
   }
 }
 
-/** Day (1-31) of the weekday nearest to day `n` (or the last day) of the month, inside that month. */
-function nearestWeekday(year: number, month: number, n: 'L' | number): number | null {
-  const last = new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
-  const day = n === 'L' ? last : n;
-  if (day > last) return null;
-  const dow = new Date(Date.UTC(year, month, day)).getUTCDay();
-  if (dow === 6) return day === 1 ? 3 : day - 1;
-  if (dow === 0) return day === last ? day - 2 : day + 1;
-  return day;
-}
-
 /**
- * `nW`/`LW`: cron-parser matches the time fields and the month with a free day, and this filter
- * keeps the day if it is the nearest weekday, or (both day fields restricted, cron's OR rule)
- * if the day-of-week field matches it.
+ * `nW`/`LW`/`L-n`: cron-parser matches the time fields and the month with a free day, and this
+ * filter keeps the day if it is the one the rule names, or (both day fields restricted, cron's
+ * OR rule) if the day-of-week field matches it.
  */
-function weekdayMatcher(fields: readonly string[], w: 'L' | number): WallClockMatcher {
+function dayRuleMatcher(fields: readonly string[], rule: DayOfMonthRule): WallClockMatcher {
   const [second = '0', minute = '*', hour = '*', , month = '*', dow = '*'] = fields;
   const times = parse([second, minute, hour, '*', month, '*']);
   const days = dow === '*' || dow === '?' ? null : parse(['0', '0', '0', '*', '*', dow]);
   return (wall) => {
     let from = wall;
-    for (let skip = 0; skip < MAX_W_SKIPS; skip++) {
+    for (let skip = 0; skip < MAX_DAY_SKIPS; skip++) {
       const hit = nextOf(times, from);
       if (hit === null) return null;
       const date = new Date(hit);
       const y = date.getUTCFullYear();
       const m = date.getUTCMonth();
       const d = date.getUTCDate();
-      const target = nearestWeekday(y, m, w);
+      const target = rule(y, m);
       if (d === target || days?.includesDate(new Date(Date.UTC(y, m, d)))) return hit;
       // Skip to the next candidate day: the next day (OR rule), the target later this month,
       // or the next month.
@@ -113,13 +118,10 @@ function weekdayMatcher(fields: readonly string[], w: 'L' | number): WallClockMa
 
 /** Compiles six normalised fields. Throws cron-parser's Error for a bad expression. */
 export function compileCron(fields: readonly string[]): CompiledCron {
-  const dom = fields[3] ?? '*';
-  const w = WEEKDAY_FIELD.exec(dom);
-  const expr = parse(w ? [...fields.slice(0, 3), '*', ...fields.slice(4)] : fields);
+  assertNoBeforeLastInDayOfWeek(fields[5] ?? '*');
+  const rule = dayOfMonthRule(fields[3] ?? '*');
+  const expr = parse(rule ? [...fields.slice(0, 3), '*', ...fields.slice(4)] : fields);
   const hourRestricted = expr.fields.hour.values.length !== 24;
-  if (w) {
-    const n = w[1]?.toUpperCase() === 'L' ? 'L' : Number(w[1]);
-    return { match: weekdayMatcher(fields, n), hourRestricted };
-  }
+  if (rule) return { match: dayRuleMatcher(fields, rule), hourRestricted };
   return { match: (wall) => nextOf(expr, wall), hourRestricted };
 }

@@ -1,5 +1,6 @@
 import { InvalidCronError } from '../errors.js';
 import type { Trigger } from '../trigger.js';
+import { afterTime } from './after-time.js';
 import { type CompiledCron, compileCron, normalizeCron } from './cron-matcher.js';
 import { nextInstantInZone } from './dst.js';
 import { resolveTimeZone } from './timezone.js';
@@ -54,16 +55,20 @@ function compile(expression: string): CompiledCron {
 /**
  * A cron schedule. Accepts 5 fields (`minute hour day-of-month month day-of-week`), 6 fields
  * (seconds first), nicknames (`@yearly` `@annually` `@monthly` `@weekly` `@daily` `@midnight`
- * `@hourly`), `?`, `L`, `nW`/`LW`, `#`, `H` (hashed, seeded by the expression so every instance
- * agrees) and month/weekday names (`JAN`, `MON-FRI`). When both day-of-month and day-of-week
- * are restricted (neither is `*` or `?`), a day matches if either matches.
+ * `@hourly`), `?` (day fields only), `L`, `L-n` (day-of-month: n days before the last day, e.g.
+ * `L-3`), `nW`/`LW`, `nL` and `#` (day-of-week), `H` (hashed, seeded by the expression so every
+ * instance agrees) and month/weekday names (`JAN`, `MON-FRI`). `L-n`, `nW` and `LW` stand alone
+ * in their field; other `L` forms (`1-L`, `L-3,15`, `L-3W`) are refused with a message saying
+ * so. When both day-of-month and day-of-week are restricted (neither is `*` or `?`), a day
+ * matches if either matches.
  *
  * Times are wall-clock times in `tz`. DST: with an unrestricted hour field the trigger fires
  * at every real instant that matches (twice in a repeated hour, never in a skipped one); with a
  * specific hour it fires once per wall-clock time: at the first occurrence in a repeated hour,
  * and at the end of the gap for a time inside a skipped hour.
  *
- * The expression is parsed once, here; `next()` reuses it.
+ * The expression is parsed once, here; `next()` reuses it. `next()` throws
+ * `InvalidOptionError` (field `after`) for an Invalid Date.
  *
  * @throws InvalidCronError (field `expression`) for a bad or never-firing expression or `@reboot`.
  * @throws UnknownTimezoneError (field `tz`) for a zone the runtime's Intl does not know.
@@ -74,15 +79,15 @@ export function cron(expression: string, options: CronOptions = {}): CronTrigger
   }
   const { zone, utc } = resolveTimeZone('tz', options?.tz ?? 'UTC');
   const { match, hourRestricted } = compile(expression);
+  const description = `cron(${expression} ${zone})`;
   return {
     expression,
     tz: zone,
     next(after: Date): Date | null {
-      const from = after.getTime();
-      if (Number.isNaN(from)) return null;
+      const from = afterTime(after, description);
       const at = utc ? match(from) : nextInstantInZone(match, zone, from, hourRestricted);
       return at === null ? null : new Date(at);
     },
-    describe: () => `cron(${expression} ${zone})`,
+    describe: () => description,
   };
 }

@@ -62,9 +62,14 @@ function firstTransition(zone: string, from: number, offset: number, to: number)
   let lo = from;
   let hi = Math.min(to, from + NEAR);
   if (zoneOffset(zone, hi) === offset) {
-    // Same offset at both ends: any transitions in between come in pairs far from `from`, whose
-    // wall times lie between the two readings and so hold no earlier match.
-    if (hi === to || zoneOffset(zone, to) === offset) return null;
+    // Same offset at both ends: transitions in between come in pairs whose wall times lie
+    // between the two readings and so hold no earlier match, unless the second one is just
+    // before `to`: then `to` may be the second reading of a repeated hour whose first reading
+    // came earlier, and the walk must go segment by segment.
+    if (hi === to) return null;
+    if (zoneOffset(zone, to) === offset && zoneOffset(zone, Math.max(hi, to - NEAR)) === offset) {
+      return null;
+    }
     for (;;) {
       lo = hi;
       hi = Math.min(to, lo + WEEK);

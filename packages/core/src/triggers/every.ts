@@ -1,5 +1,6 @@
 import { InvalidOptionError } from '../errors.js';
 import type { Trigger } from '../trigger.js';
+import { afterTime } from './after-time.js';
 
 /** Options of {@link every}. */
 export interface EveryOptions {
@@ -10,7 +11,8 @@ export interface EveryOptions {
 /**
  * Fires every `ms` milliseconds on a fixed grid: at `anchor + k·ms` for whole `k`, strictly after
  * the time asked about. The grid does not depend on when a process started, so every instance
- * computes the same fires (`every(60_000)` fires at each whole UTC minute).
+ * computes the same fires (`every(60_000)` fires at each whole UTC minute). `next()` throws
+ * `InvalidOptionError` (field `after`) for an Invalid Date.
  *
  * @throws InvalidOptionError (field `every`) unless `ms` is a positive integer;
  *   (field `anchor`) unless the anchor is a valid Date or a finite integer.
@@ -30,13 +32,13 @@ export function every(ms: number, options: EveryOptions = {}): Trigger {
       `must be a valid Date or an integer epoch-ms time, got ${String(raw)}.`,
     );
   }
+  const description =
+    anchor === 0 ? `every(${ms}ms)` : `every(${ms}ms from ${new Date(anchor).toISOString()})`;
   return {
     next(after: Date): Date | null {
-      const t = after.getTime();
-      if (Number.isNaN(t)) return null;
+      const t = afterTime(after, description);
       return new Date(anchor + (Math.floor((t - anchor) / ms) + 1) * ms);
     },
-    describe: () =>
-      anchor === 0 ? `every(${ms}ms)` : `every(${ms}ms from ${new Date(anchor).toISOString()})`,
+    describe: () => description,
   };
 }

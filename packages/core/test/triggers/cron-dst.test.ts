@@ -35,6 +35,23 @@ describe('cron DST rule: Europe/Berlin (spring 2026-03-29 01:00Z, fall 2026-10-2
     ]);
   });
 
+  it('a specific-hour fire on the fall-back day, asked months ahead (across spring), is the first reading', () => {
+    // From January, both ends of the search read CET; the walk must not skip the CEST segment
+    // that holds the first 02:30 of 25 October (it used to jump to 2027).
+    for (const from of ['2026-01-01T00:00:00Z', '2025-12-01T00:00:00Z', '2026-03-01T00:00:00Z']) {
+      expect(cron('30 2 25 10 *', { tz }).next(new Date(from))?.toISOString()).toBe(
+        '2026-10-25T00:30:00.000Z',
+      );
+    }
+    expect(
+      cron('15 1 1 11 *', { tz: 'America/New_York' })
+        .next(new Date('2026-01-01T00:00:00Z'))
+        ?.toISOString(),
+    ).toBe(
+      '2026-11-01T05:15:00.000Z', // first 01:15 (EDT)
+    );
+  });
+
   it('`30 2 * * *` asked from inside the repeated hour waits for the next day', () => {
     const t = cron('30 2 * * *', { tz });
     expect(t.next(new Date('2026-10-25T00:30:00Z'))?.toISOString()).toBe(

@@ -19,7 +19,7 @@ import {
   resolvePrefix,
 } from '@fleetcron/redis-shared';
 import { type LockKeys, lockKeys } from './keys.js';
-import { CLAIM, EXTEND, INSPECT, RELEASE } from './scripts.js';
+import { CLAIM, EXTEND, INSPECT, RELEASE, WITHDRAW } from './scripts.js';
 
 /** Options of {@link RedisLock}. */
 export interface RedisLockOptions {
@@ -52,6 +52,7 @@ const claimScript = new RedisScript(CLAIM);
 const extendScript = new RedisScript(EXTEND);
 const releaseScript = new RedisScript(RELEASE);
 const inspectScript = new RedisScript(INSPECT);
+const withdrawScript = new RedisScript(WITHDRAW);
 
 const slotOf = (lease: Pick<Lease, 'exclusive' | 'fireAt'>): string =>
   lease.exclusive ? 'x' : String(lease.fireAt);
@@ -117,12 +118,18 @@ export class RedisLock implements Lock {
     const leaseMs = Math.ceil(request.leaseMs);
     assertPositiveMs('leaseMs', leaseMs);
     const keys = this.keysOf(key);
-    const reply = (await this.commands.call('claim', () =>
-      claimScript.run(
-        this.redis,
-        [keys.fire + fireAt, keys.fires, keys.leases, keys.token],
-        [String(fireAt), owner, String(leaseMs), exclusive ? '1' : '0', String(this.windowMs)],
-      ),
+    // Once request.signal is aborted the script cannot run any more, not even from ioredis'
+    // offline queue or as a re-send after a reconnect (see README, "A claim given up on").
+    const reply = (await this.commands.call(
+      'claim',
+      (signal) =>
+        claimScript.run(
+          this.redis,
+          [keys.fire + fireAt, keys.fires, keys.leases, keys.token],
+          [String(fireAt), owner, String(leaseMs), exclusive ? '1' : '0', String(this.windowMs)],
+          signal,
+        ),
+      request.signal,
     )) as string[];
     switch (reply[0]) {
       case 'won':
@@ -147,11 +154,12 @@ export class RedisLock implements Lock {
   async extend(lease: Lease, leaseMs: number): Promise<Lease | null> {
     const ms = Math.ceil(leaseMs);
     assertPositiveMs('leaseMs', ms);
-    const reply = (await this.commands.call('extend', () =>
+    const reply = (await this.commands.call('extend', (signal) =>
       extendScript.run(
         this.redis,
         [this.keysOf(lease.key).leases],
         [slotOf(lease), String(lease.token), String(ms)],
+        signal,
       ),
     )) as [string, string] | null;
     if (!reply) return null;
@@ -159,11 +167,29 @@ export class RedisLock implements Lock {
   }
 
   async release(lease: Lease): Promise<boolean> {
-    const reply = await this.commands.call('release', () =>
+    const reply = await this.commands.call('release', (signal) =>
       releaseScript.run(
         this.redis,
         [this.keysOf(lease.key).leases],
         [slotOf(lease), String(lease.token)],
+        signal,
+      ),
+    );
+    return reply === 1;
+  }
+
+  /**
+   * Hands back a won claim that will never run: one script deletes the fire's claim record and
+   * the lease when they still hold `lease.token` (see {@link Lock.withdraw}).
+   */
+  async withdraw(lease: Lease): Promise<boolean> {
+    const keys = this.keysOf(lease.key);
+    const reply = await this.commands.call('withdraw', (signal) =>
+      withdrawScript.run(
+        this.redis,
+        [keys.fire + lease.fireAt, keys.fires, keys.leases],
+        [String(lease.fireAt), slotOf(lease), String(lease.token)],
+        signal,
       ),
     );
     return reply === 1;
@@ -171,8 +197,8 @@ export class RedisLock implements Lock {
 
   async inspect(key: string): Promise<LockInspection> {
     const keys = this.keysOf(key);
-    const [members, leaseValues] = (await this.commands.call('inspect', () =>
-      inspectScript.run(this.redis, [keys.fires, keys.leases], [String(this.windowMs)]),
+    const [members, leaseValues] = (await this.commands.call('inspect', (signal) =>
+      inspectScript.run(this.redis, [keys.fires, keys.leases], [String(this.windowMs)], signal),
     )) as [string[], string[]];
     const fires = members.map(parseRecord).sort((a, b) => a.fireAt - b.fireAt);
     const leases: Lease[] = [];

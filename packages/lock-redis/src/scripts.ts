@@ -171,3 +171,23 @@ for i = 2, #all, 2 do
 end
 return {records, live}
 `;
+
+/**
+ * withdraw(KEYS = fire, fires, leases; ARGV = fireAt, slot, token) → 1 when withdrawn, else 0.
+ * Hands back a won claim its owner will never run: deletes the fire's claim record (and its
+ * index entry) only when the record is a win with `token`, and the lease slot only when it still
+ * holds `token`. The token counter is untouched, so the next claim of the fire gets a higher one.
+ */
+export const WITHDRAW = `
+local fireKey, fires, leases = KEYS[1], KEYS[2], KEYS[3]
+local fireAtText, slot, token = ARGV[1], ARGV[2], ARGV[3]
+local record = redis.call('GET', fireKey)
+if not record then return 0 end
+local outcome, recTok = string.match(record, '^(%a)|(%d*)|')
+if outcome ~= 'w' or recTok ~= token then return 0 end
+redis.call('DEL', fireKey)
+redis.call('ZREM', fires, fireAtText)
+local v = redis.call('HGET', leases, slot)
+if v and string.match(v, '^(%d+)|') == token then redis.call('HDEL', leases, slot) end
+return 1
+`;

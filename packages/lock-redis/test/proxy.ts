@@ -10,18 +10,29 @@ export class ReplyDroppingProxy {
   dropNextReply = false;
   /** How many replies were dropped so far. */
   dropped = 0;
+  /** Set to refuse new connections (they are closed at once), as a server that is down would. */
+  refuseConnections = false;
+  /** Set to swallow requests: they are written by the client but never reach the server. */
+  swallowRequests = false;
   private readonly server: Server;
   private readonly sockets = new Set<Socket>();
 
   private constructor(upstreamPort: number, upstreamHost: string) {
     this.server = createServer((client) => {
+      if (this.refuseConnections) {
+        client.on('error', () => {});
+        client.destroy();
+        return;
+      }
       const upstream = connect(upstreamPort, upstreamHost);
       for (const s of [client, upstream]) {
         this.sockets.add(s);
         s.on('close', () => this.sockets.delete(s));
         s.on('error', () => {});
       }
-      client.on('data', (chunk) => upstream.write(chunk));
+      client.on('data', (chunk) => {
+        if (!this.swallowRequests) upstream.write(chunk);
+      });
       upstream.on('data', (chunk) => {
         if (this.dropNextReply) {
           this.dropNextReply = false;
@@ -50,6 +61,11 @@ export class ReplyDroppingProxy {
     const address = this.server.address();
     if (address === null || typeof address === 'string') throw new Error('proxy not listening');
     return `redis://127.0.0.1:${address.port}`;
+  }
+
+  /** Cuts every connection through the proxy (clients reconnect through it). */
+  cutAll(): void {
+    for (const s of this.sockets) s.destroy();
   }
 
   /** Closes the proxy and every connection through it. */

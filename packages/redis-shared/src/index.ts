@@ -1,3 +1,4 @@
+export * from './abortable-command.js';
 export * from './call.js';
 export * from './guard-error-events.js';
 export * from './key-part.js';

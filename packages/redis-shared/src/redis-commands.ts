@@ -19,8 +19,15 @@ export class RedisCommands {
     guardErrorEvents(client);
   }
 
-  /** Runs `run` as operation `operation` (the name `BackendUnavailableError` reports). */
-  call<T>(operation: string, run: () => Promise<T>): Promise<T> {
-    return callRedis(operation, this.timeoutMs, run);
+  /**
+   * Runs `run` as operation `operation` (the name `BackendUnavailableError` reports). `run` gets
+   * a signal aborted on timeout or when `signal` is aborted (see {@link callRedis}).
+   */
+  call<T>(
+    operation: string,
+    run: (signal: AbortSignal) => Promise<T>,
+    signal?: AbortSignal,
+  ): Promise<T> {
+    return callRedis(operation, this.timeoutMs, run, signal);
   }
 }

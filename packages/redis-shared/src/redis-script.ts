@@ -1,8 +1,12 @@
 import { createHash } from 'node:crypto';
+import { sendAbortable } from './abortable-command.js';
 import type { RedisClient } from './redis-client.js';
 
 const isNoScript = (error: unknown): boolean =>
   error instanceof Error && error.message.startsWith('NOSCRIPT');
+
+/** A signal that is never aborted, for runs without one. */
+const NEVER = new AbortController().signal;
 
 /**
  * A Lua script run with `EVALSHA`, falling back to `EVAL` (which also loads it) when the server
@@ -17,13 +21,24 @@ export class RedisScript {
     this.sha = createHash('sha1').update(source).digest('hex');
   }
 
-  /** Runs the script with `keys` (all in one hash slot) and `args`. */
-  async run(client: RedisClient, keys: string[], args: (string | number)[]): Promise<unknown> {
+  /**
+   * Runs the script with `keys` (all in one hash slot) and `args`. Once `signal` is aborted the
+   * script can no longer run: not from the client's offline queue, not as a re-send after a
+   * reconnect (see `AbortableCommand`); it rejects with `CommandAbortedError` instead, unless it
+   * was already written to the server (then its reply is awaited).
+   */
+  async run(
+    client: RedisClient,
+    keys: string[],
+    args: (string | number)[],
+    signal: AbortSignal = NEVER,
+  ): Promise<unknown> {
+    const rest = [String(keys.length), ...keys, ...args.map(String)];
     try {
-      return await client.evalsha(this.sha, keys.length, ...keys, ...args);
+      return await sendAbortable(client, 'evalsha', [this.sha, ...rest], signal);
     } catch (error) {
       if (!isNoScript(error)) throw error;
-      return await client.eval(this.source, keys.length, ...keys, ...args);
+      return await sendAbortable(client, 'eval', [this.source, ...rest], signal);
     }
   }
 }

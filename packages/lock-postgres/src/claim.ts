@@ -10,7 +10,10 @@ export const NOW_MS = 'floor(extract(epoch FROM now()) * 1000)::bigint';
  * PL/pgSQL caches the plans of its statements per connection on its own, so a claim is planned
  * once per connection with no session state the client must manage (transaction poolers work).
  *
- * Parameters: key, fireAt, owner, leaseMs, exclusive, windowMs. Returns one {@link ClaimRow}.
+ * Parameters: key, fireAt, owner, leaseMs, exclusive, windowMs, waitMs. Returns one
+ * {@link ClaimRow}. `waitMs` bounds the wait for the key's row lock (`lock_timeout`, local to the
+ * claim's transaction) to the time the client still waits for the answer: a claim the client
+ * has stopped waiting for cannot be granted the lock, and so cannot take effect, later.
  * All times are judged by `v_now`, the database's `now()` (the start of the claim's transaction),
  * taken once.
  *
@@ -34,7 +37,8 @@ export const NOW_MS = 'floor(extract(epoch FROM now()) * 1000)::bigint';
  */
 export function claimFunctionSql(t: LockTables): string {
   return `CREATE OR REPLACE FUNCTION ${t.claim}(
-  p_key text, p_fire_at bigint, p_owner text, p_lease_ms bigint, p_exclusive boolean, p_window_ms bigint
+  p_key text, p_fire_at bigint, p_owner text, p_lease_ms bigint, p_exclusive boolean, p_window_ms bigint,
+  p_wait_ms bigint
 ) RETURNS TABLE (
   step text, now_ms bigint, rec_owner text, rec_outcome text, rec_token bigint,
   won boolean, new_token bigint, recorded bigint,
@@ -62,6 +66,7 @@ BEGIN
       RETURN NEXT;
       RETURN;
     END IF;
+    PERFORM set_config('lock_timeout', greatest(p_wait_ms, 1)::text || 'ms', true);
     SELECT k.last_token, k.x_expires_at INTO v_last, v_x_expires
       FROM ${t.keys} k WHERE k.key = p_key FOR UPDATE;
     IF NOT FOUND THEN
@@ -129,10 +134,10 @@ $fleetcron$`;
 /**
  * The claim statement: one call of the claim function (see {@link claimFunctionSql}), one round
  * trip, one implicit transaction. Parameters: $1 key, $2 fireAt, $3 owner, $4 leaseMs,
- * $5 exclusive, $6 windowMs.
+ * $5 exclusive, $6 windowMs, $7 waitMs (longest wait for the key's row lock).
  */
 export function claimSql(t: LockTables): string {
-  return `SELECT * FROM ${t.claim}($1::text, $2::bigint, $3::text, $4::bigint, $5::boolean, $6::bigint)`;
+  return `SELECT * FROM ${t.claim}($1::text, $2::bigint, $3::text, $4::bigint, $5::boolean, $6::bigint, $7::bigint)`;
 }
 
 /** The row the claim function returns (bigints arrive as strings). */

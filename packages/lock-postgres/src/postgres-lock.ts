@@ -73,6 +73,7 @@ export class PostgresLock implements Lock {
   async claim(request: ClaimRequest): Promise<ClaimResult> {
     assertIntegerMs('fireAt', request.fireAt);
     const owner = encodeText(request.owner);
+    const deadline = this.statements.deadline();
     const values = [
       encodeText(request.key),
       request.fireAt,
@@ -80,10 +81,17 @@ export class PostgresLock implements Lock {
       Math.ceil(request.leaseMs),
       request.exclusive,
       this.windowMs,
+      Math.ceil(this.options.statementTimeoutMs), // row-lock wait bound: see README
     ];
     // One round trip: the claim function locks, re-reads and decides on the server, so a claim
     // never runs twice. Safe to repeat after a broken connection: the same owner gets a replay.
-    const [row] = await this.statements.run<ClaimRow>('claim', 'claim', values, { retry: true });
+    // Once request.signal is aborted it is neither sent nor repeated (README, "A claim given up
+    // on").
+    const [row] = await this.statements.run<ClaimRow>('claim', 'claim', values, {
+      retry: true,
+      deadline,
+      signal: request.signal,
+    });
     if (!row) throw new BackendUnavailableError(this.backend, 'claim', new Error('no result row'));
     return claimResult(request, owner, row);
   }
@@ -129,6 +137,20 @@ export class PostgresLock implements Lock {
           lease.token,
         ]);
     return rows[0]?.live === true;
+  }
+
+  /**
+   * Hands back a won claim that will never run: one statement deletes the fire's claim record
+   * and the lease when they still hold `lease.token` (see {@link Lock.withdraw}). Not repeated
+   * after a broken connection (a second run would answer false).
+   */
+  async withdraw(lease: Lease): Promise<boolean> {
+    const rows = await this.statements.run<{ withdrawn: boolean }>('withdraw', 'withdraw', [
+      encodeText(lease.key),
+      lease.fireAt,
+      lease.token,
+    ]);
+    return rows[0]?.withdrawn === true;
   }
 
   async inspect(key: string): Promise<LockInspection> {

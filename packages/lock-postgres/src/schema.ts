@@ -63,6 +63,8 @@ CREATE TABLE IF NOT EXISTS ${t.leases} (
   expires_at bigint NOT NULL,
   PRIMARY KEY (key, fire_at)
 );
+-- The claim function before it took waitMs (never shipped; dropped so one signature remains).
+DROP FUNCTION IF EXISTS ${t.claim}(text, bigint, text, bigint, boolean, bigint);
 ${claimFunctionSql(t)};
 `;
 }

@@ -41,6 +41,29 @@ RETURNING expires_at > ${NOW_MS} AS live`;
 }
 
 /**
+ * Withdraws a won claim: $1 key, $2 fireAt, $3 token. Deletes the claim record only when it is a
+ * win with that token, and then the lease (exclusive slot or per-fire row) still holding that
+ * token. One statement, one implicit transaction. Returns one row, `withdrawn`.
+ */
+export function withdrawSql(t: LockTables): string {
+  return `WITH rec AS (
+  DELETE FROM ${t.claims}
+  WHERE key = $1::text AND fire_at = $2::bigint AND outcome = 'won' AND token = $3::bigint
+  RETURNING key
+), x AS (
+  UPDATE ${t.keys} k SET x_fire_at = NULL, x_owner = NULL, x_token = NULL, x_expires_at = NULL
+  WHERE k.key = $1::text AND k.x_token = $3::bigint AND EXISTS (SELECT 1 FROM rec)
+  RETURNING 1
+), pf AS (
+  DELETE FROM ${t.leases} l
+  WHERE l.key = $1::text AND l.fire_at = $2::bigint AND l.token = $3::bigint
+    AND EXISTS (SELECT 1 FROM rec)
+  RETURNING 1
+)
+SELECT EXISTS (SELECT 1 FROM rec) AS withdrawn`;
+}
+
+/**
  * Reads a key: $1 key, $2 windowMs. One row per kept claim record (`kind` = `fire`) and per live
  * lease (`exclusive`, `per_fire`); records past their window and expired leases are left out.
  */
@@ -81,6 +104,7 @@ export type LockStatement =
   | 'extendPerFire'
   | 'releaseExclusive'
   | 'releasePerFire'
+  | 'withdraw'
   | 'inspect';
 
 /** Every statement of the lock on tables `t`, by name. */
@@ -91,6 +115,7 @@ export function lockStatements(t: LockTables): Record<LockStatement, string> {
     extendPerFire: extendPerFireSql(t),
     releaseExclusive: releaseExclusiveSql(t),
     releasePerFire: releasePerFireSql(t),
+    withdraw: withdrawSql(t),
     inspect: inspectSql(t),
   };
 }

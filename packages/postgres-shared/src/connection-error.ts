@@ -1,4 +1,4 @@
-import { DeadlineError } from './deadline-error.js';
+import { DeadlineError, GivenUpError } from './deadline-error.js';
 
 const SQLSTATE = /^[0-9A-Z]{5}$/;
 
@@ -8,7 +8,7 @@ const SQLSTATE = /^[0-9A-Z]{5}$/;
  * deadline or pg's `Query read timeout` is not.
  */
 export function isConnectionError(error: unknown): boolean {
-  if (error instanceof DeadlineError) return false;
+  if (error instanceof DeadlineError || error instanceof GivenUpError) return false;
   if (error instanceof Error && error.message === 'Query read timeout') return false;
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code !== 'string' || !SQLSTATE.test(code)) return true; // socket errors, terminated

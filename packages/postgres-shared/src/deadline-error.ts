@@ -8,3 +8,14 @@ export class DeadlineError extends Error {
     this.name = 'DeadlineError';
   }
 }
+
+/**
+ * Thrown inside {@link PgRunner} when the caller's signal was aborted before the statement was
+ * sent: the statement never reached the server. Never worth a retry.
+ */
+export class GivenUpError extends Error {
+  constructor() {
+    super('given up on by the caller before it was sent; it was not run');
+    this.name = 'GivenUpError';
+  }
+}

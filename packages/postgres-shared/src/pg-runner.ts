@@ -1,7 +1,7 @@
 import { BackendUnavailableError, type Logger } from '@fleetcron/core';
 import type { Pool, PoolClient, QueryConfig, QueryResultRow } from 'pg';
 import { isConnectionError } from './connection-error.js';
-import { DeadlineError } from './deadline-error.js';
+import { DeadlineError, GivenUpError } from './deadline-error.js';
 
 /** Options of one {@link PgRunner.query}. */
 export interface RunOptions {
@@ -17,6 +17,14 @@ export interface RunOptions {
    * and reuses its plan. Omitted: an unnamed statement, planned on every execution.
    */
   name?: string;
+  /**
+   * Aborted when the caller gives up on the operation. From then on the statement is not sent:
+   * a wait for a pooled connection ends at once (a connection that arrives later goes straight
+   * back to the pool), a statement not yet written is not written, and a broken connection is
+   * not retried. A statement already sent runs to its answer (see the lock's README, "A claim
+   * given up on").
+   */
+  signal?: AbortSignal;
 }
 
 /**
@@ -55,12 +63,13 @@ export class PgRunner {
     options: RunOptions = {},
   ): Promise<R[]> {
     const deadline = options.deadline ?? this.deadline();
+    const { signal } = options;
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.once<R>(text, values, deadline, options.name);
+        return await this.once<R>(text, values, deadline, options.name, signal);
       } catch (error) {
         const again = options.retry && attempt === 1 && isConnectionError(error);
-        if (again && Date.now() < deadline) continue;
+        if (again && Date.now() < deadline && !signal?.aborted) continue;
         throw new BackendUnavailableError(this.backend, operation, error);
       }
     }
@@ -71,12 +80,14 @@ export class PgRunner {
     values: unknown[] | undefined,
     deadline: number,
     name: string | undefined,
+    signal: AbortSignal | undefined,
   ): Promise<R[]> {
-    const client = await this.connect(deadline); // carries the `ignoreClientError` listener
+    const client = await this.connect(deadline, signal); // carries `ignoreClientError`
     let failure: Error | undefined;
     try {
       const remaining = deadline - Date.now();
       if (remaining <= 0) throw new DeadlineError('the statement', this.timeoutMs);
+      if (signal?.aborted) throw new GivenUpError();
       // query_timeout makes pg reject; release(error) below then destroys the connection, so a
       // statement stuck on a frozen server cannot hold a pooled client.
       // (@types/pg omits query_timeout from QueryConfig; pg 8 reads it per query.)
@@ -106,22 +117,32 @@ export class PgRunner {
    * continuation would attach our listener only after pg had emitted that 'error' with no
    * listener, which crashes the process.
    */
-  private connect(deadline: number): Promise<PoolClient> {
+  private connect(deadline: number, signal: AbortSignal | undefined): Promise<PoolClient> {
     return new Promise((resolve, reject) => {
+      if (signal?.aborted) {
+        reject(new GivenUpError());
+        return;
+      }
       let gaveUp = false;
+      const giveUp = (reason: Error) => {
+        gaveUp = true;
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        reject(reason);
+      };
+      const onAbort = () => giveUp(new GivenUpError());
       const timer = setTimeout(
-        () => {
-          gaveUp = true;
-          reject(new DeadlineError('getting a connection', this.timeoutMs));
-        },
+        () => giveUp(new DeadlineError('getting a connection', this.timeoutMs)),
         Math.max(0, deadline - Date.now()),
       );
+      signal?.addEventListener('abort', onAbort, { once: true });
       this.pool.connect((error, client, release) => {
         if (gaveUp) {
-          if (client) release(); // arrived after the deadline: straight back to the pool
+          if (client) release(); // arrived after the deadline or the abort: back to the pool
           return;
         }
         clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
         if (error || !client) {
           reject(error ?? new Error('the pool gave no client'));
           return;

@@ -1,0 +1,62 @@
+import type { Lock, Store } from '@fleetcron/core';
+
+/** Backends the chaos fleet runs on. Memory cannot be shared by processes, so it is not one. */
+export const CHAOS_BACKENDS = ['postgres', 'redis', 'etcd'] as const;
+
+/** A chaos backend name. */
+export type ChaosBackendName = (typeof CHAOS_BACKENDS)[number];
+
+/** Checks a `--backend` value, with the list of valid ones in the error. */
+export function chaosBackendName(name: string): ChaosBackendName {
+  if ((CHAOS_BACKENDS as readonly string[]).includes(name)) return name as ChaosBackendName;
+  throw new Error(`unknown chaos backend "${name}": use one of ${CHAOS_BACKENDS.join(', ')}.`);
+}
+
+/** Schema / key prefix the chaos fleet uses on every backend. */
+export const CHAOS_NAMESPACE = 'fleetcron_chaos';
+
+/** What one instance process builds from the server's address. */
+export interface ChaosClient {
+  lock: Lock;
+  store?: Store;
+  close(): Promise<void>;
+}
+
+/** The driver's handle on the dedicated server: its address for the instances, and its faults. */
+export interface ChaosServer {
+  /** Passed to each instance as `FLEETCRON_CHAOS_ADDRESS` (URL or comma-separated endpoints). */
+  address: string;
+  /** Restarts the server process (data kept). */
+  restart(): Promise<void>;
+  /** Cuts every client connection (etcd: a restart, since etcd cannot close them on demand). */
+  dropConnections(): Promise<void>;
+  /** A store on the server for the driver to read history from after the run, if any. */
+  openStore(): Promise<{ store: Store; close(): Promise<void> } | undefined>;
+  close(): Promise<void>;
+}
+
+/** One backend of the chaos fleet: the driver starts its server, each instance connects. */
+export interface ChaosBackend {
+  /** Starts a dedicated server with fault controls (`@fleetcron/testkit`, strategy `managed`). */
+  startServer(): Promise<ChaosServer>;
+  /** Builds this instance's Lock (and Store) on the server at `address`. */
+  connect(address: string): Promise<ChaosClient>;
+}
+
+/**
+ * Loads a backend from `backends/<name>.ts`, only when chosen. Extension point for a new backend
+ * (SQLite, ...): add its name to {@link CHAOS_BACKENDS} and a file exporting a `ChaosBackend`
+ * named `backend`; for an embedded backend `address` is the database file and the server's
+ * faults act on that file (or are no-ops, said in its summary). A backend without a Store is
+ * judged from the statuses the scheduler published (`run.finished`) in the ledger.
+ */
+export async function loadChaosBackend(name: ChaosBackendName): Promise<ChaosBackend> {
+  switch (name) {
+    case 'postgres':
+      return (await import('./backends/postgres.js')).backend;
+    case 'redis':
+      return (await import('./backends/redis.js')).backend;
+    case 'etcd':
+      return (await import('./backends/etcd.js')).backend;
+  }
+}

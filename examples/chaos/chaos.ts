@@ -1,0 +1,124 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Store } from '@fleetcron/core';
+import { type ChaosBackendName, loadChaosBackend } from './backends.js';
+import { type FaultWindow, planFaults, QUIET_END_SECONDS, runFaults } from './faults.js';
+import { CHAOS_FLEET, ChaosFleet, type UnexpectedExit } from './fleet.js';
+import { CHAOS_JOBS, CHAOS_LEASE_MS } from './jobs.js';
+import { judge, summaryLine, type Verdict } from './judge.js';
+import { monoNow, readLedgers } from './ledger.js';
+
+/** Options of {@link runChaos}. */
+export interface ChaosOptions {
+  backend: ChaosBackendName;
+  /** Length of the run; rounded up to one full fault cycle (28 s). */
+  seconds: number;
+  /** Where the ledgers go. Default: a fresh temp dir, removed afterwards unless `keepLedger`. */
+  ledgerDir?: string;
+  keepLedger?: boolean;
+  /** Progress lines. Default: none. */
+  log?: (line: string) => void;
+}
+
+/** A judged chaos run. */
+export interface ChaosReport {
+  backend: ChaosBackendName;
+  verdict: Verdict;
+  /** The faults as injected. */
+  faults: FaultWindow[];
+  /** Exits of instance processes the driver did not cause. */
+  unexpectedExits: UnexpectedExit[];
+  /** Ledger lines torn by a SIGKILL mid-write (ignored). */
+  tornLines: number;
+  /** History rows still `running` after the fleet stopped (Store backends only). */
+  runningRows: number;
+  ledgerDir: string;
+  summary: string;
+}
+
+/** Statuses of every execution in the Store's history, by `job|fireAt|token`. */
+async function storeStatuses(store: Store): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const job of CHAOS_JOBS) {
+    let cursor: string | null = null;
+    do {
+      const page = await store.history(job.name, { limit: 1000, cursor });
+      for (const e of page.executions) {
+        if (e.token !== null && e.status !== 'skipped') {
+          out.set(`${e.job}|${e.fireAt}|${e.token}`, e.status);
+        }
+      }
+      cursor = page.nextCursor;
+    } while (cursor);
+  }
+  return out;
+}
+
+/**
+ * Runs the chaos fleet on one backend: a dedicated server, four instance processes with skewed
+ * clocks, the fault plan of {@link planFaults}, then a clean stop and the ledger's verdict.
+ */
+export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
+  const log = options.log ?? (() => {});
+  const ledgerDir = options.ledgerDir ?? mkdtempSync(join(tmpdir(), 'fleetcron-chaos-'));
+  const backend = await loadChaosBackend(options.backend);
+  const server = await backend.startServer();
+  const fleet = new ChaosFleet({ backend: options.backend, address: server.address, ledgerDir });
+  const plan = planFaults(options.seconds);
+  try {
+    await Promise.all(CHAOS_FLEET.map((spec) => fleet.start(spec)));
+    const startMono = monoNow();
+    const epochMinusMono = Date.now() - monoNow();
+    log(`${options.backend}: 4 instances up, running ${plan.seconds} s, ledger ${ledgerDir}`);
+    const faults = await runFaults(
+      plan.faults,
+      startMono,
+      { fleet, server, ledgerDir, leaseMs: CHAOS_LEASE_MS },
+      log,
+    );
+    const remaining = startMono + plan.seconds * 1000 - monoNow();
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, remaining)));
+    const stopMono = monoNow();
+    await fleet.stopAll();
+
+    let statuses: Map<string, string> | undefined;
+    let runningRows = 0;
+    const reader = await server.openStore();
+    if (reader) {
+      try {
+        statuses = await storeStatuses(reader.store);
+        runningRows = [...statuses.values()].filter((s) => s === 'running').length;
+      } finally {
+        await reader.close();
+      }
+    }
+    const { lines, torn } = readLedgers(ledgerDir);
+    const verdict = judge({
+      lines,
+      jobs: CHAOS_JOBS,
+      leaseMs: CHAOS_LEASE_MS,
+      faults,
+      epochMinusMono,
+      countFrom: startMono + epochMinusMono + 2_500,
+      countTo: stopMono + epochMinusMono - QUIET_END_SECONDS * 1000,
+      storeStatuses: statuses,
+    });
+    const summary = `${summaryLine(options.backend, verdict)}; unexpected exits ${fleet.unexpectedExits.length}, rows left running ${runningRows}`;
+    return {
+      backend: options.backend,
+      verdict,
+      faults,
+      unexpectedExits: fleet.unexpectedExits,
+      tornLines: torn,
+      runningRows,
+      ledgerDir,
+      summary,
+    };
+  } finally {
+    await fleet.stopAll();
+    await server.close();
+    if (!options.keepLedger && !options.ledgerDir)
+      rmSync(ledgerDir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,129 @@
+import type { ChaosServer } from './backends.js';
+import type { ChaosFleet } from './fleet.js';
+import { type LedgerLine, monoNow, readLedgers } from './ledger.js';
+
+/** A fault the driver injects. */
+export type FaultKind = 'kill' | 'freeze' | 'server_restart' | 'drop_connections';
+
+/** A fault as it happened: from when to when (monotonic ms), and which instance it hit. */
+export interface FaultWindow {
+  kind: FaultKind;
+  target?: string;
+  from: number;
+  to: number;
+}
+
+/** A fault at a time, in seconds after the fleet is up. */
+export interface PlannedFault {
+  atSeconds: number;
+  kind: FaultKind;
+}
+
+/** Seconds without faults at the start (fires there must all run) and at the end. */
+export const QUIET_START_SECONDS = 7;
+export const QUIET_END_SECONDS = 5;
+/** The four faults of one cycle: kill +0 s, freeze +3 s (two leases), restart +10 s, drop +13 s. */
+const CYCLE: readonly PlannedFault[] = [
+  { atSeconds: 0, kind: 'kill' },
+  { atSeconds: 3, kind: 'freeze' },
+  { atSeconds: 10, kind: 'server_restart' },
+  { atSeconds: 13, kind: 'drop_connections' },
+];
+/** Length of one cycle's faults; cycles after the first start this much later (10 s quiet). */
+const CYCLE_SECONDS = 16;
+const CYCLE_PERIOD_SECONDS = 26;
+
+/**
+ * The fault plan of a run of `seconds`: a quiet start, as many cycles of the four faults as fit
+ * (at least one; quiet gaps between them), a quiet end. Returns the plan and the run's length
+ * (at least one cycle: 28 s).
+ */
+export function planFaults(seconds: number): { faults: PlannedFault[]; seconds: number } {
+  const room = seconds - QUIET_START_SECONDS - CYCLE_SECONDS - QUIET_END_SECONDS;
+  const cycles = 1 + Math.max(0, Math.floor(room / CYCLE_PERIOD_SECONDS));
+  const faults: PlannedFault[] = [];
+  for (let c = 0; c < cycles; c++) {
+    const cycleStart = QUIET_START_SECONDS + c * CYCLE_PERIOD_SECONDS;
+    for (const f of CYCLE) faults.push({ kind: f.kind, atSeconds: cycleStart + f.atSeconds });
+  }
+  const minimum =
+    QUIET_START_SECONDS + (cycles - 1) * CYCLE_PERIOD_SECONDS + CYCLE_SECONDS + QUIET_END_SECONDS;
+  return { faults, seconds: Math.max(seconds, minimum) };
+}
+
+/**
+ * The instance with the most runs in progress right now (a `start` without its `end`), so that
+ * process faults hit a holder; ties go to the one that started a run most recently.
+ */
+export function busiestInstance(lines: readonly LedgerLine[], names: readonly string[]): string {
+  const open = new Map<string, { runs: number; last: number }>();
+  for (const l of lines) {
+    if (l.kind !== 'start' && l.kind !== 'end') continue;
+    const name = l.instance.split('#')[0] as string;
+    const entry = open.get(l.instance) ?? { runs: 0, last: 0 };
+    entry.runs += l.kind === 'start' ? 1 : -1;
+    if (l.kind === 'start') entry.last = l.mono;
+    open.set(l.instance, entry);
+    open.set(name, entry);
+  }
+  const ranked = [...names].sort((a, b) => {
+    const x = open.get(a) ?? { runs: 0, last: 0 };
+    const y = open.get(b) ?? { runs: 0, last: 0 };
+    return y.runs - x.runs || y.last - x.last;
+  });
+  return ranked[0] as string;
+}
+
+/** Waits `ms` of real time (the driver's own, unfaked clock). */
+const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, ms)));
+
+/** Injects one fault and returns its window. */
+export async function injectFault(
+  kind: FaultKind,
+  ctx: { fleet: ChaosFleet; server: ChaosServer; ledgerDir: string; leaseMs: number },
+): Promise<FaultWindow> {
+  const from = monoNow();
+  const target = () => busiestInstance(readLedgers(ctx.ledgerDir).lines, ctx.fleet.names());
+  switch (kind) {
+    case 'kill': {
+      const name = target();
+      await ctx.fleet.killAndRestart(name, 1_000);
+      return { kind, target: name, from, to: monoNow() };
+    }
+    case 'freeze': {
+      const name = target();
+      ctx.fleet.freeze(name);
+      await pause(2 * ctx.leaseMs);
+      ctx.fleet.thaw(name);
+      return { kind, target: name, from, to: monoNow() };
+    }
+    case 'server_restart':
+      await ctx.server.restart();
+      return { kind, from, to: monoNow() };
+    case 'drop_connections':
+      await ctx.server.dropConnections();
+      return { kind, from, to: monoNow() };
+  }
+}
+
+/**
+ * Runs the plan: waits for each fault's time (measured from `startMono`), injects it, records
+ * its window. Faults never overlap: a late fault starts when the previous one is done.
+ */
+export async function runFaults(
+  plan: readonly PlannedFault[],
+  startMono: number,
+  ctx: Parameters<typeof injectFault>[1],
+  log: (line: string) => void,
+): Promise<FaultWindow[]> {
+  const windows: FaultWindow[] = [];
+  for (const fault of plan) {
+    await pause(startMono + fault.atSeconds * 1000 - monoNow());
+    const window = await injectFault(fault.kind, ctx);
+    windows.push(window);
+    log(
+      `  fault ${window.kind}${window.target ? ` ${window.target}` : ''} at +${((window.from - startMono) / 1000).toFixed(1)} s, ${((window.to - window.from) / 1000).toFixed(1)} s`,
+    );
+  }
+  return windows;
+}

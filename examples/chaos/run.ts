@@ -1,0 +1,65 @@
+/**
+ * The chaos fleet driver, for soak runs:
+ *
+ *   pnpm --filter @fleetcron/examples chaos -- --backend redis --seconds 60
+ *   pnpm --filter @fleetcron/examples chaos -- --backend all --seconds 600 --keep-ledger
+ *
+ * Per backend: a dedicated server, four instance processes (clocks −2 s, 0, +1.5 s, +3 s under
+ * libfaketime), cycles of SIGKILL + restart, SIGSTOP for two leases, server restart and dropped
+ * connections, then the ledger's verdict as one summary line (and each violation). Exits 1 when
+ * any check fails.
+ */
+import { CHAOS_BACKENDS, type ChaosBackendName, chaosBackendName } from './backends.js';
+import { runChaos } from './chaos.js';
+import { missedAllowance } from './judge.js';
+
+function arg(name: string, fallback: string): string {
+  const args = process.argv.slice(2).filter((a) => a !== '--');
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 && args[i + 1] !== undefined ? (args[i + 1] as string) : fallback;
+}
+
+async function main(): Promise<number> {
+  const backendArg = arg('backend', 'all');
+  const seconds = Number(arg('seconds', '60'));
+  if (!Number.isFinite(seconds) || seconds <= 0) {
+    throw new Error(`--seconds must be a positive number of seconds, got "${arg('seconds', '')}"`);
+  }
+  const keepLedger = process.argv.includes('--keep-ledger');
+  const backends: ChaosBackendName[] =
+    backendArg === 'all' ? [...CHAOS_BACKENDS] : backendArg.split(',').map(chaosBackendName);
+  let failed = false;
+  const summaries: string[] = [];
+  for (const backend of backends) {
+    const report = await runChaos({ backend, seconds, keepLedger, log: console.log });
+    const v = report.verdict;
+    const problems = [
+      ...v.duplicates.map((p) => `duplicate: ${p}`),
+      ...v.tokenOrder.map((p) => `token order: ${p}`),
+      ...v.startedAfterDeadline.map((p) => `started after lease: ${p}`),
+      ...v.succeededAfterDeadline.map((p) => `succeeded after lease: ${p}`),
+      ...v.crashes.map((p) => `crash: ${p}`),
+      ...v.skewErrors.map((p) => `skew: ${p}`),
+      ...report.unexpectedExits.map((e) => `exit: ${e.instance} code ${e.code} ${e.stderr}`),
+    ];
+    if (v.missedOutside.length > missedAllowance(v.expectedOutside)) {
+      problems.push(`missed outside faults: ${v.missedOutside.join(', ')}`);
+    }
+    for (const p of problems) console.log(`  ${p}`);
+    console.log(report.summary);
+    if (keepLedger) console.log(`  ledger kept in ${report.ledgerDir}`);
+    summaries.push(`${problems.length === 0 ? 'PASS' : 'FAIL'} ${report.summary}`);
+    failed ||= problems.length > 0;
+  }
+  console.log('');
+  for (const s of summaries) console.log(s);
+  return failed ? 1 : 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(2);
+  },
+);

@@ -16,6 +16,33 @@ export const silentLogger: Logger = {
   error() {},
 };
 
+/**
+ * The job's lease, as the job sees it (`ctx.lease`). The scheduler checks the lease at every step
+ * of a fire; a job checks it too, right before a side effect that must not happen twice.
+ *
+ * @example
+ * run: async (ctx) => {
+ *   const invoice = await buildInvoice(ctx.signal); // slow; the process may freeze in here
+ *   ctx.lease.assertValid(); // synchronous: throws LeaseLostError once past the lease's deadline
+ *   await payments.charge(invoice, { fencingToken: ctx.lease.token });
+ * }
+ */
+export interface JobLease {
+  /** Fencing token of the lease: pass it to systems that can refuse a stale holder. */
+  readonly token: number;
+  /**
+   * Milliseconds left before the local deadline (claim or last renewal SENT + lease − margin, on
+   * the monotonic clock); renewals move it. 0 once the lease is lost.
+   */
+  remainingMs(): number;
+  /**
+   * Throws `LeaseLostError` (code `LEASE_LOST`) when the deadline has passed, aborting
+   * `ctx.signal` with it if it was not already. Synchronous: it reads the clock itself, so it is
+   * right even just after the process was frozen, before any timer had a chance to run.
+   */
+  assertValid(): void;
+}
+
 /** What a running job (and each middleware) sees. */
 export interface JobContext {
   /** The job's name. */
@@ -28,9 +55,14 @@ export interface JobContext {
   readonly instanceId: string;
   /** 1 on the first attempt; `retry()` increases it for each further attempt. */
   readonly attempt: number;
-  /** Fencing token of the lease: pass it to downstream systems so they can refuse stale writers. */
+  /** Fencing token of the lease: pass it to downstream systems so they can refuse stale writers. Same as `lease.token`. */
   readonly token: number;
-  /** Aborted when the lease is lost, the scheduler stops past its drain deadline, or a timeout fires. */
+  /** The lease: token, time left, and a synchronous validity check to call before side effects. */
+  readonly lease: JobLease;
+  /**
+   * Aborted when the lease is lost (`LeaseLostError`), the scheduler stops past its drain
+   * deadline (`SchedulerStoppedError`), or a timeout fires (`JobTimeoutError`).
+   */
   readonly signal: AbortSignal;
   /** Logger with the job's name and fire time attached. */
   readonly log: Logger;

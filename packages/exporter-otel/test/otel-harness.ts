@@ -97,6 +97,7 @@ export function jobContext(overrides: Partial<JobContext> = {}): JobContext {
     instanceId: 'i-1',
     attempt: 1,
     token: 7,
+    lease: { token: overrides.token ?? 7, remainingMs: () => 30_000, assertValid: () => {} },
     signal: new AbortController().signal,
     log: silentLogger,
     clock: new FakeClock(fireAt),

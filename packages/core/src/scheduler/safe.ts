@@ -30,3 +30,12 @@ export function safePublish(event: FleetcronEvent): void {
     // diagnostics_channel subscribers registered without subscribe() may throw
   }
 }
+
+/** Calls `fn`, turning a synchronous throw into a rejection. */
+export function safeCall<T>(fn: () => T | Promise<T>): Promise<T> {
+  try {
+    return Promise.resolve(fn());
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}

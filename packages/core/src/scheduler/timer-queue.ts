@@ -13,7 +13,7 @@ export const WALL_JUMP_TOLERANCE_MS = 1_000;
 export const WALL_CHECK_MS = 60_000;
 
 /** One scheduled callback. Opaque to callers; pass it to {@link TimerQueue.cancel}. */
-export interface QueueEntry {
+export interface QueueEntry extends TimerHandle {
   /** Monotonic time at which the entry is due. */
   due: number;
   /** For wall-clock entries: the epoch ms at which it is due (checked again on wake). */
@@ -77,6 +77,16 @@ export class TimerQueue {
   /** Runs `callback` after `ms` milliseconds of monotonic time. */
   after(ms: number, callback: () => void): QueueEntry {
     return this.insert(this.clock.monotonic() + Math.max(0, ms), null, callback);
+  }
+
+  /** {@link after} under the `Clock` name, so the queue is a `TimerSource` for `settleWithin`. */
+  setTimer(callback: () => void, ms: number): QueueEntry {
+    return this.after(ms, callback);
+  }
+
+  /** {@link cancel} under the `Clock` name. */
+  clearTimer(handle: TimerHandle): void {
+    this.cancel(handle as QueueEntry);
   }
 
   /**

@@ -26,6 +26,11 @@ export function makeContext(overrides: Partial<JobContext> = {}): {
     error: line('error'),
   };
   const controller = new AbortController();
+  const lease = {
+    token: overrides.token ?? 7,
+    remainingMs: () => 30_000,
+    assertValid: () => {},
+  };
   const ctx: JobContext = {
     job: 'job-a',
     fireAt: new Date(clock.now()),
@@ -36,6 +41,7 @@ export function makeContext(overrides: Partial<JobContext> = {}): {
     signal: controller.signal,
     log,
     clock,
+    lease,
     ...overrides,
   };
   return { ctx, clock, logs, controller };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  abortMarginMs,
   at,
   every,
   FakeClock,
@@ -9,7 +10,6 @@ import {
   MemoryStore,
   Scheduler,
 } from '../../src/index.js';
-import { abortMarginMs } from '../../src/scheduler/lease-keeper.js';
 import { allHistory, type ExtendMode, FlakyLock, recordEvents } from './helpers.js';
 
 describe('lease renewal and loss (Guarantee 4)', () => {
@@ -117,7 +117,7 @@ describe('lease renewal and loss (Guarantee 4)', () => {
     },
   );
 
-  it('a lease that expires while the claim is in flight is never run', async () => {
+  it('a lease that expires while the claim is in flight is never run, and is handed back', async () => {
     const fake = new FakeClock();
     const memory = new MemoryLock({ clock: fake });
     // a lock whose claim answer arrives past the local deadline (lease 2000 ms minus the 200 ms
@@ -143,7 +143,9 @@ describe('lease renewal and loss (Guarantee 4)', () => {
     await fake.advance(10_000);
     expect(ran).toBe(false);
     const history = await allHistory(store, 'late');
-    expect(history.map((e) => e.status)).toEqual(['lease_lost']);
+    expect(history.map((e) => [e.status, e.reason])).toEqual([['skipped', 'lease_expired']]);
+    // withdrawn: the fire is not burnt, nothing holds it
+    expect(await memory.inspect('late')).toMatchObject({ fires: [], leases: [] });
     await s.stop();
   });
 });

@@ -50,7 +50,7 @@ describe('stop() (Guarantee 6)', () => {
     expect(history.map((e) => e.status)).toEqual(['succeeded']);
   });
 
-  it('past the drain time aborts running jobs with SchedulerStoppedError and releases leases', async () => {
+  it('past the drain time aborts running jobs with SchedulerStoppedError, records them aborted and releases leases', async () => {
     const fake = new FakeClock();
     const lock = new MemoryLock({ clock: fake });
     const store = new MemoryStore();
@@ -77,7 +77,11 @@ describe('stop() (Guarantee 6)', () => {
     await fake.advance(5_000);
     await stopping;
     expect(isFleetcronError(reason, 'SCHEDULER_STOPPED')).toBe(true);
-    expect((await allHistory(store, 'polite')).map((e) => e.status)).toEqual(['failed']);
+    expect((await allHistory(store, 'polite')).map((e) => e.status)).toEqual(['aborted']);
+    // the job that ignores its signal is not waited for: recorded aborted, nothing left running
+    const [stubborn] = await allHistory(store, 'stubborn');
+    expect(stubborn).toMatchObject({ status: 'aborted' });
+    expect(stubborn!.error).toContain('SchedulerStoppedError');
     expect((await lock.inspect('polite')).leases).toEqual([]);
     expect((await lock.inspect('stubborn')).leases).toEqual([]);
     expect(fake.pendingTimers()).toBe(0);

@@ -1,0 +1,133 @@
+import type { Clock } from '../clock.js';
+import { BackendUnavailableError, toError } from '../errors.js';
+import type { ClaimResult, Lease, Lock } from '../lock.js';
+import type { Logger } from '../middleware.js';
+import type { ClaimLimiter } from './claim-limiter.js';
+import { settleWithin, type TimerSource } from './deadline.js';
+import type { FireEvents } from './fire-events.js';
+import type { NormalizedJob } from './job.js';
+import { handBackClaim } from './lease-return.js';
+import { safeCall } from './safe.js';
+
+/** What claiming a fire needs. */
+export interface ClaimContext {
+  readonly lock: Lock;
+  readonly clock: Clock;
+  readonly timers: TimerSource;
+  readonly claims: ClaimLimiter;
+  readonly owner: string;
+  readonly events: FireEvents;
+  readonly log: Logger;
+  /** False once `stop()` began: a fire still waiting for a claim slot is dropped unsent. */
+  acceptsClaims(): boolean;
+}
+
+/** The answer to a claim, as the fire acts on it. */
+export type ClaimOutcome =
+  /** Won; `sentAt` is the monotonic time the claim was sent (the lease's deadline counts from it). */
+  | { status: 'won'; lease: Lease; sentAt: number }
+  | { status: 'lost' }
+  | { status: 'busy' }
+  /** The lock threw or gave no answer in time: skip the fire (fail closed). */
+  | { status: 'failed'; error: Error }
+  /** Not sent: `stop()` began while the fire waited for a claim slot. */
+  | { status: 'dropped' };
+
+/**
+ * Claims one fire: waits for a slot of the {@link ClaimLimiter}, sends the claim with an
+ * `AbortSignal`, and gives up when no answer comes within the job's lease. Giving up aborts the
+ * signal (the adapter must not send or re-send it any more) and, should the claim still be won
+ * later, hands that win back so the fire is not burnt. Publishes the `claim.*` event.
+ */
+export async function claimFire(
+  c: ClaimContext,
+  job: NormalizedJob,
+  fireAt: number,
+): Promise<ClaimOutcome> {
+  const freeSlot = await c.claims.acquire();
+  if (!c.acceptsClaims()) {
+    freeSlot();
+    return { status: 'dropped' };
+  }
+  const giveUp = new AbortController();
+  const sentAt = c.clock.monotonic();
+  const claim = safeCall(() =>
+    c.lock.claim({
+      key: job.name,
+      fireAt,
+      owner: c.owner,
+      leaseMs: job.leaseMs,
+      exclusive: job.overlap === 'skip',
+      signal: giveUp.signal,
+    }),
+  );
+  claim.then(freeSlot, freeSlot);
+  try {
+    const result = await settleWithin(
+      claim,
+      job.leaseMs,
+      () => {
+        const error = noAnswer(c.lock, job.leaseMs);
+        giveUp.abort(error);
+        freeSlot(); // a hung backend must not hold the slot: later fires fail closed too
+        handBackLateWin(c, job, claim);
+        return error;
+      },
+      c.timers,
+    );
+    return answered(c, checked(c.lock, result), c.clock.monotonic() - sentAt, sentAt);
+  } catch (thrown) {
+    const error = toError(thrown);
+    c.events.claimFailed(c.lock.backend, error, c.clock.monotonic() - sentAt);
+    c.log.warn('fleetcron: claim failed, fire skipped (fail closed)', { error });
+    return { status: 'failed', error };
+  }
+}
+
+function noAnswer(lock: Lock, ms: number): BackendUnavailableError {
+  return new BackendUnavailableError(lock.backend, 'claim', new Error(`no answer within ${ms} ms`));
+}
+
+/** Guards against a lock that answers something that is not a ClaimResult. */
+function checked(lock: Lock, result: ClaimResult): ClaimResult {
+  if (!result || typeof result !== 'object' || !('status' in result)) {
+    throw new Error(`lock ${lock.backend} answered the claim with ${String(result)}`);
+  }
+  return result;
+}
+
+function answered(
+  c: ClaimContext,
+  result: ClaimResult,
+  latencyMs: number,
+  sentAt: number,
+): ClaimOutcome {
+  const backend = c.lock.backend;
+  if (result.status === 'lost') {
+    c.events.claimLost(backend, result.reason, latencyMs);
+    return { status: 'lost' };
+  }
+  if (result.status === 'busy') {
+    c.events.claimBusy(backend, latencyMs);
+    return { status: 'busy' };
+  }
+  c.events.claimWon(backend, result.lease.token, latencyMs);
+  return { status: 'won', lease: result.lease, sentAt };
+}
+
+/** A claim given up on may still be won (a client's queue ran it later): hand that win back. */
+function handBackLateWin(c: ClaimContext, job: NormalizedJob, claim: Promise<ClaimResult>): void {
+  claim.then(
+    (late) => {
+      if (late?.status !== 'won') return;
+      c.log.warn('fleetcron: a claim given up on was won late; handing it back', {
+        token: late.lease.token,
+      });
+      void handBackClaim(
+        { lock: c.lock, timers: c.timers, boundMs: job.leaseMs / 3, log: c.log },
+        late.lease,
+      );
+    },
+    () => {},
+  );
+}

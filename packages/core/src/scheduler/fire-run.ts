@@ -1,0 +1,270 @@
+import type { Clock } from '../clock.js';
+import { type LeaseLostError, toError } from '../errors.js';
+import type { Lease, Lock } from '../lock.js';
+import type { Logger, Middleware } from '../middleware.js';
+import type { Store } from '../store.js';
+import { type ClaimContext, claimFire } from './claim.js';
+import type { ClaimLimiter } from './claim-limiter.js';
+import { LeaseDeadline, settleWithin } from './deadline.js';
+import { FireEvents, type SkipReason } from './fire-events.js';
+import { FireHistory, type HistoryWriter } from './history.js';
+import type { NormalizedJob } from './job.js';
+import { LeaseKeeper } from './lease-keeper.js';
+import { handBackClaim, type ReturnContext, releaseLease } from './lease-return.js';
+import { type RunVerdict, runChain, verdictOf } from './run-chain.js';
+import { safeCall, safeLogger } from './safe.js';
+import type { TimerQueue } from './timer-queue.js';
+
+/** What one fire needs from its scheduler. */
+export interface FireDeps {
+  readonly lock: Lock;
+  /** Read for the paused flag; history goes through `history`. */
+  readonly store: Store | null;
+  readonly history: HistoryWriter;
+  readonly clock: Clock;
+  readonly queue: TimerQueue;
+  readonly instanceId: string;
+  readonly logger: Logger;
+  readonly middleware: readonly Middleware[];
+  /** Bounds the claims in flight; a fire waits here for its turn before it claims. */
+  readonly claims: ClaimLimiter;
+  /** False once `stop()` gave up draining: a claim won after that is handed back, not run. */
+  acceptsRuns(): boolean;
+  /** False once `stop()` began: a fire still waiting for a claim slot is dropped unsent. */
+  acceptsClaims(): boolean;
+}
+
+/** A won lease while this fire holds it. */
+interface Holding {
+  readonly token: number;
+  readonly deadline: LeaseDeadline;
+  readonly keeper: LeaseKeeper;
+  readonly controller: AbortController;
+  /** Released or handed back already. */
+  returned: boolean;
+}
+
+/**
+ * One fire, as steps: claim → start the lease keeper → run the middleware chain → finish.
+ * The lease's local deadline is checked synchronously after every await and when the job
+ * settles ({@link LeaseDeadline.passed}). Nothing in here rejects: lock, store, job and listener
+ * failures are contained and reported.
+ */
+export class FireRun {
+  /** Settles when the fire is completely handled (lease given back, history written). */
+  readonly done: Promise<void>;
+  private readonly events: FireEvents;
+  private readonly history: FireHistory;
+  private readonly log: Logger;
+  private holding: Holding | null = null;
+  private running = false;
+  private attempt = 1;
+  private startedMono = 0;
+  private stopReason: Error | null = null;
+  private closed = false;
+  private markDone: () => void = () => {};
+
+  constructor(
+    private readonly deps: FireDeps,
+    readonly job: NormalizedJob,
+    readonly fireAt: number,
+  ) {
+    const { instanceId, clock } = deps;
+    this.log = safeLogger(deps.logger, {
+      job: job.name,
+      fireAt: new Date(fireAt).toISOString(),
+      instanceId,
+    });
+    this.events = new FireEvents(instanceId, job.name, fireAt, clock);
+    const onFailed = (error: Error) => {
+      this.events.storeFailed(error);
+      this.log.warn('fleetcron: could not write history', { error });
+    };
+    const fire = { job: job.name, fireAt, instanceId };
+    this.history = new FireHistory(deps.history, onFailed, fire, job.leaseMs / 3);
+    this.done = new Promise((resolve) => {
+      this.markDone = resolve;
+    });
+    void this.execute();
+  }
+
+  /** `stop()` passed its drain deadline: aborts the run's signal; the run is recorded `aborted`. */
+  abort(reason: Error): void {
+    this.stopReason = reason;
+    this.holding?.controller.abort(reason);
+  }
+
+  /**
+   * `stop()` stops waiting: a run still going (ignoring its aborted signal) is recorded
+   * `aborted` now, the lease is given back, and the fire counts as done. Never rejects.
+   */
+  async forceFinish(): Promise<void> {
+    this.closed = true;
+    if (this.running) {
+      this.finish(verdictOf(null, this.holding?.deadline.error ?? null, this.stopReason));
+      await this.giveBack(releaseLease);
+    } else if (this.holding) {
+      await this.handBack('stopping');
+    }
+    await this.history.flushed();
+    this.markDone();
+  }
+
+  private async execute(): Promise<void> {
+    try {
+      await this.steps();
+    } catch (error) {
+      this.log.error('fleetcron: unexpected error while handling a fire', {
+        error: toError(error),
+      });
+    } finally {
+      this.holding?.keeper.stop();
+      await this.giveBack(releaseLease);
+      await this.history.flushed();
+      this.markDone();
+    }
+  }
+
+  private async steps(): Promise<void> {
+    const claim = await claimFire(this.claimContext(), this.job, this.fireAt); // 1. claim
+    if (claim.status === 'failed') return this.skip('backend_unavailable', null, claim.error);
+    if (claim.status === 'busy') return this.skip('overlap', null, null);
+    if (claim.status !== 'won') return;
+    const held = this.hold(claim.lease, claim.sentAt);
+    if (held.deadline.passed()) return this.handBack('lease_expired');
+    if (this.closed || !this.deps.acceptsRuns()) return this.handBack('stopping');
+    held.keeper.start(); // 2. start the keeper
+    const paused = await this.readPaused();
+    if (held.deadline.passed()) return this.handBack('lease_expired');
+    if (paused) return this.skip('paused', held.token, null);
+    const startedAt = this.deps.clock.now();
+    await this.history.started(held.token, startedAt);
+    if (held.deadline.passed()) return this.handBack('lease_expired');
+    if (this.closed || !this.deps.acceptsRuns()) return this.handBack('stopping');
+    const error = await this.runJob(held, startedAt); // 3. run the chain
+    const lost = held.deadline.passed() ? held.deadline.error : null;
+    this.finish(verdictOf(error, lost, this.stopReason)); // 4. finish
+  }
+
+  private claimContext(): ClaimContext {
+    const { lock, clock, queue, claims, instanceId } = this.deps;
+    return {
+      lock,
+      clock,
+      timers: queue,
+      claims,
+      owner: instanceId,
+      events: this.events,
+      log: this.log,
+      acceptsClaims: () => this.deps.acceptsClaims(),
+    };
+  }
+
+  /** Sets the local deadline of a won lease and prepares its keeper (not started yet). */
+  private hold(lease: Lease, sentAt: number): Holding {
+    const { lock, clock, queue } = this.deps;
+    const leaseMs = this.job.leaseMs;
+    const deadline = new LeaseDeadline(clock, lease, leaseMs, sentAt, (e) => this.leaseLost(e));
+    const keeper = new LeaseKeeper({
+      ...{ lock, lease, leaseMs, sentAt, deadline, clock, queue },
+      onRenewed: (renewed) => this.events.leaseRenewed(renewed.token, renewed.expiresAt),
+    });
+    const controller = new AbortController();
+    this.holding = { token: lease.token, deadline, keeper, controller, returned: false };
+    return this.holding;
+  }
+
+  /** The deadline passed (or the backend said the lease is gone): abort, and record at once. */
+  private leaseLost(error: LeaseLostError): void {
+    const held = this.holding;
+    if (!held) return;
+    held.keeper.stop();
+    this.events.leaseLost(held.token, toError(error.cause ?? error));
+    this.log.warn('fleetcron: lease lost, aborting the run', { token: held.token });
+    held.controller.abort(error);
+    // a run that ignores its signal must not stay `running`: its row ends now
+    if (this.running) this.finish(verdictOf(null, error, this.stopReason));
+  }
+
+  /**
+   * Reads the fleet-wide paused flag. A failing or slow store (over a third of the lease) never
+   * blocks the run: it counts as not paused and is reported as `store.failed`.
+   */
+  private async readPaused(): Promise<boolean> {
+    const store = this.deps.store;
+    if (!store) return false;
+    try {
+      const state = await settleWithin(
+        safeCall(() => store.getJobState(this.job.name)),
+        this.job.leaseMs / 3,
+        () => new Error(`store ${store.backend} did not answer getJobState in time`),
+        this.deps.queue,
+      );
+      return state.paused === true;
+    } catch (thrown) {
+      const error = toError(thrown);
+      this.events.storeFailed(error);
+      this.log.warn('fleetcron: could not read the job state; running anyway', { error });
+      return false;
+    }
+  }
+
+  private async runJob(held: Holding, startedAt: number): Promise<Error | null> {
+    const { clock, instanceId, middleware } = this.deps;
+    this.events.runStarted(held.token, startedAt);
+    this.startedMono = clock.monotonic();
+    this.running = true;
+    try {
+      return await runChain({
+        ...{ job: this.job, middleware, fireAt: this.fireAt, startedAt, instanceId, clock },
+        lease: held.deadline.view(held.token),
+        signal: held.controller.signal,
+        log: safeLogger(this.log, { token: held.token }),
+        onAttempt: (attempt) => {
+          this.attempt = attempt;
+        },
+      });
+    } finally {
+      this.running = false;
+    }
+  }
+
+  /** Records the run's terminal status once; later calls (the job settling late) are ignored. */
+  private finish({ status, error }: RunVerdict): void {
+    const held = this.holding;
+    const { clock } = this.deps;
+    if (!held || !this.history.finished(status, this.attempt, error, clock.now())) return;
+    held.keeper.stop();
+    if (error && status !== 'lease_lost') this.log.warn('fleetcron: run failed', { status, error });
+    const durationMs = clock.monotonic() - this.startedMono;
+    this.events.runFinished({
+      token: held.token,
+      status,
+      attempt: this.attempt,
+      durationMs,
+      error,
+    });
+  }
+
+  private skip(reason: SkipReason, token: number | null, error: Error | null): void {
+    if (this.history.skipped(reason, token, error, this.deps.clock.now())) {
+      this.events.skipped(reason);
+    }
+  }
+
+  /** The fire will not run: record why and hand the claim back so another instance can run it. */
+  private async handBack(reason: 'lease_expired' | 'stopping'): Promise<void> {
+    this.holding?.keeper.stop();
+    this.skip(reason, this.holding?.token ?? null, null);
+    await this.giveBack(handBackClaim);
+  }
+
+  /** Releases or hands back the held lease, once. */
+  private async giveBack(how: (ctx: ReturnContext, lease: Lease) => Promise<void>): Promise<void> {
+    const held = this.holding;
+    if (!held || held.returned) return;
+    held.returned = true;
+    const ctx = { lock: this.deps.lock, timers: this.deps.queue, log: this.log };
+    await how({ ...ctx, boundMs: this.job.leaseMs / 3 }, held.keeper.lease);
+  }
+}

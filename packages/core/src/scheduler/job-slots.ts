@@ -1,0 +1,145 @@
+import type { Clock } from '../clock.js';
+import { toError } from '../errors.js';
+import type { Logger } from '../middleware.js';
+import { FireEvents } from './fire-events.js';
+import { nextFire, planFires } from './fire-plan.js';
+import type { NormalizedJob } from './job.js';
+import type { QueueEntry, TimerQueue } from './timer-queue.js';
+
+/** One registered job and its next fire on the timer queue. */
+export interface JobSlot {
+  readonly def: NormalizedJob;
+  nextFireAt: number | null;
+  entry: QueueEntry | null;
+}
+
+/** What the job slots need from their scheduler. */
+export interface SlotContext {
+  readonly queue: TimerQueue;
+  readonly clock: Clock;
+  readonly instanceId: string;
+  readonly log: Logger;
+  /** The lock's claim window, ms (the late-fire rule). */
+  readonly windowMs: number;
+  /** Whether the scheduler claims fires now. */
+  isRunning(): boolean;
+  /** Starts handling fire `fireAt` of `job`. */
+  launch(job: NormalizedJob, fireAt: number): void;
+}
+
+/**
+ * The registered jobs and their next fires: each job's next fire sits on the scheduler's single
+ * timer queue; when it is due, the late-fire plan decides which fire to claim.
+ */
+export class JobSlots {
+  private readonly slots = new Map<string, JobSlot>();
+
+  constructor(private readonly c: SlotContext) {}
+
+  /** The slots by job name. */
+  get byName(): ReadonlyMap<string, JobSlot> {
+    return this.slots;
+  }
+
+  /** Registers a job; its first fire is scheduled when the scheduler runs. */
+  add(def: NormalizedJob): void {
+    const slot: JobSlot = { def, nextFireAt: null, entry: null };
+    this.slots.set(def.name, slot);
+    if (this.c.isRunning()) this.scheduleFirst(slot);
+  }
+
+  /** Unregisters a job; returns whether it was registered. */
+  remove(name: string): boolean {
+    const slot = this.slots.get(name);
+    if (!slot) return false;
+    this.cancel(slot);
+    this.slots.delete(name);
+    return true;
+  }
+
+  /** Schedules every job's next fire after now. */
+  scheduleAll(): void {
+    for (const slot of this.slots.values()) this.scheduleFirst(slot);
+  }
+
+  /** Takes every job's next fire off the queue. */
+  cancelAll(): void {
+    for (const slot of this.slots.values()) this.cancel(slot);
+  }
+
+  /** The next fire of a slot: the queued one while running, else the trigger's next after now. */
+  peekNext(slot: JobSlot): Date | null {
+    if (this.c.isRunning()) return slot.nextFireAt === null ? null : new Date(slot.nextFireAt);
+    try {
+      const next = nextFire(slot.def.trigger, this.c.clock.now());
+      return next === null ? null : new Date(next);
+    } catch {
+      return null;
+    }
+  }
+
+  private cancel(slot: JobSlot): void {
+    if (slot.entry) this.c.queue.cancel(slot.entry);
+    slot.entry = null;
+  }
+
+  private scheduleFirst(slot: JobSlot): void {
+    let first: number | null;
+    try {
+      first = nextFire(slot.def.trigger, this.c.clock.now());
+    } catch (error) {
+      this.triggerFailed(slot, error);
+      return;
+    }
+    this.schedule(slot, first);
+  }
+
+  private schedule(slot: JobSlot, fireAt: number | null): void {
+    slot.nextFireAt = fireAt;
+    if (fireAt === null) {
+      this.c.log.info('fleetcron: job has no further fires', { job: slot.def.name });
+      return;
+    }
+    slot.entry = this.c.queue.atWall(fireAt, () => this.onDue(slot));
+    this.eventsOf(slot, fireAt).scheduled();
+  }
+
+  private triggerFailed(slot: JobSlot, error: unknown): void {
+    slot.nextFireAt = null;
+    slot.entry = null;
+    this.c.log.error('fleetcron: trigger failed; the job gets no further fires', {
+      job: slot.def.name,
+      error: toError(error),
+    });
+  }
+
+  private eventsOf(slot: JobSlot, fireAt: number): FireEvents {
+    return new FireEvents(this.c.instanceId, slot.def.name, fireAt, this.c.clock);
+  }
+
+  /** The single timer woke for this job's next fire. */
+  private onDue(slot: JobSlot): void {
+    slot.entry = null;
+    const due = slot.nextFireAt;
+    if (!this.c.isRunning() || this.slots.get(slot.def.name) !== slot || due === null) return;
+    const now = this.c.clock.now();
+    let plan: ReturnType<typeof planFires>;
+    try {
+      plan = planFires(slot.def.trigger, due, now, this.c.windowMs);
+    } catch (error) {
+      this.triggerFailed(slot, error);
+      return;
+    }
+    for (const fireAt of plan.missed) this.eventsOf(slot, fireAt).missed(now - fireAt);
+    if (plan.missed.length > 0) {
+      this.c.log.warn('fleetcron: woke late; older passed fires are not claimed here', {
+        job: slot.def.name,
+        missed: plan.missed.length,
+        moreUnlisted: plan.unlisted,
+        claiming: plan.claim === null ? null : new Date(plan.claim).toISOString(),
+      });
+    }
+    this.schedule(slot, plan.next);
+    if (plan.claim !== null) this.c.launch(slot.def, plan.claim);
+  }
+}

@@ -18,9 +18,17 @@ function env(name: string): string {
   return value;
 }
 
-/** The lease view of the new scheduler (`ctx.lease`), when this build of core has it. */
+/** The job's view of its lease (`ctx.lease`), when this build of core offers it. */
+interface LeaseView {
+  remainingMs(): number;
+  assertValid(): void;
+}
+
+const leaseOf = (ctx: JobContext) => (ctx as { lease?: LeaseView }).lease;
+
+/** The lease deadline the job believes, on the machine's monotonic clock. */
 function leaseDeadline(ctx: JobContext): number | undefined {
-  const lease = (ctx as { lease?: { remainingMs(): number } }).lease;
+  const lease = leaseOf(ctx);
   return lease ? monoNow() + lease.remainingMs() : undefined;
 }
 
@@ -48,6 +56,9 @@ function eventLine(e: FleetcronEvent): Omit<LedgerLine, 'instance' | 'mono' | 'w
 function jobRunner(job: ChaosJob, ledger: LedgerWriter) {
   return async (ctx: JobContext): Promise<void> => {
     const fire = { job: job.name, fireAt: ctx.fireAt.getTime(), token: ctx.token };
+    // the start line is this job's side effect: check the lease right before it, as the core
+    // README advises (throws LeaseLostError past the deadline)
+    leaseOf(ctx)?.assertValid();
     ledger.write({ kind: 'start', ...fire, believedDeadline: leaseDeadline(ctx) });
     let outcome: 'ok' | 'aborted' | 'error' = 'ok';
     try {

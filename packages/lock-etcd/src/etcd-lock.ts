@@ -13,6 +13,7 @@ import {
 import { type Etcd3, EtcdLeaseInvalidError, type IKeyValue, type ITxnResponse } from 'etcd3';
 import { fireAtOfKey, KeyLayout } from './keys.js';
 import { JobLeasePool, type PooledLease } from './lease-pool.js';
+import { lockClientOf } from './lock-client.js';
 import { type EtcdLockOptions, type ResolvedOptions, resolveOptions } from './options.js';
 import { RecordLeases } from './record-leases.js';
 import {
@@ -92,15 +93,23 @@ export class EtcdLock implements Lock {
   private readonly pool: JobLeasePool;
   private readonly records: RecordLeases;
   private readonly held = new Map<string, Held>();
+  /** The lock's own client (see {@link lockClientOf}): no retries, no circuit breaker. */
+  private readonly client: Etcd3;
   private closed = false;
 
+  /**
+   * @param client Your `Etcd3` client; never closed. The lock makes its calls through a client
+   *   of its own built from the same options (hosts, credentials, gRPC options) but without
+   *   etcd3's retry and circuit-breaker policies (see README, "After a server restart").
+   */
   constructor(client: Etcd3, options: EtcdLockOptions = {}) {
     const resolved: ResolvedOptions = resolveOptions(options);
     this.windowMs = resolved.windowMs;
     this.prefix = resolved.prefix;
     this.clock = resolved.clock;
     this.keys = new KeyLayout(resolved.prefix);
-    this.rpc = new EtcdRpc(client, resolved.requestTimeoutMs);
+    this.client = lockClientOf(client);
+    this.rpc = new EtcdRpc(this.client, resolved.requestTimeoutMs);
     this.pool = new JobLeasePool(this.rpc, {
       spares: resolved.spareLeases,
       refreshMs: REFRESH_MS,
@@ -127,7 +136,13 @@ export class EtcdLock implements Lock {
     const claimKey = this.keys.claim(key, fireAt);
     if (fireAt > now + this.windowMs) {
       // Too early by this clock, unless the fire is already recorded (then answer as for it).
-      const res = await this.rpc.txn('claim', [absent(claimKey)], [], this.reads(request));
+      const res = await this.rpc.txn(
+        'claim',
+        [absent(claimKey)],
+        [],
+        this.reads(request),
+        request.signal,
+      );
       if (res.succeeded) return { status: 'lost', key, fireAt, reason: 'early' };
       return this.answerRecorded(request, res, now);
     }
@@ -180,6 +195,7 @@ export class EtcdLock implements Lock {
             ),
           ],
           this.reads(request),
+          request.signal,
         );
       } catch (error) {
         if (!(error instanceof EtcdLeaseInvalidError) || retriedLeases) {
@@ -271,6 +287,44 @@ export class EtcdLock implements Lock {
     return res.succeeded;
   }
 
+  /**
+   * Hands back a won claim that will never run, in one transaction: if the fire's claim record
+   * still holds `lease.token` (its create revision), delete it, and (nested transaction) the
+   * lease key too if it still holds that token. See {@link Lock.withdraw}.
+   */
+  async withdraw(lease: Lease): Promise<boolean> {
+    this.assertOpen('withdraw');
+    const claimKey = this.keys.claim(lease.key, lease.fireAt);
+    const slot = this.keys.slot(lease);
+    const hk = heldKey(slot, lease.token);
+    const held = this.held.get(hk);
+    const res = await this.rpc.txn(
+      'withdraw',
+      [createdAt(claimKey, lease.token)],
+      [
+        deleteOp(claimKey),
+        {
+          request_txn: {
+            compare: [createdAt(slot, lease.token)],
+            success: [getOp(slot), deleteOp(slot)],
+            failure: [],
+          },
+        },
+      ],
+      [],
+    );
+    if (!res.succeeded) return false;
+    this.held.delete(hk);
+    const inner = res.responses[1]?.response_txn;
+    const leaseId = inner?.succeeded ? kvsOf(inner, 0)[0]?.lease : held?.leaseId;
+    if (inner?.succeeded && leaseId && leaseId !== '0') {
+      const pooled = this.pool.owns(leaseId);
+      if (pooled) this.pool.giveBack(pooled);
+      else this.pool.revokeInBackground(leaseId);
+    }
+    return true;
+  }
+
   async inspect(key: string): Promise<LockInspection> {
     this.assertOpen('inspect');
     const res = await this.rpc.txn(
@@ -326,6 +380,7 @@ export class EtcdLock implements Lock {
     this.held.clear();
     this.records.close();
     await this.pool.close();
+    this.client.close();
   }
 
   /** The claim transaction of the common path. */
@@ -348,6 +403,7 @@ export class EtcdLock implements Lock {
         putOp(this.keys.slot(request), leaseValue, jobLease.id),
       ],
       this.reads(request),
+      request.signal,
     );
   }
 

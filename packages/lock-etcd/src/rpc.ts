@@ -27,13 +27,24 @@ export class EtcdRpc {
     private readonly timeoutMs: number,
   ) {}
 
-  /** One transaction. */
+  /**
+   * One transaction. Once `signal` is aborted it is not sent (it rejects with
+   * `BackendUnavailableError`); the client never re-sends it either (see `lockClientOf`).
+   */
   async txn(
     operation: string,
     compare: ICompare[],
     success: IRequestOp[],
     failure: IRequestOp[],
+    signal?: AbortSignal,
   ): Promise<ITxnResponse> {
+    if (signal?.aborted) {
+      throw new BackendUnavailableError(
+        BACKEND,
+        operation,
+        new Error('given up on by the caller before it was sent; it was not run'),
+      );
+    }
     return this.call(operation, (deadline) =>
       this.client.kv.txn({ compare, success, failure }, { deadline }),
     );

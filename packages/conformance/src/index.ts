@@ -1,3 +1,6 @@
+export * from './fleet/instance.js';
+export * from './fleet/judge.js';
+export * from './fleet/ledger.js';
 export * from './fleet/scenarios.js';
 export * from './lock/faults.js';
 export * from './lock/scenarios.js';

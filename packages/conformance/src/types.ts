@@ -1,4 +1,5 @@
 import type { Clock, Lock, LockCapabilities, Store } from '@fleetcron/core';
+import type { FleetInstanceModule } from './fleet/instance.js';
 
 /** Options the suite passes to {@link LockFixture.newLock}. Adapters must honour both. */
 export interface NewLockOptions {
@@ -146,6 +147,12 @@ export interface FleetConformanceOptions {
   fires?: number;
   /** Multiplies the suite's deadlines for slow backends. Default 1. */
   timeScale?: number;
+  /**
+   * The instance the freeze scenarios drive (they also start it in child processes, hence a
+   * module, not a function). Default: the real `Scheduler` (`schedulerInstanceModule`). The
+   * suite's own tests pass a scheduler without deadline checks and expect the scenarios to fail.
+   */
+  instance?: FleetInstanceModule;
 }
 
 /**

@@ -1,0 +1,72 @@
+/**
+ * Entry script of a fleet instance in its own process (started by `startInstanceChild`). It runs
+ * one instance (the factory named in its config) whose lock and store calls go to the parent
+ * over IPC, writes the ledger, and at its freeze point writes `FROZEN <point>` to stdout and
+ * blocks synchronously on a read of stdin until the parent writes one byte. The parent SIGSTOPs
+ * it while it blocks there, so the freeze is real and pinned to the point.
+ */
+import { readSync, writeSync } from 'node:fs';
+import { every, realClock } from '@fleetcron/core';
+import { FROZEN_MARKER, type InstanceChildConfig } from './child-config.js';
+import { loadInstanceFactory } from './instance.js';
+import { FreezeTrap, instrumentLock, instrumentStore, ledgerJob } from './instrument.js';
+import { Ledger } from './ledger.js';
+import { ParentChannel, remoteLock, remoteStore } from './remote.js';
+
+/** Blocks the whole process until one byte arrives on stdin (the parent's "go"). */
+function waitForGo(): void {
+  const byte = Buffer.alloc(1);
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    try {
+      if (readSync(0, byte, 0, 1, null) === 1) return;
+      throw new Error('stdin closed while frozen: the parent is gone');
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'EAGAIN') throw error;
+      Atomics.wait(pause, 0, 0, 5); // stdin is non-blocking: poll, still without yielding
+    }
+  }
+}
+
+async function main(): Promise<void> {
+  const config = JSON.parse(process.argv[2] ?? '') as InstanceChildConfig;
+  const { instanceId, point } = config;
+  const ledger = new Ledger(config.ledgerPath);
+  const trap = new FreezeTrap(point, instanceId, ledger, () => {
+    writeSync(1, `${FROZEN_MARKER} ${point}\n`);
+    waitForGo();
+  });
+  const parent = new ParentChannel(process, config.lock.backend);
+  const instrumentation = { ledger, instance: instanceId, trap };
+  const factory = await loadInstanceFactory(config.instanceModule);
+  const instance = factory({
+    instanceId,
+    lock: instrumentLock(remoteLock(parent, config.lock), instrumentation),
+    store: instrumentStore(remoteStore(parent, config.storeBackend), trap),
+    clock: realClock,
+    leaseMs: config.leaseMs,
+    jobs: [{ name: config.job, trigger: every(config.everyMs), run: ledgerJob(instrumentation) }],
+  });
+  process.on('message', (message) => {
+    if ((message as { t?: string } | null)?.t !== 'stop') return;
+    instance.stop().then(
+      () => {
+        ledger.close();
+        process.send?.({ t: 'stopped' }, undefined, undefined, () => process.exit(0));
+      },
+      (error: unknown) => {
+        process.stderr.write(`stop() rejected: ${String(error)}\n`);
+        process.exit(1);
+      },
+    );
+  });
+  instance.start();
+  process.send?.({ t: 'ready' });
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(
+    `fleet instance child failed: ${error instanceof Error ? error.stack : String(error)}\n`,
+  );
+  process.exit(1);
+});

@@ -1,0 +1,161 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import type { Lock, Store } from '@fleetcron/core';
+import { FROZEN_MARKER, type InstanceChildConfig } from './child-config.js';
+import { remoteLockInfo, serveBackend } from './remote.js';
+
+/** A fleet instance running in a child process (see `child-instance.ts`). */
+export interface InstanceChild {
+  readonly pid: number;
+  /** Resolves once the child blocks at its freeze point; rejects after `timeoutMs` or on exit. */
+  waitFrozen(timeoutMs: number): Promise<void>;
+  /** SIGSTOP: the real freeze. */
+  freeze(): void;
+  /** Lets a frozen child go: SIGCONT, and the byte its blocking read waits for. */
+  thaw(): void;
+  /** Asks the instance to stop, waits for the process to exit; resolves its exit code. */
+  stop(timeoutMs: number): Promise<number | null>;
+  /** SIGCONT + SIGKILL if it still runs (cleanup). */
+  kill(): void;
+  /** Everything the child wrote to stdout and stderr so far. */
+  output(): string;
+}
+
+/** Node arguments that run the child script from TypeScript sources or from the build. */
+function childCommand(config: Omit<InstanceChildConfig, 'lock' | 'storeBackend'>): string[] {
+  const fromSource = import.meta.url.endsWith('.ts');
+  const script = fileURLToPath(
+    new URL(fromSource ? './child-instance.ts' : './fleet-child.js', import.meta.url),
+  );
+  const args: string[] = [];
+  if (fromSource || config.instanceModule.url.endsWith('.ts')) {
+    let tsx: string;
+    try {
+      tsx = createRequire(import.meta.url).resolve('tsx');
+    } catch (error) {
+      throw new Error(
+        'the fleet freeze scenarios start TypeScript child processes through tsx: install it (pnpm add -D tsx)',
+        { cause: error },
+      );
+    }
+    args.push('--import', tsx);
+    if (fromSource) args.push('--conditions=source');
+  }
+  return [...args, script];
+}
+
+/** Resolves when `child` sends `{ t: type }`; rejects if it exits first or after `timeoutMs`. */
+function waitForMessage(
+  child: ChildProcess,
+  type: string,
+  timeoutMs: number,
+  output: () => string,
+): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const done = (error?: Error) => {
+      clearTimeout(timer);
+      child.off('message', onMessage);
+      child.off('exit', onExit);
+      if (error) reject(error);
+      else resolve();
+    };
+    const onMessage = (m: unknown) => {
+      if ((m as { t?: string } | null)?.t === type) done();
+    };
+    const onExit = (code: number | null) =>
+      done(new Error(`instance child exited (${code}) before '${type}':\n${output()}`));
+    const timer = setTimeout(
+      () =>
+        done(new Error(`no '${type}' from the instance child in ${timeoutMs} ms:\n${output()}`)),
+      timeoutMs,
+    );
+    child.on('message', onMessage);
+    child.on('exit', onExit);
+  });
+}
+
+/**
+ * Starts a fleet instance in a child process. Its lock and store calls run here, on `lock` (its
+ * own client of the backend) and `store`. Resolves once the instance started.
+ */
+export async function startInstanceChild(
+  config: Omit<InstanceChildConfig, 'lock' | 'storeBackend'>,
+  lock: Lock,
+  store: Store,
+  timeoutMs: number,
+): Promise<InstanceChild> {
+  const full: InstanceChildConfig = {
+    ...config,
+    lock: remoteLockInfo(lock),
+    storeBackend: store.backend,
+  };
+  const child = spawn(process.execPath, [...childCommand(config), JSON.stringify(full)], {
+    stdio: ['pipe', 'pipe', 'pipe', 'ipc'],
+  });
+  let out = '';
+  let frozen = false;
+  const frozenWaiters: (() => void)[] = [];
+  child.stdout?.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+    if (!frozen && out.includes(FROZEN_MARKER)) {
+      frozen = true;
+      for (const wake of frozenWaiters.splice(0)) wake();
+    }
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  child.stdin?.on('error', () => {}); // a child that died must not crash the test process
+  child.on('error', () => {});
+  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  const stopServing = serveBackend(child, lock, store);
+  exited.then(stopServing);
+  const output = () => out;
+  const alive = () => child.exitCode === null && child.signalCode === null;
+  await waitForMessage(child, 'ready', timeoutMs, output);
+
+  return {
+    pid: child.pid ?? -1,
+    output,
+    waitFrozen(ms) {
+      if (frozen) return Promise.resolve();
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          reject(new Error(`the instance never reached its freeze point in ${ms} ms:\n${out}`));
+        }, ms);
+        frozenWaiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+        exited.then((code) => {
+          clearTimeout(timer);
+          reject(new Error(`the instance child exited (${code}) before freezing:\n${out}`));
+        });
+      });
+    },
+    freeze() {
+      child.kill('SIGSTOP');
+    },
+    thaw() {
+      child.stdin?.write('g');
+      child.kill('SIGCONT');
+    },
+    async stop(ms) {
+      if (!alive()) return exited;
+      child.send({ t: 'stop' });
+      const timer = setTimeout(() => {
+        out += `\n[no exit ${ms} ms after stop: killed]\n`;
+        child.kill('SIGKILL');
+      }, ms);
+      const code = await exited;
+      clearTimeout(timer);
+      return code;
+    },
+    kill() {
+      if (!alive()) return;
+      child.kill('SIGCONT');
+      child.kill('SIGKILL');
+    },
+  };
+}

@@ -1,0 +1,81 @@
+import {
+  type Clock,
+  InvalidOptionError,
+  type JobDefinition,
+  type Lock,
+  Scheduler,
+  type Store,
+} from '@fleetcron/core';
+
+/** What a fleet scenario gives one instance of the fleet. */
+export interface FleetInstanceDeps {
+  /** The instance's id: the owner of its claims. */
+  instanceId: string;
+  /** Its own lock client (instrumented by the scenario). */
+  lock: Lock;
+  /** The fleet's store (instrumented by the scenario). */
+  store: Store;
+  clock: Clock;
+  /** Lease of the jobs, ms (already accepted by the backend). */
+  leaseMs: number;
+  /** The jobs to run. */
+  jobs: JobDefinition[];
+}
+
+/** One running instance of the fleet, as the scenarios drive it. */
+export interface FleetInstance {
+  /** Starts scheduling. */
+  start(): void;
+  /** Stops scheduling and resolves once nothing of this instance runs any more. */
+  stop(): Promise<void>;
+}
+
+/** Makes one fleet instance; the default is {@link schedulerInstance}, the real `Scheduler`. */
+export type FleetInstanceFactory = (deps: FleetInstanceDeps) => FleetInstance;
+
+/**
+ * Where a {@link FleetInstanceFactory} lives: a module URL and the name of its export. A module,
+ * not a function, because the freeze scenarios also start instances in child processes.
+ */
+export interface FleetInstanceModule {
+  /** `file:` URL (or anything `import()` accepts) of the module. */
+  url: string;
+  /** Name of the export that is the factory. */
+  exportName: string;
+}
+
+/** How long {@link schedulerInstance}'s `stop()` waits for running jobs, ms. */
+const DRAIN_MS = 5_000;
+
+/** The real thing: a fleetcron `Scheduler` with the given jobs. */
+export const schedulerInstance: FleetInstanceFactory = (deps) => {
+  const { instanceId, lock, store, clock, leaseMs } = deps;
+  const scheduler = new Scheduler({ instanceId, lock, store, clock, leaseMs });
+  for (const job of deps.jobs) scheduler.add(job);
+  return {
+    start: () => scheduler.start(),
+    stop: () => scheduler.stop({ drainMs: DRAIN_MS }),
+  };
+};
+
+/**
+ * The module of {@link schedulerInstance}. From the sources this file; from the built package
+ * the bundle, which re-exports it under the same name.
+ */
+export const schedulerInstanceModule: FleetInstanceModule = {
+  url: import.meta.url,
+  exportName: 'schedulerInstance',
+};
+
+/** Imports the factory named by `ref`; a typed error when the export is not a function. */
+export async function loadInstanceFactory(ref: FleetInstanceModule): Promise<FleetInstanceFactory> {
+  const module = (await import(ref.url)) as Record<string, unknown>;
+  const factory = module[ref.exportName];
+  if (typeof factory !== 'function') {
+    throw new InvalidOptionError(
+      'instance',
+      `${ref.url} has no function export ${JSON.stringify(ref.exportName)}; pass { url, exportName } of a FleetInstanceFactory.`,
+    );
+  }
+  return factory as FleetInstanceFactory;
+}

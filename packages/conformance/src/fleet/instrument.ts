@@ -1,0 +1,143 @@
+import type { Execution, JobContext, Lease, Lock, Store } from '@fleetcron/core';
+import type { Ledger } from './ledger.js';
+
+/** Where a freeze scenario freezes its holder. */
+export type FreezePoint =
+  /** Inside the claim round trip: the backend answered `won`, the scheduler has not seen it. */
+  | 'claim'
+  /** Between claim and job start: inside the first store call after the won claim. */
+  | 'store'
+  /** Inside the job. */
+  | 'job';
+
+/**
+ * Springs once, at its point, on the first won claim of its instance: writes a `freeze` line,
+ * then calls `block`, which returns only when the freeze is over, then writes a `thaw` line.
+ * `block` must block synchronously (a read of a pipe, `Atomics.wait`): that is what pins the
+ * freeze to the point.
+ */
+export class FreezeTrap {
+  /** Token of the frozen claim, once the trap sprang. */
+  frozenToken: number | null = null;
+  private won: { fireAt: number; token: number } | null = null;
+  private sprung = false;
+
+  constructor(
+    readonly point: FreezePoint,
+    private readonly instance: string,
+    private readonly ledger: Ledger,
+    private readonly block: () => void,
+  ) {}
+
+  /** Whether the trap has sprung. */
+  get hasSprung(): boolean {
+    return this.sprung;
+  }
+
+  /** The lock wrapper saw a won claim. */
+  noteWon(fireAt: number, token: number): void {
+    if (this.won === null) this.won = { fireAt, token };
+  }
+
+  /** Called at `point`; freezes when it is the trap's point and a claim was won. */
+  reach(point: FreezePoint): void {
+    if (this.sprung || point !== this.point || this.won === null) return;
+    this.sprung = true;
+    this.frozenToken = this.won.token;
+    const line = { instance: this.instance, point, ...this.won };
+    this.ledger.write({ kind: 'freeze', ...line });
+    this.block();
+    this.ledger.write({ kind: 'thaw', ...line });
+  }
+}
+
+/** Ledger and (optionally) trap of one instance. */
+export interface Instrumentation {
+  ledger: Ledger;
+  instance: string;
+  trap?: FreezeTrap;
+}
+
+/** Wraps a lock: every claim and renewal is written to the ledger; `claim` may spring the trap. */
+export function instrumentLock(inner: Lock, { ledger, instance, trap }: Instrumentation): Lock {
+  const lock: Lock = {
+    backend: inner.backend,
+    capabilities: inner.capabilities,
+    windowMs: inner.windowMs,
+    async claim(request) {
+      const { fireAt } = request;
+      ledger.write({ kind: 'claim', instance, fireAt });
+      const result = await inner.claim(request);
+      const token = result.status === 'won' ? result.lease.token : null;
+      ledger.write({ kind: 'claimed', instance, fireAt, token, status: result.status });
+      if (result.status === 'won') {
+        trap?.noteWon(fireAt, result.lease.token);
+        trap?.reach('claim');
+      }
+      return result;
+    },
+    async extend(lease: Lease, leaseMs: number) {
+      const { fireAt, token } = lease;
+      ledger.write({ kind: 'extend', instance, fireAt, token });
+      try {
+        const renewed = await inner.extend(lease, leaseMs);
+        const status = renewed === null ? 'lost' : 'renewed';
+        ledger.write({ kind: 'extended', instance, fireAt, token, status });
+        return renewed;
+      } catch (error) {
+        ledger.write({ kind: 'extended', instance, fireAt, token, status: 'failed' });
+        throw error;
+      }
+    },
+    release: (lease) => inner.release(lease),
+    inspect: (key) => inner.inspect(key),
+  };
+  const withdraw = inner.withdraw?.bind(inner);
+  if (withdraw) lock.withdraw = withdraw;
+  const close = inner.close?.bind(inner);
+  if (close) lock.close = close;
+  return lock;
+}
+
+/**
+ * Wraps a store: the first paused-flag read or `running` write after a won claim may spring the
+ * trap (after the store answered, before the scheduler sees the answer).
+ */
+export function instrumentStore(inner: Store, trap?: FreezeTrap): Store {
+  return {
+    backend: inner.backend,
+    async record(execution: Execution) {
+      await inner.record(execution);
+      if (execution.status === 'running') trap?.reach('store');
+    },
+    history: (job, query) => inner.history(job, query),
+    prune: (before) => inner.prune(before),
+    async getJobState(job) {
+      const state = await inner.getJobState(job);
+      trap?.reach('store');
+      return state;
+    },
+    setPaused: (job, paused) => inner.setPaused(job, paused),
+  };
+}
+
+/** How long the ledger job works after its start line, ms. */
+export const JOB_WORK_MS = 50;
+
+/**
+ * The job of the freeze scenarios: writes `start`, may spring the trap (point `job`), works
+ * {@link JOB_WORK_MS} asynchronously, writes `end`. Every abort of its signal is written too,
+ * also one that comes after the job returned.
+ */
+export function ledgerJob({ ledger, trap }: Instrumentation): (ctx: JobContext) => Promise<void> {
+  return async (ctx) => {
+    const line = { instance: ctx.instanceId, fireAt: ctx.fireAt.getTime(), token: ctx.token };
+    const onAbort = () => ledger.write({ kind: 'abort', ...line });
+    if (ctx.signal.aborted) onAbort();
+    else ctx.signal.addEventListener('abort', onAbort, { once: true });
+    ledger.write({ kind: 'start', ...line });
+    trap?.reach('job');
+    await new Promise((resolve) => setTimeout(resolve, JOB_WORK_MS));
+    ledger.write({ kind: 'end', ...line, aborted: ctx.signal.aborted });
+  };
+}

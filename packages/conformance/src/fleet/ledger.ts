@@ -1,0 +1,96 @@
+import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
+
+/**
+ * Host-wide monotonic time in ms (`CLOCK_MONOTONIC` through `process.hrtime`): it keeps running
+ * while a process is SIGSTOPped or blocked, and every process on the host reads the same clock,
+ * so ledger lines written by different processes can be ordered and subtracted.
+ */
+export function hostMonotonicMs(): number {
+  return Number(process.hrtime.bigint()) / 1e6;
+}
+
+/** What one ledger line records. */
+export type LedgerKind =
+  /** A claim was sent (`fireAt`). */
+  | 'claim'
+  /** Its answer came back (`status`, `token` when won). */
+  | 'claimed'
+  /** A renewal was sent (`token`). */
+  | 'extend'
+  /** Its answer came back (`status`: `renewed`, `lost` or `failed`). */
+  | 'extended'
+  /** The job's function was entered (`fireAt`, `token`). */
+  | 'start'
+  /** The job's function returned (`fireAt`, `token`, `aborted`: its signal at that moment). */
+  | 'end'
+  /** The run's signal was aborted (`fireAt`, `token`). */
+  | 'abort'
+  /** The instance froze (`point`). */
+  | 'freeze'
+  /** The instance was let go after the freeze (`point`). */
+  | 'thaw';
+
+/** One line of the ledger. */
+export interface LedgerEntry {
+  kind: LedgerKind;
+  /** Instance the line is about. */
+  instance: string;
+  /** Host monotonic time when it was written, ms ({@link hostMonotonicMs}). */
+  mono: number;
+  /** Wall-clock time of the writing process, epoch ms (for reading failures only). */
+  wall: number;
+  /** Process that wrote it. */
+  pid: number;
+  fireAt?: number;
+  token?: number | null;
+  status?: string;
+  aborted?: boolean;
+  point?: string;
+}
+
+/**
+ * An append-only ledger shared by processes: a file opened with `O_APPEND`, one JSON line per
+ * event, written with one synchronous `write` so lines of different processes never interleave
+ * and a line is on disk before the writer can freeze. The fleet scenarios judge what ran from
+ * it, never from a scheduler's own counters or events.
+ */
+export class Ledger {
+  private fd: number | null;
+
+  /** Opens (creating if needed) the ledger at `path` for appending. */
+  constructor(readonly path: string) {
+    this.fd = openSync(path, 'a');
+  }
+
+  /** Appends one line; `mono`, `wall` and `pid` are filled in. A no-op after {@link close}. */
+  write(entry: Omit<LedgerEntry, 'mono' | 'wall' | 'pid'>): void {
+    if (this.fd === null) return;
+    const line: LedgerEntry = {
+      ...entry,
+      mono: hostMonotonicMs(),
+      wall: Date.now(),
+      pid: process.pid,
+    };
+    writeSync(this.fd, `${JSON.stringify(line)}\n`);
+  }
+
+  /** Every line written so far, by every process, in file order. */
+  read(): LedgerEntry[] {
+    return readLedger(this.path);
+  }
+
+  /** Closes the file descriptor; idempotent. */
+  close(): void {
+    if (this.fd === null) return;
+    closeSync(this.fd);
+    this.fd = null;
+  }
+}
+
+/** Reads a ledger file (see {@link Ledger}). */
+export function readLedger(path: string): LedgerEntry[] {
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((line) => line.length > 0)
+    .map((line) => JSON.parse(line) as LedgerEntry);
+}

@@ -1,4 +1,13 @@
+import { TERMINAL_STATUSES } from '@fleetcron/core';
 import { type PostgresStoreOptions, resolveStoreOptions } from './options.js';
+
+/** Every status an execution row may hold, as a SQL list: `'running', 'succeeded', ...`. */
+const STATUSES = ['running', ...TERMINAL_STATUSES];
+const STATUS_LIST = STATUSES.map((s) => `'${s}'`).join(', ');
+/** SQL: the check constraint `oid` names every status (an older table's may lack new ones). */
+const NAMES_EVERY_STATUS = STATUSES.map((s) => `pg_get_constraintdef(oid) LIKE '%''${s}''%'`).join(
+  ' AND ',
+);
 
 /** Quoted, schema-qualified names of the store's tables. */
 export interface StoreTables {
@@ -31,8 +40,7 @@ export function postgresStoreSchema(
   id          text COLLATE "C" PRIMARY KEY,
   job         text COLLATE "C" NOT NULL,
   fire_at     bigint NOT NULL,
-  status      text NOT NULL CHECK (status IN
-                ('running', 'succeeded', 'failed', 'timed_out', 'skipped', 'lease_lost')),
+  status      text NOT NULL CHECK (status IN (${STATUS_LIST})),
   attempt     integer NOT NULL,
   instance_id text NOT NULL,
   token       bigint,
@@ -46,6 +54,21 @@ CREATE INDEX IF NOT EXISTS "${table}_exec_history"
   ON ${t.executions} (job, started_at DESC, id DESC);
 -- prune(before)
 CREATE INDEX IF NOT EXISTS "${table}_exec_started" ON ${t.executions} (started_at);
+-- A table made by an older version, whose check lacks a status added since: replace it once.
+DO $fleetcron$
+DECLARE c record;
+BEGIN
+  IF NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = '${t.executions}'::regclass
+      AND contype = 'c' AND ${NAMES_EVERY_STATUS}) THEN
+    FOR c IN SELECT conname FROM pg_constraint
+        WHERE conrelid = '${t.executions}'::regclass AND contype = 'c' LOOP
+      EXECUTE format('ALTER TABLE ${t.executions} DROP CONSTRAINT %I', c.conname);
+    END LOOP;
+    ALTER TABLE ${t.executions} ADD CONSTRAINT "${table}_executions_status"
+      CHECK (status IN (${STATUS_LIST}));
+  END IF;
+END
+$fleetcron$;
 CREATE TABLE IF NOT EXISTS ${t.jobs} (
   job              text COLLATE "C" PRIMARY KEY,
   paused           boolean NOT NULL DEFAULT false,

@@ -121,6 +121,37 @@ describe('PostgresStore on PostgreSQL', () => {
     }
   });
 
+  it("migrate() lets a table made before 'aborted' existed accept it, and changes nothing after", async () => {
+    const fixture = await create();
+    try {
+      const schema = `${fixture.schema}_old`;
+      const old = postgresStoreSchema({ schema })
+        .replace(/DO \$fleetcron\$[\s\S]*?\$fleetcron\$;\n/, '')
+        .replace(", 'aborted'", '');
+      expect(old, 'the older DDL has no aborted status').not.toContain('aborted');
+      await fixture.admin.query(old);
+      const store = new PostgresStore(fixture.admin, { schema });
+      const aborted = execution({ id: 'a1', status: 'aborted' });
+      await expect(store.record(aborted), 'the older table rejects aborted').rejects.toThrow();
+      await store.migrate();
+      await store.record(aborted);
+      expect((await store.getJobState('job')).lastStatus).toBe('aborted');
+      const checks = async () =>
+        (
+          await fixture.admin.query<{ oid: string }>(
+            `SELECT oid FROM pg_constraint WHERE conrelid = '"${schema}".fleetcron_executions'::regclass AND contype = 'c'`,
+          )
+        ).rows.map((r) => r.oid);
+      const before = await checks();
+      expect(before, 'one status check').toHaveLength(1);
+      await store.migrate();
+      expect(await checks(), 'a second migrate() leaves the check as it is').toEqual(before);
+      await fixture.admin.query(`DROP SCHEMA "${schema}" CASCADE`);
+    } finally {
+      await fixture.close();
+    }
+  });
+
   it('history pages come from the (job, started_at DESC, id DESC) index', async () => {
     const fixture = await create();
     try {

@@ -19,6 +19,7 @@ import {
   tokensIncrease,
 } from './leases.js';
 import { boundedStorage } from './storage.js';
+import { withdrawHandsBack } from './withdraw.js';
 
 /**
  * Every lock scenario that needs no server faults, in the order `runLockConformance` registers
@@ -42,6 +43,7 @@ export const lockScenarios = {
   oddKeys,
   skewedClientCannotSteal,
   mutualExclusionFuzz,
+  withdrawHandsBack,
 } as const satisfies Record<string, LockScenario>;
 
 /** Name of a lock scenario. */

@@ -1,9 +1,13 @@
 import type { Options } from 'tsup';
 
-/** Shared tsup settings: every package builds `src/index.ts` to ESM with declarations. */
+/**
+ * Shared tsup settings: every package builds `src/index.ts` to ESM (`dist/index.js`) and
+ * CommonJS (`dist/index.cjs`), each with its declarations (`.d.ts`, `.d.cts`). A package whose
+ * code needs ESM (a vitest suite, `import.meta`) overrides `format: ['esm']`.
+ */
 export const baseTsup: Options = {
   entry: ['src/index.ts'],
-  format: ['esm'],
+  format: ['esm', 'cjs'],
   dts: true,
   sourcemap: true,
   clean: true,

@@ -14,6 +14,7 @@ describe.each(CHAOS_BACKENDS)('chaos fleet on %s', (backend) => {
   it('runs every fire at most once, in token order, never past its lease', async () => {
     const report = await runChaos({ backend, seconds: 28, keepLedger: true });
     const v = report.verdict;
+    console.log(report.summary); // the numbers, also when the run passes
     const where = `${report.summary}\nledger: ${report.ledgerDir}`;
     expect(
       report.faults.map((f) => f.kind),

@@ -1,4 +1,5 @@
 import { defineConfig } from 'tsup';
 import { baseTsup } from '../../tsup.config.base.js';
 
-export default defineConfig(baseTsup);
+// ESM only: the suite runs inside vitest (ESM only) and loads fleet instances by `import.meta.url`.
+export default defineConfig({ ...baseTsup, format: ['esm'] });

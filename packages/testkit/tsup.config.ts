@@ -3,6 +3,8 @@ import { baseTsup } from '../../tsup.config.base.js';
 
 export default defineConfig({
   ...baseTsup,
+  // Private and ESM only: vitest global setups import it.
+  format: ['esm'],
   entry: [
     'src/index.ts',
     'src/global-setup.ts',

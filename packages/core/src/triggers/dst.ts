@@ -16,7 +16,7 @@ const MAX_TURNS = 1000;
 
 /**
  * Maps a wall-clock schedule in `zone` to the first real instant strictly after `after`
- * (epoch ms), applying fleetcron's DST rule (docs: DESIGN.md, "Daylight saving time"):
+ * (epoch ms), applying fleetcron's DST rule (documented at `cron()` and in the core README):
  *
  * - `hourRestricted = false` (hour field `*`): every real instant whose wall-clock reading
  *   matches fires. A repeated hour fires twice; a skipped hour has no such instants.

@@ -1,0 +1,220 @@
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cleanEnv, run, runOk } from '../src/exec.js';
+import {
+  buildPackages,
+  manifestTargets,
+  type PackedPackage,
+  packPackage,
+  repackAsNextPatch,
+} from '../src/pack.js';
+import {
+  DUAL_FORMAT,
+  privatePackageNames,
+  publicPackages,
+  WORKSPACE_ROOT,
+} from '../src/public-packages.js';
+
+const packages = publicPackages();
+const names = packages.map((pkg) => pkg.name);
+const FIXTURE = new URL('../fixture/', import.meta.url).pathname;
+const PACK_TEST_BIN = new URL('../node_modules/.bin/', import.meta.url).pathname;
+const TSC = join(WORKSPACE_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+/** Third-party packages the app installs from the npm registry (the versions the workspace tests). */
+const THIRD_PARTY = [
+  'pg@8.23.1',
+  '@types/pg@8.15.6',
+  'ioredis@6.0.0',
+  'etcd3@1.1.2',
+  '@opentelemetry/api@1.9.1',
+  '@types/node@20.19.25',
+];
+/** Installed into the app; conformance is packed and linted but needs vitest to load. */
+const INSTALLED = names.filter((name) => name !== '@fleetcron/conformance');
+
+const packed = new Map<string, PackedPackage>();
+let work = '';
+let app = '';
+let coreNextPatch = '';
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'fleetcron-pack-'));
+  const tarballs = join(work, 'tarballs');
+  await buildPackages(names);
+  for (const pkg of packages) packed.set(pkg.name, await packPackage(pkg, tarballs));
+  const core = packed.get('@fleetcron/core');
+  if (!core) throw new Error('@fleetcron/core is not among the public packages');
+  coreNextPatch = await repackAsNextPatch(core, tarballs);
+
+  app = join(work, 'app');
+  cpSync(FIXTURE, app, { recursive: true });
+  cpSync(join(FIXTURE, 'app-package.json'), join(app, 'package.json'));
+  const ours = INSTALLED.map((name) =>
+    name === '@fleetcron/core' ? coreNextPatch : (packed.get(name)?.tarball ?? name),
+  );
+  await runOk(
+    'npm',
+    ['install', '--no-audit', '--no-fund', '--prefer-offline', ...ours, ...THIRD_PARTY],
+    { cwd: app, env: cleanEnv() },
+  );
+});
+
+afterAll(() => {
+  if (work && process.env.FLEETCRON_KEEP_PACK !== '1')
+    rmSync(work, { recursive: true, force: true });
+});
+
+describe('public packages', () => {
+  it('are the ones the pack test knows how to install, each ESM-only or dual on purpose', () => {
+    expect(names).toContain('@fleetcron/core');
+    for (const name of DUAL_FORMAT) expect(names).toContain(name);
+    expect(names.length).toBeGreaterThanOrEqual(DUAL_FORMAT.size);
+  });
+});
+
+describe.each(names)('the packed %s', (name) => {
+  const pkg = () => packed.get(name) as PackedPackage;
+
+  it('keeps the `source` condition in the workspace and drops it from the tarball', () => {
+    const workspace = packages.find((p) => p.name === name)?.manifest as {
+      exports: Record<string, Record<string, unknown>>;
+    };
+    expect(workspace.exports['.']?.source).toBe('./src/index.ts');
+    expect(JSON.stringify(pkg().manifest)).not.toContain('"source"');
+    expect(JSON.stringify(pkg().manifest)).not.toContain('src/');
+  });
+
+  it('ships LICENSE (the root one), README, repository, and every file its exports name', () => {
+    const { files, manifest, unpacked } = pkg();
+    expect(readFileSync(join(unpacked, 'package', 'LICENSE'), 'utf8')).toBe(
+      readFileSync(join(WORKSPACE_ROOT, 'LICENSE'), 'utf8'),
+    );
+    expect(manifest.license).toBe('MIT');
+    expect(files).toContain('README.md');
+    expect(files).toContain('dist/index.d.ts');
+    expect(manifest.repository).toMatchObject({
+      type: 'git',
+      directory: expect.stringMatching(/^packages\//),
+    });
+    for (const target of manifestTargets(manifest)) expect(files).toContain(target);
+    if (DUAL_FORMAT.has(name)) {
+      expect(files).toEqual(expect.arrayContaining(['dist/index.cjs', 'dist/index.d.cts']));
+    }
+  });
+
+  it('names @fleetcron/core as a range, and no workspace-only or private package', () => {
+    const { manifest } = pkg();
+    const text = JSON.stringify(manifest);
+    expect(text).not.toContain('workspace:');
+    const peers = (manifest.peerDependencies ?? {}) as Record<string, string>;
+    if (name !== '@fleetcron/core') expect(peers['@fleetcron/core']).toMatch(/^\^\d+\.\d+\.\d+$/);
+    const runtime = { ...(manifest.dependencies ?? {}), ...peers } as Record<string, string>;
+    for (const internal of privatePackageNames()) expect(runtime).not.toHaveProperty(internal);
+    expect((manifest.scripts as Record<string, string> | undefined)?.prepack).toBeUndefined();
+  });
+
+  it('passes publint --strict', async () => {
+    const result = await run(join(PACK_TEST_BIN, 'publint'), ['--strict', pkg().tarball], {
+      cwd: work,
+    });
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+  });
+
+  it('passes @arethetypeswrong/cli', async () => {
+    const profile = DUAL_FORMAT.has(name) ? [] : ['--profile', 'esm-only'];
+    const result = await run(join(PACK_TEST_BIN, 'attw'), [pkg().tarball, ...profile], {
+      cwd: work,
+    });
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+  });
+});
+
+describe('a fresh npm project with the tarballs and core at the next patch version', () => {
+  it('installs one copy of core, the newer patch, under adapters published with the older one', async () => {
+    const listed = await runOk('npm', ['ls', '@fleetcron/core', '--all', '--json'], {
+      cwd: app,
+      env: cleanEnv(),
+    });
+    const versions = new Set(coreVersions(JSON.parse(listed.stdout)));
+    expect(versions).toEqual(new Set([versionOf(coreNextPatch)]));
+    const installed = JSON.parse(
+      readFileSync(join(app, 'node_modules/@fleetcron/core/package.json'), 'utf8'),
+    );
+    expect(installed.version).toBe(versionOf(coreNextPatch));
+    expect(installed.version).not.toBe(packed.get('@fleetcron/core')?.manifest.version);
+  });
+
+  it('type-checks under moduleResolution bundler', async () => {
+    const result = await run('node', [TSC, '-p', 'tsconfig.bundler.json'], { cwd: app });
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+  });
+
+  it('type-checks and compiles under moduleResolution nodenext, then runs as ESM and as CommonJS', async () => {
+    const compiled = await run('node', [TSC, '-p', 'tsconfig.nodenext.json'], { cwd: app });
+    expect(compiled.code, compiled.stdout + compiled.stderr).toBe(0);
+
+    const esm = await runOk('node', ['out/app.js'], { cwd: app });
+    expect(JSON.parse(esm.stdout)).toEqual({
+      format: 'esm',
+      runs: expect.any(Number),
+      locks: ['PostgresLock', 'RedisLock', 'EtcdLock'],
+      stores: ['PostgresStore', 'RedisStore'],
+      typedError: true,
+      lastDayMinus3: '2026-02-25T00:00:00.000Z',
+    });
+    expect(JSON.parse(esm.stdout).runs).toBeGreaterThanOrEqual(2);
+
+    const cjsSource = readFileSync(join(app, 'out/app-cjs.cjs'), 'utf8');
+    expect(cjsSource).toContain('require("@fleetcron/core")');
+    const cjs = await runOk('node', ['out/app-cjs.cjs'], { cwd: app });
+    expect(JSON.parse(cjs.stdout)).toEqual({
+      format: 'cjs',
+      runs: expect.any(Number),
+      exports: Array(6).fill('function'),
+      lastDayMinus3: '2026-02-25T00:00:00.000Z',
+    });
+    expect(JSON.parse(cjs.stdout).runs).toBeGreaterThanOrEqual(2);
+  });
+});
+
+describe('the prepack guard', () => {
+  it('refuses to pack a package whose dist/index.d.ts is missing, saying how to fix it', async () => {
+    const core = packed.get('@fleetcron/core') as PackedPackage;
+    const broken = join(work, 'broken-core');
+    cpSync(join(core.unpacked, 'package'), broken, { recursive: true });
+    const manifest = JSON.parse(readFileSync(join(broken, 'package.json'), 'utf8'));
+    writeFileSync(join(broken, 'package.json'), JSON.stringify(manifest));
+    rmSync(join(broken, 'dist', 'index.d.ts'));
+    const guard = join(WORKSPACE_ROOT, 'scripts', 'prepack-guard.mjs');
+    const result = await run('node', [guard], {
+      cwd: broken,
+      env: cleanEnv({ FLEETCRON_PREPACK_SKIP_BUILD: '1' }),
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('missing or empty ./dist/index.d.ts');
+    expect(result.stderr).toContain('pnpm --filter @fleetcron/core build');
+
+    const intact = await run('node', [guard], {
+      cwd: join(core.unpacked, 'package'),
+      env: cleanEnv({ FLEETCRON_PREPACK_SKIP_BUILD: '1' }),
+    });
+    expect(intact.code, intact.stderr).toBe(0);
+  });
+});
+
+/** Versions of every `@fleetcron/core` node in an `npm ls --json` tree. */
+function coreVersions(tree: { dependencies?: Record<string, unknown> }): string[] {
+  const out: string[] = [];
+  for (const [name, node] of Object.entries(tree.dependencies ?? {})) {
+    const child = node as { version?: string; dependencies?: Record<string, unknown> };
+    if (name === '@fleetcron/core') out.push(String(child.version));
+    out.push(...coreVersions(child));
+  }
+  return out;
+}
+
+function versionOf(tarball: string): string {
+  return /-(\d+\.\d+\.\d+)\.tgz$/.exec(tarball)?.[1] ?? '';
+}

@@ -68,7 +68,7 @@ export class FakeClock implements Clock {
     for (;;) {
       const next = this.nextTimer();
       if (!next || next.at > end) break;
-      this.moveTo(next.at);
+      this.moveTo(Math.max(next.at, this.mono)); // timers overdue after a freeze() fire now
       this.timers.delete(next);
       next.callback();
       await settle();
@@ -82,6 +82,17 @@ export class FakeClock implements Clock {
   async advanceTo(time: number | Date): Promise<void> {
     const target = typeof time === 'number' ? time : time.getTime();
     await this.advance(Math.max(0, target - this.wall));
+  }
+
+  /**
+   * The process freezes for `ms` (a GC pause, SIGSTOP, a blocked event loop, a paused VM): wall
+   * and monotonic time both move on by `ms` and NO timer fires. Timers that fell due fire late,
+   * at the next {@link advance} (`advance(0)` fires them at once), so a test can first let other
+   * callbacks run (resolve a pending I/O answer, then {@link flush}) the way a real process
+   * runs them after a freeze, before its overdue timers.
+   */
+  freeze(ms: number): void {
+    this.moveTo(this.mono + Math.max(0, ms));
   }
 
   /** Steps the wall clock by `ms` without moving monotonic time or firing timers (an NTP step). */

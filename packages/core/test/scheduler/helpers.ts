@@ -126,3 +126,104 @@ export function firesBetween(periodMs: number, from: number, to: number): number
   for (let t = Math.ceil(from / periodMs) * periodMs; t <= to; t += periodMs) out.push(t);
   return out;
 }
+
+/** A promise a test opens by hand. */
+export class Gate {
+  private opens: Array<() => void> = [];
+  /** How many callers are waiting. */
+  get waiting(): number {
+    return this.opens.length;
+  }
+  wait(): Promise<void> {
+    return new Promise((resolve) => this.opens.push(resolve));
+  }
+  /** Lets every waiting caller through. */
+  open(): void {
+    for (const open of this.opens.splice(0)) open();
+  }
+}
+
+/**
+ * Wraps a Lock so that the ANSWERS of claims and extends can be held back: the backend has done
+ * the work, the reply is in flight (or the process is frozen before it reads it). Withdraw is
+ * passed through, or hidden with `withdrawable: false`. Records each claim's AbortSignal.
+ */
+export class HeldAnswerLock implements Lock {
+  holdClaims = false;
+  holdExtends = false;
+  readonly claimGate = new Gate();
+  readonly extendGate = new Gate();
+  readonly signals: AbortSignal[] = [];
+  withdrawn = 0;
+  readonly withdraw?: (lease: Lease) => Promise<boolean>;
+  constructor(
+    private readonly inner: Lock,
+    withdrawable = true,
+  ) {
+    if (withdrawable && inner.withdraw) {
+      this.withdraw = async (lease) => {
+        this.withdrawn++;
+        return (await inner.withdraw?.(lease)) ?? false;
+      };
+    }
+  }
+  get backend() {
+    return this.inner.backend;
+  }
+  get capabilities() {
+    return this.inner.capabilities;
+  }
+  get windowMs() {
+    return this.inner.windowMs;
+  }
+  async claim(request: ClaimRequest): Promise<ClaimResult> {
+    if (request.signal) this.signals.push(request.signal);
+    const result = await this.inner.claim(request);
+    if (this.holdClaims) await this.claimGate.wait();
+    return result;
+  }
+  extendsSent = 0;
+  async extend(lease: Lease, leaseMs: number): Promise<Lease | null> {
+    this.extendsSent++;
+    const result = await this.inner.extend(lease, leaseMs);
+    if (this.holdExtends) await this.extendGate.wait();
+    return result;
+  }
+  release(lease: Lease): Promise<boolean> {
+    return this.inner.release(lease);
+  }
+  inspect(key: string): Promise<LockInspection> {
+    return this.inner.inspect(key);
+  }
+}
+
+/** Wraps a Store so that the paused check or the `running` write can be held back. */
+export class HeldAnswerStore implements Store {
+  readonly backend = 'held';
+  holdJobState = false;
+  holdRunning = false;
+  readonly gate = new Gate();
+  jobStateReads = 0;
+  readonly recorded: Execution[] = [];
+  constructor(readonly inner: Store) {}
+  async record(execution: Execution): Promise<void> {
+    this.recorded.push({ ...execution });
+    await this.inner.record(execution);
+    if (this.holdRunning && execution.status === 'running') await this.gate.wait();
+  }
+  history(job: string, query?: HistoryQuery): Promise<HistoryPage> {
+    return this.inner.history(job, query);
+  }
+  prune(before: number): Promise<number> {
+    return this.inner.prune(before);
+  }
+  async getJobState(job: string): Promise<JobState> {
+    this.jobStateReads++;
+    const state = await this.inner.getJobState(job);
+    if (this.holdJobState) await this.gate.wait();
+    return state;
+  }
+  setPaused(job: string, paused: boolean): Promise<void> {
+    return this.inner.setPaused(job, paused);
+  }
+}

@@ -105,25 +105,39 @@ describe('stop() (Guarantee 6)', () => {
   });
 
   it('a real process exits by itself after stop() (no process.exit)', async () => {
-    const require = createRequire(import.meta.url);
-    const tsx = require.resolve('tsx');
-    const script = fileURLToPath(new URL('./fixtures/child-scheduler.ts', import.meta.url));
-    const child = spawn(process.execPath, ['--import', tsx, script], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      out += d.toString();
-    });
-    const deadline = setTimeout(() => child.kill('SIGKILL'), 20_000);
-    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-    clearTimeout(deadline);
+    const { out, code } = await runChild('child-scheduler.ts');
     expect(out).toContain('stopped after 2 runs');
     expect(out).toContain('event loop empty');
     expect(out).toContain('exit 0');
     expect(code).toBe(0);
   }, 30_000);
+
+  it('a job that ignores its signal is recorded aborted, and the process still exits by itself', async () => {
+    const { out, code } = await runChild('child-stubborn.ts');
+    expect(out).toContain('stopped; statuses aborted\n');
+    expect(out).toContain('event loop empty');
+    expect(out).toContain('exit 0');
+    expect(code).toBe(0);
+  }, 30_000);
 });
+
+/** Runs a fixture in a child Node process; its output and exit code (killed after 20 s). */
+async function runChild(fixture: string): Promise<{ out: string; code: number | null }> {
+  const require = createRequire(import.meta.url);
+  const tsx = require.resolve('tsx');
+  const script = fileURLToPath(new URL(`./fixtures/${fixture}`, import.meta.url));
+  const child = spawn(process.execPath, ['--import', tsx, script], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  child.stderr.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  const deadline = setTimeout(() => child.kill('SIGKILL'), 20_000);
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  clearTimeout(deadline);
+  return { out, code };
+}

@@ -31,8 +31,11 @@ const THIRD_PARTY = [
   '@opentelemetry/api@1.9.1',
   '@types/node@20.19.25',
 ];
-/** Installed into the app; conformance is packed and linted but needs vitest to load. */
-const INSTALLED = names.filter((name) => name !== '@fleetcron/conformance');
+/**
+ * Installed into the app: the packages `fixture/app.ts` imports. The others are packed, checked
+ * and linted only (conformance needs vitest to load).
+ */
+const INSTALLED = [...DUAL_FORMAT];
 
 const packed = new Map<string, PackedPackage>();
 let work = '';

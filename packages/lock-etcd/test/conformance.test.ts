@@ -28,6 +28,8 @@ runLockConformance({
         dropConnections: () => server.dropConnections(),
         pause: () => server.pause(),
         resume: () => server.resume(),
+        stop: () => server.stop(),
+        start: () => server.start(),
       },
       close: () => server.close(),
     };

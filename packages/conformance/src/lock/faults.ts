@@ -3,6 +3,7 @@ import { expect } from 'vitest';
 import type { LockConformanceOptions, LockFaultScenario, LockFaults } from '../types.js';
 import { describeResult, fireNear, leaseFor, pollUntil, spyOnCrashes, using } from '../util.js';
 import { req } from './helpers.js';
+import { restartDuringClaimBurst } from './restart-burst.js';
 
 /** Outcome of a claim that may meet a broken server. */
 type Outcome = { ok: ClaimResult } | { error: unknown };
@@ -190,7 +191,11 @@ export const serverRestart: LockFaultScenario = {
 };
 
 /** Fault scenarios, in order. */
-export const lockFaultScenarios = { droppedConnection, serverRestart } as const;
+export const lockFaultScenarios = {
+  droppedConnection,
+  serverRestart,
+  restartDuringClaimBurst,
+} as const;
 
 /**
  * What the fault scenarios assert when the adapter passes no `faults`: the adapter must declare

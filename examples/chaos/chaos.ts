@@ -31,15 +31,21 @@ export interface ChaosReport {
   unexpectedExits: UnexpectedExit[];
   /** Ledger lines torn by a SIGKILL mid-write (ignored). */
   tornLines: number;
-  /** History rows still `running` after the fleet stopped (Store backends only). */
+  /** History rows still `running` after the fleet stopped (Store backends only)... */
   runningRows: number;
+  /** ...of which written by an instance that stopped cleanly (`stop()` returned): must be 0. */
+  runningRowsAfterStop: number;
   ledgerDir: string;
   summary: string;
 }
 
-/** Statuses of every execution in the Store's history, by `job|fireAt|token`. */
-async function storeStatuses(store: Store): Promise<Map<string, string>> {
+/**
+ * Statuses of every execution in the Store's history, by `job|fireAt|token`, and the instances
+ * of the rows still `running`.
+ */
+async function storeStatuses(store: Store) {
   const out = new Map<string, string>();
+  const runningBy: string[] = [];
   for (const job of CHAOS_JOBS) {
     let cursor: string | null = null;
     do {
@@ -48,11 +54,12 @@ async function storeStatuses(store: Store): Promise<Map<string, string>> {
         if (e.token !== null && e.status !== 'skipped') {
           out.set(`${e.job}|${e.fireAt}|${e.token}`, e.status);
         }
+        if (e.status === 'running') runningBy.push(e.instanceId);
       }
       cursor = page.nextCursor;
     } while (cursor);
   }
-  return out;
+  return { statuses: out, runningBy };
 }
 
 /**
@@ -82,18 +89,19 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const stopMono = monoNow();
     await fleet.stopAll();
 
+    const { lines, torn } = readLedgers(ledgerDir);
     let statuses: Map<string, string> | undefined;
-    let runningRows = 0;
+    let runningBy: string[] = [];
     const reader = await server.openStore();
     if (reader) {
       try {
-        statuses = await storeStatuses(reader.store);
-        runningRows = [...statuses.values()].filter((s) => s === 'running').length;
+        ({ statuses, runningBy } = await storeStatuses(reader.store));
       } finally {
         await reader.close();
       }
     }
-    const { lines, torn } = readLedgers(ledgerDir);
+    const stoppedCleanly = new Set(lines.filter((l) => l.kind === 'exit').map((l) => l.instance));
+    const runningRowsAfterStop = runningBy.filter((i) => stoppedCleanly.has(i)).length;
     const verdict = judge({
       lines,
       jobs: CHAOS_JOBS,
@@ -104,14 +112,15 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       countTo: stopMono + epochMinusMono - QUIET_END_SECONDS * 1000,
       storeStatuses: statuses,
     });
-    const summary = `${summaryLine(options.backend, verdict)}; unexpected exits ${fleet.unexpectedExits.length}, rows left running ${runningRows}`;
+    const summary = `${summaryLine(options.backend, verdict)}; unexpected exits ${fleet.unexpectedExits.length}, rows left running ${runningBy.length} (${runningRowsAfterStop} after a clean stop)`;
     return {
       backend: options.backend,
       verdict,
       faults,
       unexpectedExits: fleet.unexpectedExits,
       tornLines: torn,
-      runningRows,
+      runningRows: runningBy.length,
+      runningRowsAfterStop,
       ledgerDir,
       summary,
     };

@@ -42,6 +42,9 @@ async function main(): Promise<number> {
       ...v.skewErrors.map((p) => `skew: ${p}`),
       ...report.unexpectedExits.map((e) => `exit: ${e.instance} code ${e.code} ${e.stderr}`),
     ];
+    if (report.runningRowsAfterStop > 0) {
+      problems.push(`${report.runningRowsAfterStop} history rows left running after stop()`);
+    }
     if (v.missedOutside.length > missedAllowance(v.expectedOutside)) {
       problems.push(`missed outside faults: ${v.missedOutside.join(', ')}`);
     }

@@ -51,30 +51,17 @@ export async function claimFire(
   }
   const giveUp = new AbortController();
   const sentAt = c.clock.monotonic();
-  const claim = safeCall(() =>
-    c.lock.claim({
-      key: job.name,
-      fireAt,
-      owner: c.owner,
-      leaseMs: job.leaseMs,
-      exclusive: job.overlap === 'skip',
-      signal: giveUp.signal,
-    }),
-  );
+  const claim = send(c, job, fireAt, giveUp.signal);
   claim.then(freeSlot, freeSlot);
+  const onNoAnswer = () => {
+    const error = noAnswer(c.lock, job.leaseMs);
+    giveUp.abort(error); // the adapter must not send or re-send it any more
+    freeSlot(); // a hung backend must not hold the slot: later fires fail closed too
+    handBackLateWin(c, job, claim);
+    return error;
+  };
   try {
-    const result = await settleWithin(
-      claim,
-      job.leaseMs,
-      () => {
-        const error = noAnswer(c.lock, job.leaseMs);
-        giveUp.abort(error);
-        freeSlot(); // a hung backend must not hold the slot: later fires fail closed too
-        handBackLateWin(c, job, claim);
-        return error;
-      },
-      c.timers,
-    );
+    const result = await settleWithin(claim, job.leaseMs, onNoAnswer, c.timers);
     return answered(c, checked(c.lock, result), c.clock.monotonic() - sentAt, sentAt);
   } catch (thrown) {
     const error = toError(thrown);
@@ -82,6 +69,24 @@ export async function claimFire(
     c.log.warn('fleetcron: claim failed, fire skipped (fail closed)', { error });
     return { status: 'failed', error };
   }
+}
+
+function send(
+  c: ClaimContext,
+  job: NormalizedJob,
+  fireAt: number,
+  signal: AbortSignal,
+): Promise<ClaimResult> {
+  const exclusive = job.overlap === 'skip';
+  const request = {
+    key: job.name,
+    fireAt,
+    owner: c.owner,
+    leaseMs: job.leaseMs,
+    exclusive,
+    signal,
+  };
+  return safeCall(() => c.lock.claim(request));
 }
 
 function noAnswer(lock: Lock, ms: number): BackendUnavailableError {

@@ -5,14 +5,14 @@ import type { Logger, Middleware } from '../middleware.js';
 import type { Store } from '../store.js';
 import { type ClaimContext, claimFire } from './claim.js';
 import type { ClaimLimiter } from './claim-limiter.js';
-import { LeaseDeadline, settleWithin } from './deadline.js';
+import type { LeaseDeadline } from './deadline.js';
 import { FireEvents, type SkipReason } from './fire-events.js';
+import { HeldLease } from './held-lease.js';
 import { FireHistory, type HistoryWriter } from './history.js';
 import type { NormalizedJob } from './job.js';
-import { LeaseKeeper } from './lease-keeper.js';
-import { handBackClaim, type ReturnContext, releaseLease } from './lease-return.js';
+import { isPaused } from './paused-check.js';
 import { type RunVerdict, runChain, verdictOf } from './run-chain.js';
-import { safeCall, safeLogger } from './safe.js';
+import { safeLogger } from './safe.js';
 import type { TimerQueue } from './timer-queue.js';
 
 /** What one fire needs from its scheduler. */
@@ -34,16 +34,6 @@ export interface FireDeps {
   acceptsClaims(): boolean;
 }
 
-/** A won lease while this fire holds it. */
-interface Holding {
-  readonly token: number;
-  readonly deadline: LeaseDeadline;
-  readonly keeper: LeaseKeeper;
-  readonly controller: AbortController;
-  /** Released or handed back already. */
-  returned: boolean;
-}
-
 /**
  * One fire, as steps: claim → start the lease keeper → run the middleware chain → finish.
  * The lease's local deadline is checked synchronously after every await and when the job
@@ -56,7 +46,7 @@ export class FireRun {
   private readonly events: FireEvents;
   private readonly history: FireHistory;
   private readonly log: Logger;
-  private holding: Holding | null = null;
+  private holding: HeldLease | null = null;
   private running = false;
   private attempt = 1;
   private startedMono = 0;
@@ -102,7 +92,7 @@ export class FireRun {
     this.closed = true;
     if (this.running) {
       this.finish(verdictOf(null, this.holding?.deadline.error ?? null, this.stopReason));
-      await this.giveBack(releaseLease);
+      await this.holding?.giveBack('release');
     } else if (this.holding) {
       await this.handBack('stopping');
     }
@@ -118,8 +108,7 @@ export class FireRun {
         error: toError(error),
       });
     } finally {
-      this.holding?.keeper.stop();
-      await this.giveBack(releaseLease);
+      await this.holding?.giveBack('release');
       await this.history.flushed();
       this.markDone();
     }
@@ -132,7 +121,7 @@ export class FireRun {
     if (claim.status !== 'won') return;
     const held = this.hold(claim.lease, claim.sentAt);
     if (held.deadline.passed()) return this.handBack('lease_expired');
-    if (this.closed || !this.deps.acceptsRuns()) return this.handBack('stopping');
+    if (this.refusesRuns()) return this.handBack('stopping');
     held.keeper.start(); // 2. start the keeper
     const paused = await this.readPaused();
     if (held.deadline.passed()) return this.handBack('lease_expired');
@@ -140,10 +129,15 @@ export class FireRun {
     const startedAt = this.deps.clock.now();
     await this.history.started(held.token, startedAt);
     if (held.deadline.passed()) return this.handBack('lease_expired');
-    if (this.closed || !this.deps.acceptsRuns()) return this.handBack('stopping');
+    if (this.refusesRuns()) return this.handBack('stopping');
     const error = await this.runJob(held, startedAt); // 3. run the chain
     const lost = held.deadline.passed() ? held.deadline.error : null;
     this.finish(verdictOf(error, lost, this.stopReason)); // 4. finish
+  }
+
+  /** `stop()` gave up draining (or stopped waiting for this fire): a won claim is not run. */
+  private refusesRuns(): boolean {
+    return this.closed || !this.deps.acceptsRuns();
   }
 
   private claimContext(): ClaimContext {
@@ -161,16 +155,17 @@ export class FireRun {
   }
 
   /** Sets the local deadline of a won lease and prepares its keeper (not started yet). */
-  private hold(lease: Lease, sentAt: number): Holding {
+  private hold(lease: Lease, sentAt: number): HeldLease {
     const { lock, clock, queue } = this.deps;
-    const leaseMs = this.job.leaseMs;
-    const deadline = new LeaseDeadline(clock, lease, leaseMs, sentAt, (e) => this.leaseLost(e));
-    const keeper = new LeaseKeeper({
-      ...{ lock, lease, leaseMs, sentAt, deadline, clock, queue },
-      onRenewed: (renewed) => this.events.leaseRenewed(renewed.token, renewed.expiresAt),
-    });
-    const controller = new AbortController();
-    this.holding = { token: lease.token, deadline, keeper, controller, returned: false };
+    this.holding = new HeldLease(
+      {
+        ...{ lock, clock, queue, leaseMs: this.job.leaseMs, log: this.log },
+        onLost: (error) => this.leaseLost(error),
+        onRenewed: (renewed) => this.events.leaseRenewed(renewed.token, renewed.expiresAt),
+      },
+      lease,
+      sentAt,
+    );
     return this.holding;
   }
 
@@ -186,30 +181,14 @@ export class FireRun {
     if (this.running) this.finish(verdictOf(null, error, this.stopReason));
   }
 
-  /**
-   * Reads the fleet-wide paused flag. A failing or slow store (over a third of the lease) never
-   * blocks the run: it counts as not paused and is reported as `store.failed`.
-   */
-  private async readPaused(): Promise<boolean> {
-    const store = this.deps.store;
-    if (!store) return false;
-    try {
-      const state = await settleWithin(
-        safeCall(() => store.getJobState(this.job.name)),
-        this.job.leaseMs / 3,
-        () => new Error(`store ${store.backend} did not answer getJobState in time`),
-        this.deps.queue,
-      );
-      return state.paused === true;
-    } catch (thrown) {
-      const error = toError(thrown);
-      this.events.storeFailed(error);
-      this.log.warn('fleetcron: could not read the job state; running anyway', { error });
-      return false;
-    }
+  private readPaused(): Promise<boolean> {
+    return isPaused(this.deps.store, this.job.name, this.job.leaseMs / 3, this.deps.queue, (e) => {
+      this.events.storeFailed(e);
+      this.log.warn('fleetcron: could not read the job state; running anyway', { error: e });
+    });
   }
 
-  private async runJob(held: Holding, startedAt: number): Promise<Error | null> {
+  private async runJob(held: HeldLease, startedAt: number): Promise<Error | null> {
     const { clock, instanceId, middleware } = this.deps;
     this.events.runStarted(held.token, startedAt);
     this.startedMono = clock.monotonic();
@@ -256,15 +235,6 @@ export class FireRun {
   private async handBack(reason: 'lease_expired' | 'stopping'): Promise<void> {
     this.holding?.keeper.stop();
     this.skip(reason, this.holding?.token ?? null, null);
-    await this.giveBack(handBackClaim);
-  }
-
-  /** Releases or hands back the held lease, once. */
-  private async giveBack(how: (ctx: ReturnContext, lease: Lease) => Promise<void>): Promise<void> {
-    const held = this.holding;
-    if (!held || held.returned) return;
-    held.returned = true;
-    const ctx = { lock: this.deps.lock, timers: this.deps.queue, log: this.log };
-    await how({ ...ctx, boundMs: this.job.leaseMs / 3 }, held.keeper.lease);
+    await this.holding?.giveBack('handBack');
   }
 }

@@ -3,8 +3,24 @@ import { toError } from '../errors.js';
 import type { Logger } from '../middleware.js';
 import { FireEvents } from './fire-events.js';
 import { nextFire, planFires } from './fire-plan.js';
-import type { NormalizedJob } from './job.js';
+import type { NormalizedJob, OverlapPolicy } from './job.js';
 import type { QueueEntry, TimerQueue } from './timer-queue.js';
+
+/** A registered job, as listed by `Scheduler.jobs()`. */
+export interface JobInfo {
+  name: string;
+  /** The trigger's description, e.g. `every(2000ms)`. */
+  trigger: string;
+  /**
+   * The next fire this scheduler will claim; while the scheduler is not started, the trigger's
+   * next fire after now. `null` when the trigger is done.
+   */
+  nextFireAt: Date | null;
+  leaseMs: number;
+  overlap: OverlapPolicy;
+  /** Fires of this job being claimed or run on this instance right now. */
+  active: number;
+}
 
 /** One registered job and its next fire on the timer queue. */
 export interface JobSlot {
@@ -65,6 +81,18 @@ export class JobSlots {
   /** Takes every job's next fire off the queue. */
   cancelAll(): void {
     for (const slot of this.slots.values()) this.cancel(slot);
+  }
+
+  /** Every job with its next fire; `active` counts the fires of each job being handled. */
+  describe(active: ReadonlyMap<string, number>): JobInfo[] {
+    return [...this.slots.values()].map((slot) => ({
+      name: slot.def.name,
+      trigger: slot.def.trigger.describe(),
+      nextFireAt: this.peekNext(slot),
+      leaseMs: slot.def.leaseMs,
+      overlap: slot.def.overlap,
+      active: active.get(slot.def.name) ?? 0,
+    }));
   }
 
   /** The next fire of a slot: the queued one while running, else the trigger's next after now. */

@@ -105,26 +105,9 @@ export function validateJob(
     throw new InvalidOptionError('job', 'must be an object { name, trigger, run }.');
   }
   const d = definition as Partial<JobDefinition>;
-  if (typeof d.name !== 'string' || d.name.length === 0) {
-    throw new InvalidOptionError(
-      'name',
-      `must be a non-empty string, got ${JSON.stringify(d.name)}.`,
-    );
-  }
-  if (d.name.length > MAX_JOB_NAME_LENGTH) {
-    throw new InvalidOptionError(
-      'name',
-      `must be at most ${MAX_JOB_NAME_LENGTH} characters, got ${d.name.length}.`,
-    );
-  }
-  if (context.existing.has(d.name)) throw new DuplicateJobError(d.name);
-  if (!isTrigger(d.trigger)) {
-    throw new InvalidOptionError(
-      'trigger',
-      'must be a Trigger (an object with next(after) and describe()); use cron(), every() or at().',
-    );
-  }
-  checkTrigger(d.trigger, context.now);
+  const name = checkName(d.name);
+  if (context.existing.has(name)) throw new DuplicateJobError(name);
+  const trigger = checkTrigger(d.trigger, context.now);
   if (typeof d.run !== 'function') {
     throw new InvalidOptionError(
       'run',
@@ -135,25 +118,56 @@ export function validateJob(
     d.leaseMs === undefined
       ? context.defaultLeaseMs
       : normalizeLeaseMs('leaseMs', d.leaseMs, context.capabilities, context.backend);
-  const overlap = d.overlap ?? 'skip';
+  return {
+    name,
+    trigger,
+    run: d.run,
+    leaseMs,
+    overlap: checkOverlap(d.overlap),
+    middleware: validateMiddleware('middleware', d.middleware),
+  };
+}
+
+/** A job name: a non-empty string of at most {@link MAX_JOB_NAME_LENGTH} characters. */
+function checkName(name: unknown): string {
+  if (typeof name !== 'string' || name.length === 0) {
+    throw new InvalidOptionError(
+      'name',
+      `must be a non-empty string, got ${JSON.stringify(name)}.`,
+    );
+  }
+  if (name.length > MAX_JOB_NAME_LENGTH) {
+    throw new InvalidOptionError(
+      'name',
+      `must be at most ${MAX_JOB_NAME_LENGTH} characters, got ${name.length}.`,
+    );
+  }
+  return name;
+}
+
+function checkOverlap(value: unknown): OverlapPolicy {
+  const overlap = value ?? 'skip';
   if (overlap !== 'skip' && overlap !== 'allow') {
     throw new InvalidOptionError(
       'overlap',
       `must be 'skip' or 'allow', got ${JSON.stringify(overlap)}.`,
     );
   }
-  return {
-    name: d.name,
-    trigger: d.trigger,
-    run: d.run,
-    leaseMs,
-    overlap,
-    middleware: validateMiddleware('middleware', d.middleware),
-  };
+  return overlap;
 }
 
-/** Asks the trigger for one fire so a broken trigger fails at `add()`, not at fire time. */
-function checkTrigger(trigger: Trigger, now: number): void {
+/**
+ * Checks that `value` is a Trigger and asks it for one fire, so a broken trigger fails at
+ * `add()`, not at fire time.
+ */
+function checkTrigger(value: unknown, now: number): Trigger {
+  if (!isTrigger(value)) {
+    throw new InvalidOptionError(
+      'trigger',
+      'must be a Trigger (an object with next(after) and describe()); use cron(), every() or at().',
+    );
+  }
+  const trigger = value;
   let next: unknown;
   try {
     next = trigger.next(new Date(now));
@@ -165,4 +179,5 @@ function checkTrigger(trigger: Trigger, now: number): void {
   if (next !== null && !(next instanceof Date && Number.isFinite(next.getTime()))) {
     throw new InvalidOptionError('trigger', 'next() must return a valid Date or null.');
   }
+  return trigger;
 }

@@ -72,7 +72,37 @@ export function resolveOptions(options: unknown): ResolvedOptions {
     throw new InvalidOptionError('options', 'must be an object with at least { lock }.');
   }
   const o = options as Partial<SchedulerOptions>;
-  const lock = o.lock;
+  const lock = checkLock(o.lock);
+  const instanceId = o.instanceId ?? defaultInstanceId();
+  assertNonEmptyString('instanceId', instanceId);
+  const drainMs = o.drainMs ?? DEFAULT_DRAIN_MS;
+  assertNonNegativeMs('drainMs', drainMs);
+  const maxConcurrentClaims = o.maxConcurrentClaims ?? DEFAULT_MAX_CONCURRENT_CLAIMS;
+  assertPositiveInteger('maxConcurrentClaims', maxConcurrentClaims);
+  return {
+    lock,
+    store: checkStore(o.store),
+    clock: checkHas('clock', o.clock ?? realClock, CLOCK_METHODS, 'must be a Clock'),
+    instanceId,
+    leaseMs: defaultLease(lock, o.leaseMs),
+    middleware: validateMiddleware('middleware', o.middleware),
+    logger: checkHas('logger', o.logger ?? silentLogger, LOGGER_METHODS, 'must be a logger with'),
+    drainMs,
+    maxConcurrentClaims,
+  };
+}
+
+const CLOCK_METHODS = ['now', 'monotonic', 'setTimer', 'clearTimer', 'sleep'] as const;
+const LOGGER_METHODS = ['debug', 'info', 'warn', 'error'] as const;
+
+function checkHas<T>(field: string, value: T, methods: readonly string[], what: string): T {
+  if (!hasMethods(value, methods)) {
+    throw new InvalidOptionError(field, `${what} (${methods.join(', ')}).`);
+  }
+  return value;
+}
+
+function checkLock(lock: unknown): Lock {
   if (!hasMethods(lock, ['claim', 'extend', 'release'])) {
     throw new InvalidOptionError(
       'lock',
@@ -92,51 +122,24 @@ export function resolveOptions(options: unknown): ResolvedOptions {
     );
   }
   assertPositiveMs('lock.windowMs', (lock as Lock).windowMs);
-  if (
-    o.store !== undefined &&
-    !hasMethods(o.store, ['record', 'history', 'getJobState', 'setPaused'])
-  ) {
+  return lock as Lock;
+}
+
+function checkStore(store: unknown): Store | null {
+  if (store === undefined) return null;
+  if (!hasMethods(store, ['record', 'history', 'getJobState', 'setPaused'])) {
     throw new InvalidOptionError(
       'store',
       'must be a Store (record, history, getJobState, setPaused), e.g. new MemoryStore().',
     );
   }
-  const clock = o.clock ?? realClock;
-  if (!hasMethods(clock, ['now', 'monotonic', 'setTimer', 'clearTimer', 'sleep'])) {
-    throw new InvalidOptionError(
-      'clock',
-      'must be a Clock (now, monotonic, setTimer, clearTimer, sleep).',
-    );
-  }
-  const instanceId = o.instanceId ?? defaultInstanceId();
-  assertNonEmptyString('instanceId', instanceId);
-  const backend = String((lock as Lock).backend);
-  const leaseMs =
-    o.leaseMs === undefined
-      ? normalizeLeaseMs(
-          'leaseMs',
-          Math.max(DEFAULT_LEASE_MS, capabilities.minLeaseMs),
-          capabilities,
-          backend,
-        )
-      : normalizeLeaseMs('leaseMs', o.leaseMs, capabilities, backend);
-  const drainMs = o.drainMs ?? DEFAULT_DRAIN_MS;
-  assertNonNegativeMs('drainMs', drainMs);
-  const maxConcurrentClaims = o.maxConcurrentClaims ?? DEFAULT_MAX_CONCURRENT_CLAIMS;
-  assertPositiveInteger('maxConcurrentClaims', maxConcurrentClaims);
-  const logger = o.logger ?? silentLogger;
-  if (!hasMethods(logger, ['debug', 'info', 'warn', 'error'])) {
-    throw new InvalidOptionError('logger', 'must have debug, info, warn and error methods.');
-  }
-  return {
-    lock: lock as Lock,
-    store: o.store ?? null,
-    clock,
-    instanceId,
-    leaseMs,
-    middleware: validateMiddleware('middleware', o.middleware),
-    logger,
-    drainMs,
-    maxConcurrentClaims,
-  };
+  return store as Store;
+}
+
+/** The scheduler's default lease: as given, or 30 s raised to the backend's minimum. */
+function defaultLease(lock: Lock, leaseMs: unknown): number {
+  const { capabilities } = lock;
+  const backend = String(lock.backend);
+  const wanted = leaseMs ?? Math.max(DEFAULT_LEASE_MS, capabilities.minLeaseMs);
+  return normalizeLeaseMs('leaseMs', wanted, capabilities, backend);
 }

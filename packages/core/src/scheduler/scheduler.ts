@@ -4,8 +4,8 @@ import { assertNonEmptyString, assertNonNegativeMs } from '../validate.js';
 import { ClaimLimiter } from './claim-limiter.js';
 import { type FireDeps, FireRun } from './fire-run.js';
 import { HistoryWriter } from './history.js';
-import { type JobDefinition, type NormalizedJob, type OverlapPolicy, validateJob } from './job.js';
-import { JobSlots } from './job-slots.js';
+import { type JobDefinition, type NormalizedJob, validateJob } from './job.js';
+import { type JobInfo, JobSlots } from './job-slots.js';
 import { type ResolvedOptions, resolveOptions, type SchedulerOptions } from './options.js';
 import { safeLogger } from './safe.js';
 import { drainFires } from './shutdown.js';
@@ -22,6 +22,7 @@ export type { SkipReason } from './fire-events.js';
 export { defaultInstanceId } from './instance-id.js';
 export type { JobDefinition, OverlapPolicy } from './job.js';
 export { MAX_JOB_NAME_LENGTH } from './job.js';
+export type { JobInfo } from './job-slots.js';
 export type { SchedulerOptions } from './options.js';
 export { DEFAULT_DRAIN_MS, DEFAULT_LEASE_MS } from './options.js';
 export { STOP_GRACE_MS } from './shutdown.js';
@@ -30,22 +31,6 @@ export { STOP_GRACE_MS } from './shutdown.js';
 export interface StopOptions {
   /** How long to wait for running jobs before aborting them, ms. Default: the scheduler's `drainMs`. */
   drainMs?: number;
-}
-
-/** A registered job, as listed by {@link Scheduler.jobs}. */
-export interface JobInfo {
-  name: string;
-  /** The trigger's description, e.g. `every(2000ms)`. */
-  trigger: string;
-  /**
-   * The next fire this scheduler will claim; while the scheduler is not started, the trigger's
-   * next fire after now. `null` when the trigger is done.
-   */
-  nextFireAt: Date | null;
-  leaseMs: number;
-  overlap: OverlapPolicy;
-  /** Fires of this job being claimed or run on this instance right now. */
-  active: number;
 }
 
 /** Lifecycle state of a {@link Scheduler}. */
@@ -180,18 +165,9 @@ export class Scheduler {
 
   /** The registered jobs and their next fire. */
   jobs(): JobInfo[] {
-    const counts = new Map<string, number>();
-    for (const fire of this.fires) {
-      counts.set(fire.job.name, (counts.get(fire.job.name) ?? 0) + 1);
-    }
-    return [...this.slots.byName.values()].map((slot) => ({
-      name: slot.def.name,
-      trigger: slot.def.trigger.describe(),
-      nextFireAt: this.slots.peekNext(slot),
-      leaseMs: slot.def.leaseMs,
-      overlap: slot.def.overlap,
-      active: counts.get(slot.def.name) ?? 0,
-    }));
+    const active = new Map<string, number>();
+    for (const { job } of this.fires) active.set(job.name, (active.get(job.name) ?? 0) + 1);
+    return this.slots.describe(active);
   }
 
   /**

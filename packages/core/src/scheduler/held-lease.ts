@@ -1,0 +1,66 @@
+import type { Clock } from '../clock.js';
+import type { LeaseLostError } from '../errors.js';
+import type { Lease, Lock } from '../lock.js';
+import type { Logger } from '../middleware.js';
+import { LeaseDeadline } from './deadline.js';
+import { LeaseKeeper } from './lease-keeper.js';
+import { handBackClaim, releaseLease } from './lease-return.js';
+import type { TimerQueue } from './timer-queue.js';
+
+/** What holding a lease needs. */
+export interface HoldContext {
+  readonly lock: Lock;
+  readonly clock: Clock;
+  readonly queue: TimerQueue;
+  readonly leaseMs: number;
+  readonly log: Logger;
+  /** Called once, synchronously, when the lease counts as lost. */
+  onLost(error: LeaseLostError): void;
+  /** Called after every successful renewal. */
+  onRenewed(lease: Lease): void;
+}
+
+/**
+ * A won lease while this instance holds it: its local {@link LeaseDeadline}, the
+ * {@link LeaseKeeper} that renews it (started by the fire), the job's `AbortController`, and
+ * how it is given back at the end: released after a run, handed back when it never ran.
+ */
+export class HeldLease {
+  readonly token: number;
+  readonly deadline: LeaseDeadline;
+  readonly keeper: LeaseKeeper;
+  /** The job's signal; aborted when the lease is lost or `stop()` aborts the run. */
+  readonly controller = new AbortController();
+  private returned = false;
+
+  /** @param sentAt monotonic time the winning claim was sent: the deadline counts from it. */
+  constructor(
+    private readonly c: HoldContext,
+    lease: Lease,
+    sentAt: number,
+  ) {
+    const { lock, clock, queue, leaseMs } = c;
+    this.token = lease.token;
+    this.deadline = new LeaseDeadline(clock, lease, leaseMs, sentAt, (e) => c.onLost(e));
+    const deadline = this.deadline;
+    this.keeper = new LeaseKeeper({
+      ...{ lock, lease, leaseMs, sentAt, deadline, clock, queue },
+      onRenewed: (renewed) => c.onRenewed(renewed),
+    });
+  }
+
+  /**
+   * Stops renewing and gives the lease back, once: `release` after a run (the fire stays
+   * claimed), `handBack` for a fire that never ran (withdrawn, so another instance may run it).
+   * Bounded, never rejects.
+   */
+  async giveBack(how: 'release' | 'handBack'): Promise<void> {
+    this.keeper.stop();
+    if (this.returned) return;
+    this.returned = true;
+    const { lock, queue, leaseMs, log } = this.c;
+    const ctx = { lock, timers: queue, boundMs: leaseMs / 3, log };
+    const lease = this.keeper.lease;
+    await (how === 'release' ? releaseLease(ctx, lease) : handBackClaim(ctx, lease));
+  }
+}

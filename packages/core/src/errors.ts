@@ -132,7 +132,11 @@ export class BackendUnavailableError extends FleetcronError {
   }
 }
 
-/** The job's lease could not be renewed in time; its `ctx.signal` is aborted with this reason. */
+/**
+ * The job's lease passed its local deadline (not renewed in time, no longer ours, or the process
+ * froze past it). `ctx.signal` is aborted with this reason and `ctx.lease.assertValid()` throws
+ * it: stop before any further side effect, another instance may take over.
+ */
 export class LeaseLostError extends FleetcronError {
   constructor(job: string, fireAt: number, cause?: unknown) {
     super(
@@ -150,7 +154,10 @@ export class JobTimeoutError extends FleetcronError {
   }
 }
 
-/** An operation was attempted on a scheduler that has been stopped. */
+/**
+ * An operation was attempted on a scheduler that is stopping or stopped; also the reason of
+ * `ctx.signal` when `stop()` passes its drain deadline (the run is then recorded `aborted`).
+ */
 export class SchedulerStoppedError extends FleetcronError {
   constructor(operation: string) {
     super('SCHEDULER_STOPPED', `cannot ${operation}: the scheduler has been stopped`);

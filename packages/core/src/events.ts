@@ -33,11 +33,19 @@ export type FleetcronEvent =
   | (EventBase & { type: 'claim.busy'; backend: string; latencyMs: number })
   /** The lock threw (backend unavailable): the fire is skipped, never run unprotected. */
   | (EventBase & { type: 'claim.failed'; backend: string; error: Error; latencyMs: number })
-  /** The fire was not run (`overlap`, `paused`, `backend_unavailable`, `stopping`). */
+  /**
+   * The fire was not run; `reason` is a `SkipReason`: `overlap`, `paused`, `backend_unavailable`,
+   * `stopping`, or `lease_expired` (the lease's local deadline passed before the job could start,
+   * e.g. the process froze between claim and start; the claim was handed back).
+   */
   | (EventBase & { type: 'fire.skipped'; reason: string })
   /** A run started (after the claim, before middleware). */
   | (EventBase & { type: 'run.started'; token: number; lagMs: number })
-  /** A run ended. */
+  /**
+   * A run ended: `status` is `succeeded`, `failed`, `timed_out`, `lease_lost` (published as soon
+   * as the lease is lost, even while a job that ignores its signal still runs) or `aborted`
+   * (still running at `stop()`'s drain deadline).
+   */
   | (EventBase & {
       type: 'run.finished';
       token: number;
@@ -48,7 +56,10 @@ export type FleetcronEvent =
     })
   /** The lease was renewed while the job runs. */
   | (EventBase & { type: 'lease.renewed'; token: number; expiresAt: number })
-  /** The lease could not be renewed in time; the job's signal was aborted. */
+  /**
+   * The lease's local deadline passed (no renewal in time, `extend` answered it is not ours, or
+   * the process froze past it); the job's signal was aborted with `LeaseLostError`.
+   */
   | (EventBase & { type: 'lease.lost'; token: number; error: Error | null })
   /** Writing history to the store failed; the run itself was not affected. */
   | (EventBase & { type: 'store.failed'; error: Error });

@@ -1,0 +1,152 @@
+import {
+  type ClaimRequest,
+  type ClaimResult,
+  DEFAULT_WINDOW_MS,
+  InvalidOptionError,
+  type Lease,
+  type Lock,
+  type LockCapabilities,
+  type LockInspection,
+} from '@fleetcron/core';
+import {
+  resolveSource,
+  type SqliteExecutor,
+  type SqliteSource,
+  type SqliteSourceOptions,
+} from '@fleetcron/sqlite-shared';
+import { type ClaimArgs, lockOperations } from './operations.js';
+
+/**
+ * What the SQLite lock can do. `clock: 'backend'`: the backend is the host, and every process on
+ * it reads the same system clock (`Date.now()` inside the transaction); a per-scheduler clock
+ * passed to the scheduler never judges expiry or staleness. Durable: records are on disk.
+ */
+export const SQLITE_LOCK_CAPABILITIES: LockCapabilities = Object.freeze({
+  minLeaseMs: 1,
+  leaseGranularityMs: 1,
+  durable: true,
+  clock: 'backend',
+});
+
+/** Options of {@link SqliteLock}. */
+export interface SqliteLockOptions extends SqliteSourceOptions {
+  /** Claim window in ms. Default 5 minutes. */
+  windowMs?: number;
+  /** How often expired claim records and leases are deleted, in ms. Default 1000. `0`: never (only on claims). */
+  collectIntervalMs?: number;
+}
+
+const BACKEND = 'sqlite';
+
+/**
+ * A {@link Lock} on a SQLite file shared by the processes of one host (PM2 cluster mode,
+ * `node:cluster`, containers sharing a volume). Pass a file path (the lock opens its own
+ * connection in a worker thread and closes it on `close()`) or your better-sqlite3 `Database`
+ * (used on your thread, never closed by the lock). Each claim is one `BEGIN IMMEDIATE`
+ * transaction.
+ */
+export class SqliteLock implements Lock {
+  readonly backend = BACKEND;
+  readonly capabilities: LockCapabilities = SQLITE_LOCK_CAPABILITIES;
+  readonly windowMs: number;
+  private readonly executor: SqliteExecutor;
+  private readonly collector: NodeJS.Timeout | null;
+  private collecting = false;
+
+  constructor(database: SqliteSource, options: SqliteLockOptions = {}) {
+    this.windowMs = options.windowMs ?? DEFAULT_WINDOW_MS;
+    if (!(Number.isInteger(this.windowMs) && this.windowMs > 0)) {
+      throw new InvalidOptionError(
+        'windowMs',
+        'must be a positive integer of ms (default 300000).',
+      );
+    }
+    const interval = options.collectIntervalMs ?? 1000;
+    if (!(Number.isInteger(interval) && interval >= 0)) {
+      throw new InvalidOptionError(
+        'collectIntervalMs',
+        'must be a non-negative integer of ms (0 = off).',
+      );
+    }
+    this.executor = resolveSource(
+      database,
+      options,
+      {
+        module: { url: operationsUrl(), exportName: 'lockOperations' },
+        set: lockOperations,
+      },
+      BACKEND,
+    ).executor;
+    this.collector = interval > 0 ? setInterval(() => this.collect(), interval) : null;
+    this.collector?.unref();
+  }
+
+  /**
+   * Opens the connection (starting its worker thread) and creates the tables if missing. Optional:
+   * the first call does it otherwise. Call it at startup to fail fast on a bad path.
+   */
+  open(): Promise<void> {
+    return this.executor.open();
+  }
+
+  claim(request: ClaimRequest): Promise<ClaimResult> {
+    const { key, fireAt, owner, leaseMs, exclusive } = request;
+    const args: ClaimArgs = { key, fireAt, owner, leaseMs, exclusive, windowMs: this.windowMs };
+    return this.executor.run<ClaimResult>('claim', args, request.signal);
+  }
+
+  extend(lease: Lease, leaseMs: number): Promise<Lease | null> {
+    return this.executor.run<Lease | null>('extend', { lease: plain(lease), leaseMs });
+  }
+
+  release(lease: Lease): Promise<boolean> {
+    return this.executor.run<boolean>('release', plain(lease));
+  }
+
+  withdraw(lease: Lease): Promise<boolean> {
+    return this.executor.run<boolean>('withdraw', plain(lease));
+  }
+
+  inspect(key: string): Promise<LockInspection> {
+    return this.executor.run<LockInspection>('inspect', key);
+  }
+
+  /** How many claim records the file holds, all keys together (for tests and dashboards). */
+  claimRecordCount(): Promise<number> {
+    return this.executor.run<number>('count', null);
+  }
+
+  /** Stops the collector and closes the connection the lock opened (never your `Database`). */
+  async close(): Promise<void> {
+    if (this.collector) clearInterval(this.collector);
+    await this.executor.close();
+  }
+
+  /** One collection pass; a failure (file busy) is retried on the next tick. */
+  private collect(): void {
+    if (this.collecting) return;
+    this.collecting = true;
+    this.executor
+      .run('collect', null)
+      .catch(() => {})
+      .finally(() => {
+        this.collecting = false;
+      });
+  }
+}
+
+/** A lease as plain data (a caller may pass an object with extra fields or prototypes). */
+const plain = (lease: Lease): Lease => ({
+  key: lease.key,
+  fireAt: lease.fireAt,
+  owner: lease.owner,
+  token: lease.token,
+  expiresAt: lease.expiresAt,
+  exclusive: lease.exclusive,
+});
+
+/** URL of `operations.ts` (sources) or `operations.js` (build), for the worker thread. */
+function operationsUrl(): string {
+  const ext = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
+  return new URL(`./operations.${ext}`, import.meta.url).href;
+}

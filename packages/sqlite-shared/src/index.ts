@@ -1,0 +1,12 @@
+export { isBusy, retryBusy } from './busy-retry.js';
+export { openConnection, tuneConnection } from './connection.js';
+export { abortedBeforeSend, unavailable } from './errors.js';
+export { InlineExecutor, type SqliteExecutor } from './executor.js';
+export type { ConnectionSettings, SqliteOperation, SqliteOperations } from './protocol.js';
+export {
+  DEFAULT_BUSY_TIMEOUT_MS,
+  resolveSource,
+  type SqliteSource,
+  type SqliteSourceOptions,
+} from './source.js';
+export { type OperationsModule, WorkerExecutor } from './worker-executor.js';

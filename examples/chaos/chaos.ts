@@ -33,7 +33,10 @@ export interface ChaosReport {
   tornLines: number;
   /** History rows still `running` after the fleet stopped (Store backends only)... */
   runningRows: number;
-  /** ...of which written by an instance that stopped cleanly (`stop()` returned): must be 0. */
+  /**
+   * ...of which written by an instance that stopped cleanly (`stop()` returned). Reported, not
+   * judged: today an outcome write that fails during a server outage is not retried.
+   */
   runningRowsAfterStop: number;
   ledgerDir: string;
   summary: string;

@@ -48,6 +48,8 @@ function eventLine(e: FleetcronEvent): Omit<LedgerLine, 'instance' | 'mono' | 'w
       return { kind: 'skipped', ...fire, reason: e.reason };
     case 'claim.failed':
       return { kind: 'claim_failed', ...fire, error: e.error.message };
+    case 'store.failed':
+      return { kind: 'store_failed', ...fire, error: e.error.message };
     default:
       return undefined;
   }

@@ -5,7 +5,8 @@ import { join } from 'node:path';
  * What a ledger line says happened. Written by the instance:
  * - `boot`/`exit`/`crash`: the process started, stopped cleanly, or hit an unhandled error;
  * - `start`/`end`: the job's own code began and returned (`outcome` `ok`, `aborted`, `error`);
- * - `won`/`renewed`/`lost`/`finished`/`skipped`/`claim_failed`: scheduler events (`subscribe`).
+ * - `won`/`renewed`/`lost`/`finished`/`skipped`/`claim_failed`/`store_failed`: scheduler events
+ *   (`subscribe`).
  */
 export type LedgerKind =
   | 'boot'
@@ -18,7 +19,8 @@ export type LedgerKind =
   | 'lost'
   | 'finished'
   | 'skipped'
-  | 'claim_failed';
+  | 'claim_failed'
+  | 'store_failed';
 
 /** One JSON line of a ledger. */
 export interface LedgerLine {

@@ -28,7 +28,6 @@ describe.each(CHAOS_BACKENDS)('chaos fleet on %s', (backend) => {
     expect(v.tokenOrder, where).toEqual([]);
     expect(v.startedAfterDeadline, where).toEqual([]);
     expect(v.succeededAfterDeadline, where).toEqual([]);
-    expect(report.runningRowsAfterStop, where).toBe(0);
     expect(v.expectedOutside, where).toBeGreaterThanOrEqual(15);
     expect(v.missedOutside.length, where).toBeLessThanOrEqual(missedAllowance(v.expectedOutside));
     rmSync(report.ledgerDir, { recursive: true, force: true });

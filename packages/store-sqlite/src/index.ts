@@ -1,0 +1,3 @@
+export { type HistoryArgs, storeOperations } from './operations.js';
+export { SQLITE_STORE_SCHEMA, STORE_STATUSES } from './schema.js';
+export { SqliteStore, type SqliteStoreOptions } from './sqlite-store.js';

@@ -1,0 +1,48 @@
+/**
+ * The store's tables. Times are epoch ms (INTEGER). `status` is checked against every status
+ * `RunStatus` allows, written out here because this file is loaded by the worker thread, which
+ * cannot import `@fleetcron/core` (a test keeps the list equal to core's).
+ */
+export const STORE_STATUSES = [
+  'running',
+  'succeeded',
+  'failed',
+  'timed_out',
+  'skipped',
+  'lease_lost',
+  'aborted',
+] as const;
+
+/** Statuses that end an execution (core's `TERMINAL_STATUSES`). */
+export const STORE_TERMINAL_STATUSES = STORE_STATUSES.filter((s) => s !== 'running');
+
+const list = (values: readonly string[]) => values.map((s) => `'${s}'`).join(', ');
+
+/** The DDL run when a connection opens: idempotent `CREATE ... IF NOT EXISTS`. */
+export const SQLITE_STORE_SCHEMA = `
+CREATE TABLE IF NOT EXISTS fleetcron_executions (
+  id          TEXT    PRIMARY KEY,
+  job         TEXT    NOT NULL,
+  fire_at     INTEGER NOT NULL,
+  status      TEXT    NOT NULL CHECK (status IN (${list(STORE_STATUSES)})),
+  attempt     INTEGER NOT NULL,
+  instance_id TEXT    NOT NULL,
+  token       INTEGER,
+  started_at  INTEGER NOT NULL,
+  finished_at INTEGER,
+  error       TEXT,
+  reason      TEXT
+);
+CREATE INDEX IF NOT EXISTS fleetcron_exec_history ON fleetcron_executions (job, started_at DESC, id DESC);
+CREATE INDEX IF NOT EXISTS fleetcron_exec_started ON fleetcron_executions (started_at);
+CREATE TABLE IF NOT EXISTS fleetcron_jobs (
+  job              TEXT    PRIMARY KEY,
+  paused           INTEGER NOT NULL DEFAULT 0,
+  last_status      TEXT,
+  last_fire_at     INTEGER,
+  last_finished_at INTEGER
+) WITHOUT ROWID;
+`;
+
+/** SQL list of terminal statuses, for the `record` statement. */
+export const TERMINAL_LIST = list(STORE_TERMINAL_STATUSES);

@@ -1,0 +1,113 @@
+import {
+  assertPositiveInteger,
+  boundErrorText,
+  DEFAULT_MAX_ERROR_LENGTH,
+  decodeCursor,
+  type Execution,
+  encodeCursor,
+  type HistoryPage,
+  type HistoryQuery,
+  InvalidOptionError,
+  type JobState,
+  type Store,
+} from '@fleetcron/core';
+import {
+  resolveSource,
+  type SqliteExecutor,
+  type SqliteSource,
+  type SqliteSourceOptions,
+} from '@fleetcron/sqlite-shared';
+import { type HistoryArgs, storeOperations } from './operations.js';
+
+/** Options of {@link SqliteStore}. */
+export interface SqliteStoreOptions extends SqliteSourceOptions {
+  /** Longest stored error text, in characters. Default 8192. */
+  maxErrorLength?: number;
+}
+
+const BACKEND = 'sqlite';
+const DEFAULT_LIMIT = 50;
+const MAX_LIMIT = 1000;
+
+/**
+ * A {@link Store} on a SQLite file shared by the processes of one host: run history and job state
+ * (paused, last outcome) every process sees. Pass a file path (own connection in a worker thread,
+ * closed on `close()`) or your better-sqlite3 `Database` (used on your thread, never closed).
+ * The lock and the store may share one file: their tables do not overlap.
+ */
+export class SqliteStore implements Store {
+  readonly backend = BACKEND;
+  private readonly executor: SqliteExecutor;
+  private readonly maxErrorLength: number;
+
+  constructor(database: SqliteSource, options: SqliteStoreOptions = {}) {
+    this.maxErrorLength = options.maxErrorLength ?? DEFAULT_MAX_ERROR_LENGTH;
+    assertPositiveInteger('maxErrorLength', this.maxErrorLength);
+    this.executor = resolveSource(
+      database,
+      options,
+      { module: { url: operationsUrl(), exportName: 'storeOperations' }, set: storeOperations },
+      BACKEND,
+    ).executor;
+  }
+
+  /** Opens the connection and creates the tables if missing (optional: the first call does it). */
+  open(): Promise<void> {
+    return this.executor.open();
+  }
+
+  record(execution: Execution): Promise<void> {
+    const row: Execution = {
+      id: execution.id,
+      job: execution.job,
+      fireAt: execution.fireAt,
+      status: execution.status,
+      attempt: execution.attempt,
+      instanceId: execution.instanceId,
+      token: execution.token,
+      startedAt: execution.startedAt,
+      finishedAt: execution.finishedAt,
+      error: boundErrorText(execution.error, this.maxErrorLength),
+      reason: execution.reason ?? null,
+    };
+    return this.executor.run('record', row);
+  }
+
+  async history(job: string, query: HistoryQuery = {}): Promise<HistoryPage> {
+    const limit = query.limit ?? DEFAULT_LIMIT;
+    assertPositiveInteger('limit', limit);
+    if (limit > MAX_LIMIT) throw new InvalidOptionError('limit', `must be at most ${MAX_LIMIT}.`);
+    const after = query.cursor ? decodeCursor(query.cursor) : null;
+    const args: HistoryArgs = { job, limit: limit + 1, after };
+    const rows = await this.executor.run<Execution[]>('history', args);
+    const executions = rows.slice(0, limit);
+    const last = executions.at(-1);
+    return {
+      executions,
+      nextCursor: rows.length > limit && last ? encodeCursor(last.startedAt, last.id) : null,
+    };
+  }
+
+  prune(before: number): Promise<number> {
+    return this.executor.run<number>('prune', before);
+  }
+
+  getJobState(job: string): Promise<JobState> {
+    return this.executor.run<JobState>('getJobState', job);
+  }
+
+  setPaused(job: string, paused: boolean): Promise<void> {
+    return this.executor.run('setPaused', { job, paused });
+  }
+
+  /** Closes the connection the store opened (never your `Database`). */
+  close(): Promise<void> {
+    return this.executor.close();
+  }
+}
+
+/** URL of `operations.ts` (sources) or `operations.js` (build), for the worker thread. */
+function operationsUrl(): string {
+  const ext = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
+  return new URL(`./operations.${ext}`, import.meta.url).href;
+}

@@ -1,4 +1,4 @@
-import { BackendUnavailableError } from '@fleetcron/core';
+import { BackendUnavailableError, settleWithin } from '@fleetcron/core';
 import {
   type Etcd3,
   EtcdLeaseInvalidError,
@@ -110,26 +110,21 @@ export class EtcdRpc {
     });
   }
 
-  /** Runs `fn` with a gRPC deadline and a local timer; maps failures to typed errors. */
+  /**
+   * Runs `fn` with a gRPC deadline, bounded locally by core's deadline helper (`settleWithin`);
+   * maps failures to typed errors. A late settlement of the attempt is handled, never unhandled.
+   */
   private async call<T>(operation: string, fn: (deadline: Date) => Promise<T>): Promise<T> {
     const deadline = new Date(Date.now() + this.timeoutMs);
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new Error(`etcd did not answer within ${this.timeoutMs} ms`)),
-        this.timeoutMs,
-      );
-    });
-    const attempt = fn(deadline);
-    // The attempt may settle after the timeout won the race: never leave it unhandled.
-    attempt.catch(() => undefined);
     try {
-      return await Promise.race([attempt, timeout]);
+      return await settleWithin(
+        fn(deadline),
+        this.timeoutMs,
+        () => new Error(`etcd did not answer within ${this.timeoutMs} ms`),
+      );
     } catch (error) {
       if (error instanceof EtcdLeaseInvalidError) throw error;
       throw new BackendUnavailableError(BACKEND, operation, error);
-    } finally {
-      clearTimeout(timer);
     }
   }
 }

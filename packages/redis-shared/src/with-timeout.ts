@@ -1,20 +1,27 @@
-/**
- * Settles like `promise`, or rejects after `ms` with a timeout error. The losing promise keeps
- * a handler (through `Promise.race`), so its late rejection is never unhandled; the timer is
- * unref'd and cleared, so it never keeps the process alive.
- */
-export async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`${what} timed out after ${ms} ms (commandTimeoutMs)`)),
-      ms,
-    );
+import { settleWithin, type TimerHandle, type TimerSource } from '@fleetcron/core';
+
+/** Real timers that never keep the process alive (unref'd). */
+const unrefTimers: TimerSource = {
+  setTimer(callback, ms) {
+    const timer = setTimeout(callback, ms);
     timer.unref();
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
+    return timer as unknown as TimerHandle;
+  },
+  clearTimer(handle) {
+    clearTimeout(handle as unknown as NodeJS.Timeout);
+  },
+};
+
+/**
+ * Settles like `promise`, or rejects after `ms` with a timeout error: core's deadline helper
+ * (`settleWithin`) on unref'd timers. A late rejection of `promise` is handled, so it is never
+ * unhandled; the timer is cleared when `promise` settles and never keeps the process alive.
+ */
+export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  return settleWithin(
+    promise,
+    ms,
+    () => new Error(`${what} timed out after ${ms} ms (commandTimeoutMs)`),
+    unrefTimers,
+  );
 }

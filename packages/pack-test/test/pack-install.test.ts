@@ -28,7 +28,8 @@ const THIRD_PARTY = [
   '@types/pg@8.15.6',
   'ioredis@6.0.0',
   'etcd3@1.1.2',
-  '@opentelemetry/api@1.9.1',
+  '@opentelemetry/api@~1.9.0', // the exporter README's install line
+  '@opentelemetry/sdk-metrics@2.12.0',
   '@types/node@20.19.25',
 ];
 /**
@@ -131,6 +132,32 @@ describe.each(names)('the packed %s', (name) => {
       cwd: work,
     });
     expect(result.code, result.stdout + result.stderr).toBe(0);
+  });
+});
+
+describe('@fleetcron/exporter-otel and the OpenTelemetry SDK', () => {
+  it('accepts the @opentelemetry/api range sdk-metrics 2.x accepts (the narrowest SDK range)', () => {
+    const exporter = packed.get('@fleetcron/exporter-otel') as PackedPackage;
+    const peers = exporter.manifest.peerDependencies as Record<string, string>;
+    const sdkManifest = join(
+      WORKSPACE_ROOT,
+      'packages/exporter-otel/node_modules/@opentelemetry/sdk-metrics/package.json',
+    );
+    const sdk = JSON.parse(readFileSync(sdkManifest, 'utf8'));
+    expect(sdk.version).toMatch(/^2\./);
+    expect(peers['@opentelemetry/api']).toBe(sdk.peerDependencies['@opentelemetry/api']);
+    expect(peers['@opentelemetry/api']).toBe('>=1.9.0 <1.10.0');
+  });
+
+  it('installs the API version its README line names, beside sdk-metrics 2.12', () => {
+    const readme = readFileSync(join(WORKSPACE_ROOT, 'packages/exporter-otel/README.md'), 'utf8');
+    expect(readme).toContain(
+      'npm install @fleetcron/exporter-otel @fleetcron/core @opentelemetry/api@~1.9.0',
+    );
+    const api = JSON.parse(
+      readFileSync(join(app, 'node_modules/@opentelemetry/api/package.json'), 'utf8'),
+    );
+    expect(api.version).toMatch(/^1\.9\.\d+$/);
   });
 });
 

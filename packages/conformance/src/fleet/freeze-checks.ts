@@ -41,7 +41,10 @@ export async function assertFreezeOutcome(outcome: FreezeOutcome): Promise<void>
   const { executions } = await outcome.store.history(outcome.job, { limit: 1000 });
   const ledger = formatLedger(entries);
   const violations = ledgerViolations({ entries, leaseMs, executions });
-  expect(violations, `safety rules broken; the ledger:\n${ledger}`).toEqual([]);
+  expect(
+    violations,
+    `safety rules broken:\n${violations.join('\n')}\nthe ledger:\n${ledger}\n`,
+  ).toEqual([]);
 
   const { freeze, thaw } = freezeLines(entries, frozen);
   const token = freeze.token ?? 0;

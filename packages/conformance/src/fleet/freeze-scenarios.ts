@@ -21,6 +21,7 @@ import {
   instrumentStore,
   ledgerJob,
 } from './instrument.js';
+import { formatLedger } from './judge.js';
 import { hostMonotonicMs, Ledger } from './ledger.js';
 
 /** The one job of the freeze scenarios. */
@@ -71,6 +72,12 @@ async function withFreezeSetup(
         taker: `taker-${tag}`,
       });
     });
+  } catch (error) {
+    // every failure shows what ran: the ledger, unless the message has it already
+    if (error instanceof Error && !error.message.includes('the ledger:')) {
+      error.message += `\nthe ledger:\n${formatLedger(ledger.read())}`;
+    }
+    throw error;
   } finally {
     ledger.close();
     rmSync(ledger.path, { force: true });

@@ -125,8 +125,8 @@ export function instrumentStore(inner: Store, trap?: FreezeTrap): Store {
 export const JOB_WORK_MS = 50;
 
 /**
- * The job of the freeze scenarios: writes `start`, may spring the trap (point `job`), works
- * {@link JOB_WORK_MS} asynchronously, writes `end`. Every abort of its signal is written too,
+ * The job of the freeze scenarios: writes `start`, works {@link JOB_WORK_MS} asynchronously, may
+ * spring the trap (point `job`), writes `end`. Every abort of its signal is written too,
  * also one that comes after the job returned.
  */
 export function ledgerJob({ ledger, trap }: Instrumentation): (ctx: JobContext) => Promise<void> {
@@ -136,8 +136,10 @@ export function ledgerJob({ ledger, trap }: Instrumentation): (ctx: JobContext) 
     if (ctx.signal.aborted) onAbort();
     else ctx.signal.addEventListener('abort', onAbort, { once: true });
     ledger.write({ kind: 'start', ...line });
-    trap?.reach('job');
     await new Promise((resolve) => setTimeout(resolve, JOB_WORK_MS));
+    // frozen at the end of its work: after the thaw the job settles at once, before any timer
+    // of the scheduler can run, so only a check at settle time can tell that the lease is gone
+    trap?.reach('job');
     ledger.write({ kind: 'end', ...line, aborted: ctx.signal.aborted });
   };
 }

@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.js';
-import { BackendUnavailableError, toError } from '../errors.js';
+import { BackendUnavailableError, SchedulerStoppedError, toError } from '../errors.js';
 import type { ClaimResult, Lease, Lock } from '../lock.js';
 import type { Logger } from '../middleware.js';
 import type { ClaimLimiter } from './claim-limiter.js';
@@ -18,6 +18,8 @@ export interface ClaimContext {
   readonly owner: string;
   readonly events: FireEvents;
   readonly log: Logger;
+  /** Aborted when `stop()` stops waiting for this fire: a claim in flight is given up. */
+  readonly stopping: AbortSignal;
   /** False once `stop()` began: a fire still waiting for a claim slot is dropped unsent. */
   acceptsClaims(): boolean;
 }
@@ -30,14 +32,15 @@ export type ClaimOutcome =
   | { status: 'busy' }
   /** The lock threw or gave no answer in time: skip the fire (fail closed). */
   | { status: 'failed'; error: Error }
-  /** Not sent: `stop()` began while the fire waited for a claim slot. */
+  /** Not sent (`stop()` began while the fire waited for a claim slot), or given up by `stop()`. */
   | { status: 'dropped' };
 
 /**
  * Claims one fire: waits for a slot of the {@link ClaimLimiter}, sends the claim with an
- * `AbortSignal`, and gives up when no answer comes within the job's lease. Giving up aborts the
- * signal (the adapter must not send or re-send it any more) and, should the claim still be won
- * later, hands that win back so the fire is not burnt. Publishes the `claim.*` event.
+ * `AbortSignal`, and gives up when no answer comes within the job's lease (or `stop()` stops
+ * waiting). Giving up aborts the signal (the adapter must not send or re-send it any more) and,
+ * should the claim still be won later, hands that win back so the fire is not burnt. Publishes
+ * the `claim.*` event.
  */
 export async function claimFire(
   c: ClaimContext,
@@ -49,19 +52,25 @@ export async function claimFire(
     freeSlot();
     return { status: 'dropped' };
   }
-  const giveUp = new AbortController();
   const sentAt = c.clock.monotonic();
+  const giveUp = new AbortController();
   const claim = send(c, job, fireAt, giveUp.signal);
   claim.then(freeSlot, freeSlot);
-  const onNoAnswer = () => {
-    const error = noAnswer(c.lock, job.leaseMs);
+  const abandon = (error: Error) => {
+    if (giveUp.signal.aborted) return error;
     giveUp.abort(error); // the adapter must not send or re-send it any more
     freeSlot(); // a hung backend must not hold the slot: later fires fail closed too
     handBackLateWin(c, job, claim);
     return error;
   };
   try {
-    const result = await settleWithin(claim, job.leaseMs, onNoAnswer, c.timers);
+    const onNoAnswer = () => abandon(noAnswer(c.lock, job.leaseMs));
+    const answer = settleWithin(claim, job.leaseMs, onNoAnswer, c.timers);
+    const result = await Promise.race([answer, stopWaiting(c.stopping)]);
+    if (result === STOPPED) {
+      abandon(new SchedulerStoppedError('wait for a claim answer: stop() gave up on it'));
+      return { status: 'dropped' };
+    }
     return answered(c, checked(c.lock, result), c.clock.monotonic() - sentAt, sentAt);
   } catch (thrown) {
     const error = toError(thrown);
@@ -69,6 +78,16 @@ export async function claimFire(
     c.log.warn('fleetcron: claim failed, fire skipped (fail closed)', { error });
     return { status: 'failed', error };
   }
+}
+
+const STOPPED = Symbol('stopped');
+
+/** Resolves {@link STOPPED} when `signal` aborts. */
+function stopWaiting(signal: AbortSignal): Promise<typeof STOPPED> {
+  return new Promise((resolve) => {
+    if (signal.aborted) resolve(STOPPED);
+    else signal.addEventListener('abort', () => resolve(STOPPED), { once: true });
+  });
 }
 
 function send(

@@ -52,6 +52,8 @@ export class FireRun {
   private startedMono = 0;
   private stopReason: Error | null = null;
   private closed = false;
+  /** Aborted when `stop()` stops waiting for this fire (a claim in flight is given up). */
+  private readonly stopping = new AbortController();
   private markDone: () => void = () => {};
 
   constructor(
@@ -81,6 +83,7 @@ export class FireRun {
   /** `stop()` passed its drain deadline: aborts the run's signal; the run is recorded `aborted`. */
   abort(reason: Error): void {
     this.stopReason = reason;
+    this.stopping.abort(reason);
     this.holding?.controller.abort(reason);
   }
 
@@ -90,6 +93,7 @@ export class FireRun {
    */
   async forceFinish(): Promise<void> {
     this.closed = true;
+    this.stopping.abort();
     if (this.running) {
       this.finish(verdictOf(null, this.holding?.deadline.error ?? null, this.stopReason));
       await this.holding?.giveBack('release');
@@ -150,6 +154,7 @@ export class FireRun {
       owner: instanceId,
       events: this.events,
       log: this.log,
+      stopping: this.stopping.signal,
       acceptsClaims: () => this.deps.acceptsClaims(),
     };
   }

@@ -256,4 +256,23 @@ describe('claims given up on never burn their fire', () => {
     expect(held.fires).toMatchObject([{ owner: 'a', outcome: 'won' }]); // not withdrawn
     await stop(t);
   });
+
+  it('stop() gives up a claim still in flight: its signal is aborted, a late win handed back', async () => {
+    const t = setup();
+    t.lock.holdClaims = true;
+    t.s.start();
+    await t.fake.advance(1000);
+    const stopped = t.s.stop({ drainMs: 500 });
+    await t.fake.advance(600); // past the drain time
+    const [signal] = t.lock.signals;
+    expect(isFleetcronError(signal!.reason, 'SCHEDULER_STOPPED')).toBe(true);
+    await t.fake.advance(100);
+    await stopped; // without waiting for the claim's own bound (the lease)
+    t.lock.claimGate.open();
+    await settle(t.fake);
+    expect(t.runs).toHaveLength(0);
+    expect(t.lock.withdrawn).toBe(1);
+    expect(await t.memory.inspect('job')).toMatchObject({ fires: [], leases: [] });
+    expect(await t.rows()).toEqual([]); // it never knew it had won: nothing to record
+  });
 });

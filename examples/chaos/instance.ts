@@ -33,7 +33,9 @@ function leaseDeadline(ctx: JobContext): number | undefined {
 }
 
 /** The ledger line an event becomes, or `undefined` for events the judge does not read. */
-function eventLine(e: FleetcronEvent): Omit<LedgerLine, 'instance' | 'mono' | 'wall'> | undefined {
+function eventLine(
+  e: FleetcronEvent,
+): Omit<LedgerLine, 'instance' | 'mono' | 'wall' | 'real'> | undefined {
   const fire = { job: e.job, fireAt: e.fireAt };
   switch (e.type) {
     case 'claim.won':
@@ -76,14 +78,15 @@ function jobRunner(job: ChaosJob, ledger: LedgerWriter) {
 
 async function main(): Promise<void> {
   const instanceId = env('FLEETCRON_CHAOS_INSTANCE');
-  const ledger = new LedgerWriter(env('FLEETCRON_CHAOS_LEDGER'), instanceId);
+  const skewMs = Number(env('FLEETCRON_CHAOS_SKEW_MS'));
+  const ledger = new LedgerWriter(env('FLEETCRON_CHAOS_LEDGER'), instanceId, skewMs);
   const crash = (error: unknown) => {
     ledger.write({ kind: 'crash', error: String((error as Error)?.stack ?? error) });
     process.exit(70);
   };
   process.on('uncaughtException', crash);
   process.on('unhandledRejection', crash);
-  ledger.write({ kind: 'boot', skewMs: Number(env('FLEETCRON_CHAOS_SKEW_MS')), pid: process.pid });
+  ledger.write({ kind: 'boot', skewMs, pid: process.pid });
 
   const backend = await loadChaosBackend(chaosBackendName(env('FLEETCRON_CHAOS_BACKEND')));
   const client = await backend.connect(env('FLEETCRON_CHAOS_ADDRESS'));

@@ -35,6 +35,8 @@ export interface LedgerLine {
   mono: number;
   /** The process's own (skewed) wall clock, epoch ms. */
   wall: number;
+  /** The real wall clock, epoch ms: `wall` minus the skew the process was started with. */
+  real: number;
   job?: string;
   fireAt?: number;
   token?: number;
@@ -70,17 +72,20 @@ export class LedgerWriter {
   constructor(
     path: string,
     private readonly instance: string,
+    private readonly skewMs: number,
   ) {
     this.fd = openSync(path, 'a');
   }
 
-  /** Appends one line, stamped with the instance id and both clocks. */
-  write(line: Omit<LedgerLine, 'instance' | 'mono' | 'wall'>): void {
+  /** Appends one line, stamped with the instance id, the monotonic, own and real clocks. */
+  write(line: Omit<LedgerLine, 'instance' | 'mono' | 'wall' | 'real'>): void {
+    const wall = Date.now();
     const full: LedgerLine = {
       ...line,
       instance: this.instance,
       mono: monoNow(),
-      wall: Date.now(),
+      wall,
+      real: wall - this.skewMs,
     };
     writeSync(this.fd, `${JSON.stringify(full)}\n`);
   }

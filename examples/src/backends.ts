@@ -1,7 +1,7 @@
 import { type Clock, type Lock, MemoryLock, MemoryStore, type Store } from '@fleetcron/core';
 
 /** Backend names the demo accepts on `--backend`. */
-export const BACKEND_NAMES = ['memory', 'postgres', 'redis', 'etcd'] as const;
+export const BACKEND_NAMES = ['sqlite', 'memory', 'postgres', 'redis', 'etcd'] as const;
 
 /** A backend name. */
 export type BackendName = (typeof BACKEND_NAMES)[number];
@@ -29,6 +29,8 @@ export async function openBackend(name: string, options: { clock: Clock }): Prom
         store: new MemoryStore(),
         close: async () => {},
       };
+    case 'sqlite':
+      return (await import('./backends/sqlite.js')).openSqlite();
     case 'redis':
       return (await import('./backends/redis.js')).openRedis();
     case 'etcd':

@@ -56,18 +56,54 @@ export interface FleetDemoResult {
   claims: { won: number; lost: number; busy: number; failed: number };
 }
 
-const JOB = 'demo-job';
+/** Name of the demo's job. */
+export const JOB = 'demo-job';
 /** Fires later than (stop time − this) are not counted: the on-time instance may not have reached them. */
-const END_SLACK_MS = 1_000;
+export const END_SLACK_MS = 1_000;
 
-const time = (ms: number) => new Date(ms).toISOString().slice(11, 23);
+/** `HH:MM:SS.mmm` of an epoch-ms time, for the demo's lines. */
+export const time = (ms: number) => new Date(ms).toISOString().slice(11, 23);
 
 /** The one summary line the demo ends with. */
 export function summaryLine(r: FleetDemoResult): string {
   return `fires ${r.fires}, runs ${r.runs}, duplicates ${r.duplicates}, missed ${r.missed}`;
 }
 
-async function skippedFires(store: Store | undefined): Promise<Set<number>> {
+/**
+ * Counts, over the fires whose time lies inside `(from, to]`, how many ran, ran twice, or went
+ * missing (neither ran nor were skipped by policy). Every one of those fires was passed by the
+ * on-time instance while the whole fleet was up, so each must have run exactly once.
+ */
+export function tallyFires(observed: {
+  from: number;
+  to: number;
+  everyMs: number;
+  runs: ReadonlyMap<number, readonly string[]>;
+  skipped: ReadonlySet<number>;
+  claims: FleetDemoResult['claims'];
+}): FleetDemoResult {
+  const { from, to, everyMs, runs, skipped, claims } = observed;
+  const result: FleetDemoResult = {
+    fires: 0,
+    runs: 0,
+    duplicates: 0,
+    missed: 0,
+    skipped: 0,
+    claims,
+  };
+  for (let t = Math.floor(from / everyMs) * everyMs + everyMs; t <= to; t += everyMs) {
+    result.fires++;
+    const ran = runs.get(t)?.length ?? 0;
+    result.runs += ran;
+    if (ran > 1) result.duplicates++;
+    if (ran === 0 && skipped.has(t)) result.skipped++;
+    else if (ran === 0) result.missed++;
+  }
+  return result;
+}
+
+/** Fires of the demo job recorded as skipped in `store`. */
+export async function skippedFires(store: Store | undefined): Promise<Set<number>> {
   const out = new Set<number>();
   if (!store) return out;
   let cursor: string | null = null;
@@ -145,25 +181,8 @@ export async function runFleetDemo(options: FleetDemoOptions): Promise<FleetDemo
   await Promise.all(schedulers.map((s) => s.stop()));
   unsubscribe();
 
-  // count only fires whose time lies inside (from, to]: every one of them was passed by the
-  // on-time instance while the whole fleet was up, so each must have run exactly once
   const skipped = await skippedFires(store);
-  const result: FleetDemoResult = {
-    fires: 0,
-    runs: 0,
-    duplicates: 0,
-    missed: 0,
-    skipped: 0,
-    claims,
-  };
-  for (let t = Math.floor(from / everyMs) * everyMs + everyMs; t <= to; t += everyMs) {
-    result.fires++;
-    const ran = runs.get(t)?.length ?? 0;
-    result.runs += ran;
-    if (ran > 1) result.duplicates++;
-    if (ran === 0 && skipped.has(t)) result.skipped++;
-    else if (ran === 0) result.missed++;
-  }
+  const result = tallyFires({ from, to, everyMs, runs, skipped, claims });
   print(
     `claims: won ${claims.won}, lost ${claims.lost}, busy ${claims.busy}, failed ${claims.failed}; skipped by policy ${result.skipped}`,
   );

@@ -2,6 +2,7 @@ import { FakeClock } from '@fleetcron/core';
 import { describe, expect, it } from 'vitest';
 import { openBackend } from '../src/backends.js';
 import { runFleetDemo, summaryLine } from '../src/fleet-demo.js';
+import { runProcessFleet } from '../src/process-fleet.js';
 
 describe('fleet demo', () => {
   it('counts every fire in the span exactly once (fake clock, 60 s)', async () => {
@@ -23,6 +24,25 @@ describe('fleet demo', () => {
     const winners = lines.filter((l) => l.startsWith('fire ')).map((l) => l.split(/\s+/)[4]);
     expect(new Set(winners)).toContain('fast+3s');
   });
+
+  it('default (sqlite): three real OS processes on one file, every fire in the span once', async () => {
+    const lines: string[] = [];
+    const result = await runProcessFleet({
+      seconds: 7,
+      everyMs: 1000,
+      print: (l) => lines.push(l),
+    });
+    const summary = summaryLine(result);
+    expect(summary, lines.join('\n')).toMatch(/^fires \d+, runs \d+, duplicates 0, missed 0$/);
+    expect(
+      result.fires,
+      'a 7 s run at one fire a second sees at least 4 fires',
+    ).toBeGreaterThanOrEqual(4);
+    expect(result.runs).toBe(result.fires - result.skipped);
+    const pids = new Set(lines.flatMap((l) => /\(pid (\d+)\)/.exec(l)?.slice(1) ?? []));
+    expect(pids.size, 'runs happened in more than one OS process').toBeGreaterThan(1);
+    expect(pids.has(String(process.pid)), 'never in the test process itself').toBe(false);
+  }, 60_000);
 
   it('rejects an unknown backend name with the list of known ones', async () => {
     const fake = new FakeClock();

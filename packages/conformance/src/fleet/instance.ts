@@ -60,10 +60,12 @@ export const schedulerInstance: FleetInstanceFactory = (deps) => {
 
 /**
  * The module of {@link schedulerInstance}. From the sources this file; from the built package
- * the bundle, which re-exports it under the same name.
+ * `dist/fleet-instance.js` (its own entry, so a child process loads it without vitest).
  */
 export const schedulerInstanceModule: FleetInstanceModule = {
-  url: import.meta.url,
+  url: import.meta.url.endsWith('.ts')
+    ? import.meta.url
+    : new URL('./fleet-instance.js', import.meta.url).href,
   exportName: 'schedulerInstance',
 };
 

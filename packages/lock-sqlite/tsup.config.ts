@@ -2,4 +2,9 @@ import { defineConfig } from 'tsup';
 import { baseTsup } from '../../tsup.config.base.js';
 
 // operations.ts is loaded by URL in the worker thread, so it is an entry of its own.
-export default defineConfig({ ...baseTsup, entry: ['src/index.ts', 'src/operations.ts'] });
+// ESM only: the worker thread's module is found through `import.meta.url`.
+export default defineConfig({
+  ...baseTsup,
+  format: ['esm'],
+  entry: ['src/index.ts', 'src/operations.ts'],
+});

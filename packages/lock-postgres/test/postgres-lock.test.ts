@@ -118,8 +118,8 @@ describe('PostgresLock on PostgreSQL', () => {
       // Claim through the function in an open transaction: it holds the key's row lock.
       await holder.query('BEGIN');
       const { rows } = await holder.query<{ step: string; won: boolean }>(
-        `SELECT step, won FROM ${fn}($1, $2, $3, $4, $5, $6)`,
-        ['w', fireAt, 'winner', 20_000, true, 300_000],
+        `SELECT step, won FROM ${fn}($1, $2, $3, $4, $5, $6, $7)`,
+        ['w', fireAt, 'winner', 20_000, true, 300_000, 5_000],
       );
       expect(rows[0]).toEqual({ step: 'new', won: true });
       const waiting = lock.claim({

@@ -79,6 +79,7 @@ describe('redis cluster', () => {
     lockScenarios.independentOverlappingLeases,
     lockScenarios.oddKeys,
     lockScenarios.tokensIncrease,
+    lockScenarios.withdrawHandsBack,
   ]) {
     it(scenario.title, () => scenario.run(options), scenario.timeoutMs);
   }

@@ -137,6 +137,11 @@ export class ChaosFleet {
     return instanceId;
   }
 
+  /** The clock skew of a running instance, ms. */
+  skewOf(name: string): number {
+    return this.get(name).spec.skewMs;
+  }
+
   /** Names of the instances currently running. */
   names(): string[] {
     return [...this.running.keys()];

@@ -29,7 +29,7 @@ export interface BenchOptions {
 /** Usage text. */
 export const USAGE = `pnpm bench [options]
 
-  --backends <list>    backends to measure, comma-separated (default memory,postgres,redis,etcd)
+  --backends <list>    backends to measure, comma-separated (default memory,postgres,redis,etcd,sqlite)
   --instances <list>   instance counts (default 1,2,4,8,16,32; --quick: 1,2,4)
   --duration <s>       measured seconds per contention cell (default 3; --quick: 0.3)
   --rounds <n>         interleaved rounds per cell, duration split over them (default 3; --quick: 1)

@@ -5,7 +5,7 @@ describe('parseOptions', () => {
   it('defaults to the full run', () => {
     const o = parseOptions([], 2);
     expect(o).toMatchObject({
-      backends: ['memory', 'postgres', 'redis', 'etcd'],
+      backends: ['memory', 'postgres', 'redis', 'etcd', 'sqlite'],
       instances: [1, 2, 4, 8, 16, 32],
       durationSeconds: 3,
       rounds: 3,

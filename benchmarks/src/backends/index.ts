@@ -2,6 +2,7 @@ import { etcdBackend } from './etcd.js';
 import { memoryBackend } from './memory.js';
 import { postgresBackend } from './postgres.js';
 import { redisBackend } from './redis.js';
+import { sqliteBackend } from './sqlite.js';
 import type { BackendModule, BackendName } from './types.js';
 
 /** Every backend module by name. */
@@ -10,4 +11,5 @@ export const backendModules: Record<BackendName, BackendModule> = {
   postgres: postgresBackend,
   redis: redisBackend,
   etcd: etcdBackend,
+  sqlite: sqliteBackend,
 };

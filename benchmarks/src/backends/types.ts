@@ -1,10 +1,13 @@
 import type { Lock } from '@fleetcron/core';
 
-/** The backends the benchmark knows. `memory` is the in-process reference (MemoryLock). */
-export type BackendName = 'memory' | 'postgres' | 'redis' | 'etcd';
+/**
+ * The backends the benchmark knows. `memory` is the in-process reference (MemoryLock); `sqlite`
+ * has no server (one file shared by the worker processes).
+ */
+export type BackendName = 'memory' | 'postgres' | 'redis' | 'etcd' | 'sqlite';
 
 /** All backends, in report order. */
-export const BACKENDS: readonly BackendName[] = ['memory', 'postgres', 'redis', 'etcd'];
+export const BACKENDS: readonly BackendName[] = ['memory', 'postgres', 'redis', 'etcd', 'sqlite'];
 
 /** What is compared in the contention scenario. */
 export type Variant = 'fleetcron' | 'floor' | 'peer';

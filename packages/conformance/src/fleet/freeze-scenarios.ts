@@ -119,7 +119,10 @@ async function runOnAfterThaw(setup: FreezeSetup): Promise<void> {
   );
 }
 
-/** Waits for a start by `instance` with a token above the frozen one, after `sinceMono`. */
+/**
+ * Waits until the taker started the job after `sinceMono` with a token above the frozen one, and
+ * at least `minMs` have passed since `sinceMono` (host monotonic clock).
+ */
 function takeoverSince(setup: FreezeSetup, sinceMono: number, minMs: number) {
   return pollUntil(
     () => {

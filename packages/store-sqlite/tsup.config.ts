@@ -1,10 +1,17 @@
 import { defineConfig } from 'tsup';
 import { baseTsup } from '../../tsup.config.base.js';
 
-// operations.ts is loaded by URL in the worker thread, so it is an entry of its own.
-// ESM only: the worker thread's module is found through `import.meta.url`.
+// @fleetcron/sqlite-shared is internal (private, never published): bundled into this package.
+// The worker thread loads two files by URL, next to dist/index.js: worker.js (the thread's entry,
+// from sqlite-shared) and operations.js (this package's statements). Both are entries.
 export default defineConfig({
   ...baseTsup,
-  format: ['esm'],
-  entry: ['src/index.ts', 'src/operations.ts'],
+  format: ['esm'], // import.meta.url locates the worker's files
+  entry: {
+    index: 'src/index.ts',
+    operations: 'src/operations.ts',
+    worker: '../sqlite-shared/src/worker.ts',
+  },
+  noExternal: ['@fleetcron/sqlite-shared'],
+  dts: { entry: 'src/index.ts', resolve: ['@fleetcron/sqlite-shared'] },
 });

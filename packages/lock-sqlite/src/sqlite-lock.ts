@@ -89,8 +89,14 @@ export class SqliteLock implements Lock {
     return this.executor.open();
   }
 
-  claim(request: ClaimRequest): Promise<ClaimResult> {
+  async claim(request: ClaimRequest): Promise<ClaimResult> {
     const { key, fireAt, owner, leaseMs, exclusive } = request;
+    if (!Number.isSafeInteger(fireAt)) {
+      throw new InvalidOptionError('fireAt', 'must be an integer of epoch ms.');
+    }
+    if (!(Number.isSafeInteger(leaseMs) && leaseMs > 0)) {
+      throw new InvalidOptionError('leaseMs', 'must be a positive integer of ms.');
+    }
     const args: ClaimArgs = { key, fireAt, owner, leaseMs, exclusive, windowMs: this.windowMs };
     return this.executor.run<ClaimResult>('claim', args, request.signal);
   }

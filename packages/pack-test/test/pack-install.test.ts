@@ -119,6 +119,22 @@ describe.each(names)('the packed %s', (name) => {
     expect((manifest.scripts as Record<string, string> | undefined)?.prepack).toBeUndefined();
   });
 
+  it.skipIf(DUAL_FORMAT.has(name))(
+    'is ESM only: require() fails with a message saying how to import it from CommonJS',
+    async () => {
+      const { unpacked } = pkg();
+      const project = join(work, 'require-check', name.replace('/', '+'));
+      cpSync(join(unpacked, 'package'), join(project, 'node_modules', name), { recursive: true });
+      const result = await run('node', ['-e', `require(${JSON.stringify(name)})`], {
+        cwd: project,
+      });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`${name} is ESM only and cannot be loaded with require()`);
+      expect(result.stderr).toContain(`await import('${name}')`);
+      expect(result.stderr).toContain('ERR_FLEETCRON_ESM_ONLY');
+    },
+  );
+
   it('passes publint --strict', async () => {
     const result = await run(join(PACK_TEST_BIN, 'publint'), ['--strict', pkg().tarball], {
       cwd: work,

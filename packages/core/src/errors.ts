@@ -4,6 +4,7 @@
  */
 export type FleetcronErrorCode =
   | 'INVALID_CRON'
+  | 'INVALID_TRIGGER'
   | 'UNKNOWN_TIMEZONE'
   | 'DUPLICATE_JOB'
   | 'UNKNOWN_JOB'
@@ -80,6 +81,23 @@ export class InvalidCronError extends InvalidOptionError {
       `invalid cron expression ${JSON.stringify(expression)}${reason}. Use 5 fields (minute hour day-of-month month day-of-week), 6 fields with seconds first, or a nickname such as @hourly.`,
       { cause, code: 'INVALID_CRON' },
     );
+  }
+}
+
+/**
+ * A trigger that broke its contract: `next(after)` answered something that is not a valid Date,
+ * or a time not after `after` (it would make the scheduler spin). Thrown at `add()` (field
+ * `trigger`); at fire time the job gets no further fires and `trigger.failed` is published.
+ */
+export class TriggerError extends InvalidOptionError {
+  constructor(trigger: { describe(): string }, problem: string) {
+    let name = 'trigger';
+    try {
+      name = `trigger ${trigger.describe()}`;
+    } catch {
+      // keep the plain name
+    }
+    super('trigger', `${name}: ${problem}.`, { code: 'INVALID_TRIGGER' });
   }
 }
 

@@ -61,6 +61,11 @@ export type FleetcronEvent =
    * the process froze past it); the job's signal was aborted with `LeaseLostError`.
    */
   | (EventBase & { type: 'lease.lost'; token: number; error: Error | null })
+  /**
+   * The job's trigger threw or broke its contract (a time not after its argument, an invalid
+   * Date) when asked for the fire after `fireAt`: the job gets no further fires on this instance.
+   */
+  | (EventBase & { type: 'trigger.failed'; error: Error })
   /** Writing history to the store failed; the run itself was not affected. */
   | (EventBase & { type: 'store.failed'; error: Error });
 

@@ -88,6 +88,10 @@ export class FireEvents {
     safePublish({ ...this.base(), type: 'lease.lost', token, error });
   }
 
+  triggerFailed(error: Error): void {
+    safePublish({ ...this.base(), type: 'trigger.failed', error });
+  }
+
   storeFailed(error: Error): void {
     safePublish({ ...this.base(), type: 'store.failed', error });
   }

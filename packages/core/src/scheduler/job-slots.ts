@@ -112,11 +112,12 @@ export class JobSlots {
   }
 
   private scheduleFirst(slot: JobSlot): void {
+    const now = this.c.clock.now();
     let first: number | null;
     try {
-      first = nextFire(slot.def.trigger, this.c.clock.now());
+      first = nextFire(slot.def.trigger, now);
     } catch (error) {
-      this.triggerFailed(slot, error);
+      this.triggerFailed(slot, now, error);
       return;
     }
     this.schedule(slot, first);
@@ -132,12 +133,15 @@ export class JobSlots {
     this.eventsOf(slot, fireAt).scheduled();
   }
 
-  private triggerFailed(slot: JobSlot, error: unknown): void {
+  /** The trigger threw or broke its contract asked past `after`: no further fires, never a spin. */
+  private triggerFailed(slot: JobSlot, after: number, thrown: unknown): void {
     slot.nextFireAt = null;
     slot.entry = null;
+    const error = toError(thrown);
+    this.eventsOf(slot, after).triggerFailed(error);
     this.c.log.error('fleetcron: trigger failed; the job gets no further fires', {
       job: slot.def.name,
-      error: toError(error),
+      error,
     });
   }
 
@@ -155,7 +159,7 @@ export class JobSlots {
     try {
       plan = planFires(slot.def.trigger, due, now, this.c.windowMs);
     } catch (error) {
-      this.triggerFailed(slot, error);
+      this.triggerFailed(slot, due, error);
       return;
     }
     for (const fireAt of plan.missed) this.eventsOf(slot, fireAt).missed(now - fireAt);
@@ -167,7 +171,8 @@ export class JobSlots {
         claiming: plan.claim === null ? null : new Date(plan.claim).toISOString(),
       });
     }
-    this.schedule(slot, plan.next);
+    if (plan.failed === undefined) this.schedule(slot, plan.next);
+    else this.triggerFailed(slot, plan.claim ?? due, plan.failed);
     if (plan.claim !== null) this.c.launch(slot.def, plan.claim);
   }
 }

@@ -3,6 +3,8 @@ import type { LockCapabilities } from '../lock.js';
 import type { JobHandler, Middleware } from '../middleware.js';
 import type { Trigger } from '../trigger.js';
 import { assertPositiveMs } from '../validate.js';
+import { nextFire } from './fire-plan.js';
+import { assertKnownKeys } from './known-keys.js';
 
 /** Longest job name (the lock key limit of every backend). */
 export const MAX_JOB_NAME_LENGTH = 512;
@@ -104,6 +106,7 @@ export function validateJob(
   if (typeof definition !== 'object' || definition === null) {
     throw new InvalidOptionError('job', 'must be an object { name, trigger, run }.');
   }
+  assertKnownKeys(definition, JOB_KEYS, 'add()');
   const d = definition as Partial<JobDefinition>;
   const name = checkName(d.name);
   if (context.existing.has(name)) throw new DuplicateJobError(name);
@@ -128,7 +131,21 @@ export function validateJob(
   };
 }
 
-/** A job name: a non-empty string of at most {@link MAX_JOB_NAME_LENGTH} characters. */
+/** The keys of a {@link JobDefinition} (the compiler keeps the list complete). */
+const JOB_KEYS = Object.keys({
+  name: true,
+  trigger: true,
+  run: true,
+  leaseMs: true,
+  overlap: true,
+  middleware: true,
+} satisfies Record<keyof JobDefinition, true>);
+
+/**
+ * A job name: a non-empty string of at most {@link MAX_JOB_NAME_LENGTH} characters, well-formed
+ * Unicode (no lone surrogate, which some backends cannot encode) and without control characters
+ * (which break keys, logs and history views).
+ */
 function checkName(name: unknown): string {
   if (typeof name !== 'string' || name.length === 0) {
     throw new InvalidOptionError(
@@ -140,6 +157,21 @@ function checkName(name: unknown): string {
     throw new InvalidOptionError(
       'name',
       `must be at most ${MAX_JOB_NAME_LENGTH} characters, got ${name.length}.`,
+    );
+  }
+  const lone = /\p{Cs}/u.exec(name); // in a `u` regex only LONE surrogates match
+  if (lone) {
+    throw new InvalidOptionError(
+      'name',
+      `must be well-formed Unicode, got a lone surrogate (half of a UTF-16 pair) at index ${lone.index} in ${JSON.stringify(name)}; use the whole character.`,
+    );
+  }
+  const control = /\p{Cc}/u.exec(name);
+  if (control) {
+    const code = control[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
+    throw new InvalidOptionError(
+      'name',
+      `must not contain control characters, got U+${code} at index ${control.index} in ${JSON.stringify(name)}.`,
     );
   }
   return name;
@@ -178,6 +210,10 @@ function checkTrigger(value: unknown, now: number): Trigger {
   }
   if (next !== null && !(next instanceof Date && Number.isFinite(next.getTime()))) {
     throw new InvalidOptionError('trigger', 'next() must return a valid Date or null.');
+  }
+  if (next !== null) {
+    nextFire(trigger, now); // throws TriggerError unless it is after now
+    nextFire(trigger, next.getTime()); // and the fire after it must move on too
   }
   return trigger;
 }

@@ -11,6 +11,7 @@ import {
 } from '../validate.js';
 import { defaultInstanceId } from './instance-id.js';
 import { normalizeLeaseMs, validateMiddleware } from './job.js';
+import { assertKnownKeys } from './known-keys.js';
 
 /** Default lease length: 30 s, renewed every 10 s. */
 export const DEFAULT_LEASE_MS = 30_000;
@@ -71,6 +72,7 @@ export function resolveOptions(options: unknown): ResolvedOptions {
   if (typeof options !== 'object' || options === null) {
     throw new InvalidOptionError('options', 'must be an object with at least { lock }.');
   }
+  assertKnownKeys(options, OPTION_KEYS, 'new Scheduler()');
   const o = options as Partial<SchedulerOptions>;
   const lock = checkLock(o.lock);
   const instanceId = o.instanceId ?? defaultInstanceId();
@@ -91,6 +93,19 @@ export function resolveOptions(options: unknown): ResolvedOptions {
     maxConcurrentClaims,
   };
 }
+
+/** The keys of {@link SchedulerOptions} (the compiler keeps the list complete). */
+const OPTION_KEYS = Object.keys({
+  lock: true,
+  store: true,
+  clock: true,
+  instanceId: true,
+  leaseMs: true,
+  middleware: true,
+  logger: true,
+  drainMs: true,
+  maxConcurrentClaims: true,
+} satisfies Record<keyof SchedulerOptions, true>);
 
 const CLOCK_METHODS = ['now', 'monotonic', 'setTimer', 'clearTimer', 'sleep'] as const;
 const LOGGER_METHODS = ['debug', 'info', 'warn', 'error'] as const;

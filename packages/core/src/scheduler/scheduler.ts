@@ -103,10 +103,15 @@ export class Scheduler {
 
   /**
    * Registers a job; while running, its first fire is scheduled at once. Synchronous. Throws
-   * {@link InvalidOptionError} (code `INVALID_OPTION`, `field` naming the option),
-   * `DuplicateJobError` (`DUPLICATE_JOB`) or `LeaseTooShortError` (`LEASE_TOO_SHORT`).
+   * {@link InvalidOptionError} (code `INVALID_OPTION`, `field` naming the option; an unknown
+   * key names the nearest known one), `DuplicateJobError` (`DUPLICATE_JOB`),
+   * `LeaseTooShortError` (`LEASE_TOO_SHORT`), `TriggerError` (`INVALID_TRIGGER`: `next()` did not
+   * move forward), or `SchedulerStoppedError` while `stop()` is in progress.
    */
   add(job: JobDefinition): void {
+    if (this.phase === 'draining' || this.phase === 'aborting') {
+      throw new SchedulerStoppedError('add() while stop() is in progress; await stop() first');
+    }
     const { lock, clock, leaseMs } = this.options;
     const def = validateJob(job, {
       existing: this.slots.byName,

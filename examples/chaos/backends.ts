@@ -1,7 +1,8 @@
 import type { Lock, Store } from '@fleetcron/core';
+import type { FaultKind } from './faults.js';
 
 /** Backends the chaos fleet runs on. Memory cannot be shared by processes, so it is not one. */
-export const CHAOS_BACKENDS = ['postgres', 'redis', 'etcd'] as const;
+export const CHAOS_BACKENDS = ['postgres', 'redis', 'etcd', 'sqlite'] as const;
 
 /** A chaos backend name. */
 export type ChaosBackendName = (typeof CHAOS_BACKENDS)[number];
@@ -26,7 +27,7 @@ export interface ChaosClient {
 export interface ChaosServer {
   /** Passed to each instance as `FLEETCRON_CHAOS_ADDRESS` (URL or comma-separated endpoints). */
   address: string;
-  /** Restarts the server process (data kept). */
+  /** Restarts the server process (data kept). Unused when `faults` leaves it out. */
   restart(): Promise<void>;
   /** Cuts every client connection (etcd: a restart, since etcd cannot close them on demand). */
   dropConnections(): Promise<void>;
@@ -37,6 +38,17 @@ export interface ChaosServer {
 
 /** One backend of the chaos fleet: the driver starts its server, each instance connects. */
 export interface ChaosBackend {
+  /**
+   * The faults this backend can take. A server backend takes all four; an embedded one (SQLite)
+   * has no server to restart or connections to cut.
+   */
+  faults: readonly FaultKind[];
+  /**
+   * True when every instance must run on the host's real clock: SQLite judges time with the
+   * clock of the process that runs the statement, which libfaketime would skew, and a fleet on
+   * one file is one host with one clock.
+   */
+  hostClock?: boolean;
   /** Starts a dedicated server with fault controls (`@fleetcron/testkit`, strategy `managed`). */
   startServer(): Promise<ChaosServer>;
   /** Builds this instance's Lock (and Store) on the server at `address`. */
@@ -44,11 +56,11 @@ export interface ChaosBackend {
 }
 
 /**
- * Loads a backend from `backends/<name>.ts`, only when chosen. Extension point for a new backend
- * (SQLite, ...): add its name to {@link CHAOS_BACKENDS} and a file exporting a `ChaosBackend`
- * named `backend`; for an embedded backend `address` is the database file and the server's
- * faults act on that file (or are no-ops, said in its summary). A backend without a Store is
- * judged from the statuses the scheduler published (`run.finished`) in the ledger.
+ * Loads a backend from `backends/<name>.ts`, only when chosen. Extension point for a new backend:
+ * add its name to {@link CHAOS_BACKENDS} and a file exporting a `ChaosBackend` named `backend`
+ * (see `backends/sqlite.ts` for an embedded one: `address` is the database file, no server
+ * faults). A backend without a Store is judged from the statuses the scheduler published
+ * (`run.finished`) in the ledger.
  */
 export async function loadChaosBackend(name: ChaosBackendName): Promise<ChaosBackend> {
   switch (name) {
@@ -58,5 +70,7 @@ export async function loadChaosBackend(name: ChaosBackendName): Promise<ChaosBac
       return (await import('./backends/redis.js')).backend;
     case 'etcd':
       return (await import('./backends/etcd.js')).backend;
+    case 'sqlite':
+      return (await import('./backends/sqlite.js')).backend;
   }
 }

@@ -75,12 +75,18 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const backend = await loadChaosBackend(options.backend);
   const server = await backend.startServer();
   const fleet = new ChaosFleet({ backend: options.backend, address: server.address, ledgerDir });
-  const plan = planFaults(options.seconds);
+  const plan = planFaults(options.seconds, backend.faults);
+  const specs = CHAOS_FLEET.map((spec) => (backend.hostClock ? { ...spec, skewMs: 0 } : spec));
   try {
-    await Promise.all(CHAOS_FLEET.map((spec) => fleet.start(spec)));
+    await Promise.all(specs.map((spec) => fleet.start(spec)));
     const startMono = monoNow();
     const epochMinusMono = Date.now() - monoNow();
-    log(`${options.backend}: 4 instances up, running ${plan.seconds} s, ledger ${ledgerDir}`);
+    const clocks = specs
+      .map((s) => `${s.name} ${s.skewMs >= 0 ? '+' : ''}${s.skewMs} ms`)
+      .join(', ');
+    log(
+      `${options.backend}: 4 instances up (${clocks}), running ${plan.seconds} s, ledger ${ledgerDir}`,
+    );
     const faults = await runFaults(
       plan.faults,
       startMono,

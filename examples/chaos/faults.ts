@@ -5,6 +5,14 @@ import { type LedgerLine, monoNow, readLedgers } from './ledger.js';
 /** A fault the driver injects. */
 export type FaultKind = 'kill' | 'freeze' | 'server_restart' | 'drop_connections';
 
+/** Every fault, in the order of a cycle. */
+export const ALL_FAULTS: readonly FaultKind[] = [
+  'kill',
+  'freeze',
+  'server_restart',
+  'drop_connections',
+];
+
 /** A fault as it happened: from when to when (monotonic ms), and which instance it hit. */
 export interface FaultWindow {
   kind: FaultKind;
@@ -22,32 +30,40 @@ export interface PlannedFault {
 /** Seconds without faults at the start (fires there must all run) and at the end. */
 export const QUIET_START_SECONDS = 7;
 export const QUIET_END_SECONDS = 5;
-/** The four faults of one cycle: kill +0 s, freeze +3 s (two leases), restart +10 s, drop +13 s. */
-const CYCLE: readonly PlannedFault[] = [
-  { atSeconds: 0, kind: 'kill' },
-  { atSeconds: 3, kind: 'freeze' },
-  { atSeconds: 10, kind: 'server_restart' },
-  { atSeconds: 13, kind: 'drop_connections' },
+/**
+ * One cycle: kill +0 s, freeze +3 s (two leases), restart +10 s, drop +13 s, each with the
+ * seconds it takes (a kill waits for the restarted process; a freeze lasts 6 s plus up to 1 s
+ * to reach its moment).
+ */
+const CYCLE: readonly (PlannedFault & { takesSeconds: number })[] = [
+  { atSeconds: 0, kind: 'kill', takesSeconds: 3 },
+  { atSeconds: 3, kind: 'freeze', takesSeconds: 7 },
+  { atSeconds: 10, kind: 'server_restart', takesSeconds: 3 },
+  { atSeconds: 13, kind: 'drop_connections', takesSeconds: 3 },
 ];
-/** Length of one cycle's faults; cycles after the first start this much later (10 s quiet). */
-const CYCLE_SECONDS = 16;
-const CYCLE_PERIOD_SECONDS = 26;
+/** Cycles after the first start this much after the previous one's faults end (quiet gap). */
+const CYCLE_GAP_SECONDS = 10;
 
 /**
- * The fault plan of a run of `seconds`: a quiet start, as many cycles of the four faults as fit
- * (at least one; quiet gaps between them), a quiet end. Returns the plan and the run's length
- * (at least one cycle: 28 s).
+ * The fault plan of a run of `seconds` with the faults `kinds`: a quiet start, as many cycles as
+ * fit (at least one; quiet gaps between them), a quiet end. Returns the plan and the run's
+ * length (at least one cycle: 28 s with all four faults, 22 s with kill and freeze).
  */
-export function planFaults(seconds: number): { faults: PlannedFault[]; seconds: number } {
-  const room = seconds - QUIET_START_SECONDS - CYCLE_SECONDS - QUIET_END_SECONDS;
-  const cycles = 1 + Math.max(0, Math.floor(room / CYCLE_PERIOD_SECONDS));
+export function planFaults(
+  seconds: number,
+  kinds: readonly FaultKind[] = ALL_FAULTS,
+): { faults: PlannedFault[]; seconds: number } {
+  const cycle = CYCLE.filter((f) => kinds.includes(f.kind));
+  const cycleSeconds = Math.max(...cycle.map((f) => f.atSeconds + f.takesSeconds));
+  const period = cycleSeconds + CYCLE_GAP_SECONDS;
+  const room = seconds - QUIET_START_SECONDS - cycleSeconds - QUIET_END_SECONDS;
+  const cycles = 1 + Math.max(0, Math.floor(room / period));
   const faults: PlannedFault[] = [];
   for (let c = 0; c < cycles; c++) {
-    const cycleStart = QUIET_START_SECONDS + c * CYCLE_PERIOD_SECONDS;
-    for (const f of CYCLE) faults.push({ kind: f.kind, atSeconds: cycleStart + f.atSeconds });
+    const cycleStart = QUIET_START_SECONDS + c * period;
+    for (const f of cycle) faults.push({ kind: f.kind, atSeconds: cycleStart + f.atSeconds });
   }
-  const minimum =
-    QUIET_START_SECONDS + (cycles - 1) * CYCLE_PERIOD_SECONDS + CYCLE_SECONDS + QUIET_END_SECONDS;
+  const minimum = QUIET_START_SECONDS + (cycles - 1) * period + cycleSeconds + QUIET_END_SECONDS;
   return { faults, seconds: Math.max(seconds, minimum) };
 }
 

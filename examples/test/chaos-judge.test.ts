@@ -149,4 +149,13 @@ describe('chaos judge', () => {
     expect(soak.faults).toHaveLength(4 * 23);
     expect(soak.seconds).toBe(600);
   });
+
+  it('plans only the faults a backend takes (SQLite: kill and freeze)', () => {
+    const short = planFaults(20, ['kill', 'freeze']);
+    expect(short.seconds).toBe(22);
+    expect(short.faults).toEqual([
+      { kind: 'kill', atSeconds: 7 },
+      { kind: 'freeze', atSeconds: 10 },
+    ]);
+  });
 });

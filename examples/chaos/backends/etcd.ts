@@ -2,6 +2,7 @@ import { EtcdLock } from '@fleetcron/lock-etcd';
 import { startEtcd } from '@fleetcron/testkit';
 import { Etcd3 } from 'etcd3';
 import { CHAOS_NAMESPACE, type ChaosBackend } from '../backends.js';
+import { ALL_FAULTS } from '../faults.js';
 
 /**
  * etcd: a dedicated server from @fleetcron/testkit; each instance opens its own Etcd3 client
@@ -10,6 +11,7 @@ import { CHAOS_NAMESPACE, type ChaosBackend } from '../backends.js';
  * lease expiry. `dropConnections` is a server restart (etcd cannot close client connections).
  */
 export const backend: ChaosBackend = {
+  faults: ALL_FAULTS,
   async startServer() {
     const server = await startEtcd({ strategy: 'managed' });
     return {

@@ -3,6 +3,7 @@ import { PostgresStore } from '@fleetcron/store-postgres';
 import { startPostgres } from '@fleetcron/testkit';
 import pg from 'pg';
 import { CHAOS_NAMESPACE, type ChaosBackend } from '../backends.js';
+import { ALL_FAULTS } from '../faults.js';
 
 function pool(url: string): pg.Pool {
   const created = new pg.Pool({ connectionString: url, max: 10 });
@@ -16,6 +17,7 @@ function pool(url: string): pg.Pool {
  * each instance opens its own `pg.Pool` with `PostgresLock` + `PostgresStore` on it.
  */
 export const backend: ChaosBackend = {
+  faults: ALL_FAULTS,
   async startServer() {
     const server = await startPostgres({ strategy: 'managed' });
     const admin = pool(server.url);

@@ -3,6 +3,7 @@ import { RedisStore } from '@fleetcron/store-redis';
 import { startRedis } from '@fleetcron/testkit';
 import { Redis } from 'ioredis';
 import { CHAOS_NAMESPACE, type ChaosBackend } from '../backends.js';
+import { ALL_FAULTS } from '../faults.js';
 
 function client(url: string): Redis {
   const created = new Redis(url);
@@ -17,6 +18,7 @@ function client(url: string): Redis {
  * its own ioredis client with `RedisLock` + `RedisStore` on it.
  */
 export const backend: ChaosBackend = {
+  faults: ALL_FAULTS,
   async startServer() {
     const server = await startRedis({ strategy: 'managed', appendOnly: true });
     return {

@@ -11,13 +11,7 @@ import { safeLogger } from './safe.js';
 import { drainFires } from './shutdown.js';
 import { TimerQueue } from './timer-queue.js';
 
-export {
-  abortMarginMs,
-  LeaseDeadline,
-  settledWithin,
-  settleWithin,
-  type TimerSource,
-} from './deadline.js';
+export { abortMarginMs, settleWithin, type TimerSource } from './deadline.js';
 export type { SkipReason } from './fire-events.js';
 export { defaultInstanceId } from './instance-id.js';
 export type { JobDefinition, OverlapPolicy } from './job.js';

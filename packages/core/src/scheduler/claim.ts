@@ -68,7 +68,7 @@ export async function claimFire(
     const answer = settleWithin(claim, job.leaseMs, onNoAnswer, c.timers);
     const result = await Promise.race([answer, stopWaiting(c.stopping)]);
     if (result === STOPPED) {
-      abandon(new SchedulerStoppedError('wait for a claim answer: stop() gave up on it'));
+      abandon(new SchedulerStoppedError('keep waiting for a claim answer'));
       return { status: 'dropped' };
     }
     return answered(c, checked(c.lock, result), c.clock.monotonic() - sentAt, sentAt);

@@ -58,11 +58,17 @@ beforeAll(async () => {
   const ours = INSTALLED.map((name) =>
     name === '@fleetcron/core' ? coreNextPatch : (packed.get(name)?.tarball ?? name),
   );
-  await runOk(
-    'npm',
-    ['install', '--no-audit', '--no-fund', '--prefer-offline', ...ours, ...THIRD_PARTY],
-    { cwd: app, env: cleanEnv() },
-  );
+  const install = [
+    'install',
+    '--no-audit',
+    '--no-fund',
+    '--prefer-offline',
+    ...ours,
+    ...THIRD_PARTY,
+  ];
+  // One retry: the third-party packages may come from the registry, and a request can fail.
+  const first = await run('npm', install, { cwd: app, env: cleanEnv() });
+  if (first.code !== 0) await runOk('npm', install, { cwd: app, env: cleanEnv() });
 });
 
 afterAll(() => {

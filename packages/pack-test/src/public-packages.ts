@@ -16,10 +16,10 @@ export interface WorkspacePackage {
 }
 
 /**
- * Public packages that ship CommonJS as well as ESM. Every other public package is ESM only
- * and says so in its README (today: `@fleetcron/conformance`, a vitest suite).
+ * The packages `fixture/app.ts` and `fixture/app-cjs.cts` import: installed into the fresh npm
+ * project, type-checked and run as ESM and CommonJS. Each must ship both formats.
  */
-export const DUAL_FORMAT = new Set([
+export const APP_PACKAGES = new Set([
   '@fleetcron/core',
   '@fleetcron/exporter-otel',
   '@fleetcron/lock-etcd',
@@ -28,6 +28,18 @@ export const DUAL_FORMAT = new Set([
   '@fleetcron/store-postgres',
   '@fleetcron/store-redis',
 ]);
+
+/**
+ * True when the manifest's `require` export is a CommonJS build (`dist/index.cjs`); false for an
+ * ESM-only package, whose `require` export is `esm-only.cjs` (it throws, saying what to do).
+ */
+export function isDualFormat(manifest: Record<string, unknown>): boolean {
+  const exports = manifest.exports as Record<string, { require?: { default?: string } }>;
+  const required = exports?.['.']?.require?.default;
+  return (
+    typeof required === 'string' && required.endsWith('.cjs') && !required.includes('esm-only')
+  );
+}
 
 /** Every package under `packages/` whose manifest is not `private`, sorted by name. */
 export function publicPackages(): WorkspacePackage[] {

@@ -2,6 +2,7 @@ export * from './clock.js';
 export * from './errors.js';
 export * from './events.js';
 export * from './fake-clock.js';
+export * from './fleet/index.js';
 export * from './lock.js';
 export * from './memory-lock.js';
 export * from './memory-store.js';
@@ -11,6 +12,7 @@ export * from './middleware/retry.js';
 export * from './middleware/skip-if-running.js';
 export * from './middleware/timeout.js';
 export * from './middleware.js';
+export * from './registry.js';
 // scheduler
 export * from './scheduler/scheduler.js';
 export * from './store.js';

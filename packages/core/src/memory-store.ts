@@ -1,3 +1,14 @@
+import { type Clock, realClock } from './clock.js';
+import {
+  assertInstanceRecord,
+  type InstanceRecord,
+  instanceExpired,
+  type LiveInstance,
+  newRunRequest,
+  type PauseOptions,
+  type RunRequest,
+  type RunRequestInput,
+} from './registry.js';
 import {
   boundErrorText,
   DEFAULT_MAX_ERROR_LENGTH,
@@ -8,6 +19,7 @@ import {
   type HistoryQuery,
   type JobState,
   type Store,
+  statusFilter,
   TERMINAL_STATUSES,
 } from './store.js';
 import { assertPositiveInteger } from './validate.js';
@@ -16,12 +28,27 @@ import { assertPositiveInteger } from './validate.js';
 export interface MemoryStoreOptions {
   /** Longest stored error text, in characters. Default 8192. */
   maxErrorLength?: number;
+  /** Clock of `lastSeenAt`, `pausedAt` and `requestedAt`. Default: the real clock. */
+  clock?: Clock;
 }
 
 /** Orders executions newest first by `(startedAt, id)`. */
 export function compareNewestFirst(a: Execution, b: Execution): number {
   if (a.startedAt !== b.startedAt) return b.startedAt - a.startedAt;
   return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
+}
+
+/** The state of a job the store has never seen: not paused, no outcome. */
+export function newJobState(job: string): JobState {
+  return {
+    job,
+    paused: false,
+    pausedBy: null,
+    pausedAt: null,
+    lastStatus: null,
+    lastFireAt: null,
+    lastFinishedAt: null,
+  };
 }
 
 /**
@@ -33,8 +60,13 @@ export class MemoryStore implements Store {
   private readonly maxErrorLength: number;
   private readonly executions = new Map<string, Execution>();
   private readonly states = new Map<string, JobState>();
+  private readonly live = new Map<string, LiveInstance>();
+  private readonly requests: RunRequest[] = [];
+  private readonly watchers = new Set<(job: string) => void>();
+  private readonly clock: Clock;
 
   constructor(options: MemoryStoreOptions = {}) {
+    this.clock = options.clock ?? realClock;
     this.maxErrorLength = options.maxErrorLength ?? DEFAULT_MAX_ERROR_LENGTH;
     assertPositiveInteger('maxErrorLength', this.maxErrorLength);
   }
@@ -54,8 +86,9 @@ export class MemoryStore implements Store {
     const limit = query.limit ?? 50;
     assertPositiveInteger('limit', limit);
     const after = query.cursor ? decodeCursor(query.cursor) : null;
+    const statuses = statusFilter(query);
     const rows = [...this.executions.values()]
-      .filter((e) => e.job === job)
+      .filter((e) => e.job === job && (!statuses || statuses.includes(e.status)))
       .sort(compareNewestFirst)
       .filter(
         (e) =>
@@ -83,17 +116,84 @@ export class MemoryStore implements Store {
   }
 
   async getJobState(job: string): Promise<JobState> {
-    return { ...this.stateOf(job) };
+    return { ...(this.states.get(job) ?? newJobState(job)) };
   }
 
-  async setPaused(job: string, paused: boolean): Promise<void> {
-    this.stateOf(job).paused = paused;
+  async setPaused(job: string, paused: boolean, options: PauseOptions = {}): Promise<void> {
+    const state = this.stateOf(job);
+    state.paused = paused;
+    state.pausedBy = paused ? (options.by ?? null) : null;
+    state.pausedAt = paused ? this.clock.now() : null;
+  }
+
+  async listJobs(): Promise<JobState[]> {
+    return [...this.states.values()]
+      .map((s) => ({ ...s }))
+      .sort((a, b) => (a.job < b.job ? -1 : a.job > b.job ? 1 : 0));
+  }
+
+  async heartbeat(instance: InstanceRecord): Promise<void> {
+    assertInstanceRecord(instance);
+    this.collect();
+    this.live.set(
+      instance.instanceId,
+      structuredClone({ ...instance, lastSeenAt: this.clock.now() }),
+    );
+  }
+
+  async instances(): Promise<LiveInstance[]> {
+    this.collect();
+    return [...this.live.values()]
+      .map((i) => structuredClone(i))
+      .sort((a, b) => (a.instanceId < b.instanceId ? -1 : a.instanceId > b.instanceId ? 1 : 0));
+  }
+
+  async leave(instanceId: string): Promise<void> {
+    this.live.delete(instanceId);
+  }
+
+  async requestRun(input: RunRequestInput): Promise<RunRequest> {
+    const request = newRunRequest(input, this.clock.now());
+    this.requests.push(request);
+    for (const listener of this.watchers) {
+      try {
+        listener(request.job);
+      } catch {
+        // a listener's failure is its own; the request is stored either way
+      }
+    }
+    return { ...request };
+  }
+
+  async takeRunRequests(jobs: readonly string[], _instanceId: string): Promise<RunRequest[]> {
+    const wanted = new Set(jobs);
+    const taken: RunRequest[] = [];
+    for (let i = 0; i < this.requests.length; ) {
+      const request = this.requests[i]!;
+      if (wanted.has(request.job)) {
+        taken.push(request);
+        this.requests.splice(i, 1);
+      } else i++;
+    }
+    return taken;
+  }
+
+  watchRunRequests(listener: (job: string) => void): () => void {
+    this.watchers.add(listener);
+    return () => this.watchers.delete(listener);
+  }
+
+  /** Drops instances unseen for 3 heartbeats. */
+  private collect(): void {
+    const now = this.clock.now();
+    for (const [id, instance] of this.live)
+      if (instanceExpired(instance, now)) this.live.delete(id);
   }
 
   private stateOf(job: string): JobState {
     let state = this.states.get(job);
     if (!state) {
-      state = { job, paused: false, lastStatus: null, lastFireAt: null, lastFinishedAt: null };
+      state = newJobState(job);
       this.states.set(job, state);
     }
     return state;

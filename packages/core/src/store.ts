@@ -1,4 +1,5 @@
 import { InvalidOptionError } from './errors.js';
+import type { FleetStore, PauseOptions } from './registry.js';
 
 /** The Store contract: execution history and fleet-wide job state. */
 
@@ -49,6 +50,11 @@ export interface Execution {
   error: string | null;
   /** Why the execution was skipped (`overlap`, `paused`, `backend_unavailable`, ...). */
   reason?: string | null;
+  /**
+   * Who asked for a manual fire (`scheduler.trigger()` or a fleet run request); `null` or absent
+   * for scheduled fires. A non-null value marks the execution as manual.
+   */
+  requestedBy?: string | null;
 }
 
 /** Fleet-wide state of one job, seen by every instance. */
@@ -56,6 +62,10 @@ export interface JobState {
   job: string;
   /** Paused jobs are claimed but not run: the winner records a `skipped` execution. */
   paused: boolean;
+  /** Who paused the job (`setPaused`'s `by`), `null` when not paused or unknown. */
+  pausedBy?: string | null;
+  /** When the job was paused, epoch ms (store clock where it has one), `null` when not paused. */
+  pausedAt?: number | null;
   /** Status of the newest finished execution, or `null`. */
   lastStatus: RunStatus | null;
   /** Fire time of the newest finished execution, or `null`. */
@@ -70,6 +80,8 @@ export interface HistoryQuery {
   limit?: number;
   /** `nextCursor` of the previous page. */
   cursor?: string | null;
+  /** Only executions with this status (or one of these). Default: every status. */
+  status?: RunStatus | readonly RunStatus[] | null;
 }
 
 /** One page of history, newest first. */
@@ -82,8 +94,12 @@ export interface HistoryPage {
 /**
  * Execution history and job state. History is ordered newest first by `(startedAt, id)`.
  * Implementations bound error text to `maxErrorLength` characters (see `boundErrorText`).
+ *
+ * The fleet-control methods (registry, run requests, `listJobs`, see `FleetStore` in
+ * registry.ts) are optional so stores written before them keep working: a scheduler simply
+ * does not heartbeat into such a store, and `FleetClient` refuses it with a typed error.
  */
-export interface Store {
+export interface Store extends Partial<FleetStore> {
   /** Backend name, e.g. `memory`, `postgres`. */
   readonly backend: string;
   /**
@@ -98,8 +114,11 @@ export interface Store {
   prune(before: number): Promise<number>;
   /** The job's state; a job never seen reads as not paused with no last outcome. */
   getJobState(job: string): Promise<JobState>;
-  /** Sets whether the job is paused, fleet-wide. */
-  setPaused(job: string, paused: boolean): Promise<void>;
+  /**
+   * Sets whether the job is paused, fleet-wide, from any process (the job need not be defined
+   * there). Pausing records `pausedBy` (`options.by`) and `pausedAt`; resuming clears both.
+   */
+  setPaused(job: string, paused: boolean, options?: PauseOptions): Promise<void>;
   /** Frees resources the adapter created itself; never closes the user's client. Optional. */
   close?(): Promise<void>;
 }
@@ -137,4 +156,24 @@ export function decodeCursor(cursor: string): { startedAt: number; id: string } 
     'cursor',
     'is not a cursor returned by history(); pass nextCursor unchanged.',
   );
+}
+
+/** The statuses a {@link HistoryQuery} asks for, or `null` for all; validates them. */
+export function statusFilter(query: HistoryQuery | undefined): RunStatus[] | null {
+  const status = query?.status;
+  if (status === undefined || status === null) return null;
+  const list = typeof status === 'string' ? [status] : [...status];
+  const known: readonly RunStatus[] = ['running', ...TERMINAL_STATUSES];
+  for (const s of list) {
+    if (!known.includes(s)) {
+      throw new InvalidOptionError(
+        'status',
+        `must be one of ${known.join(', ')} (or an array of them), got ${String(s)}.`,
+      );
+    }
+  }
+  if (list.length === 0) {
+    throw new InvalidOptionError('status', 'must name at least one status; omit it for all.');
+  }
+  return list;
 }

@@ -27,5 +27,6 @@ export function at(date: Date | number | string): Trigger {
     next: (after: Date): Date | null =>
       afterTime(after, description) < time ? new Date(time) : null,
     describe: () => description,
+    spec: { kind: 'at', at: time },
   };
 }

@@ -89,5 +89,6 @@ export function cron(expression: string, options: CronOptions = {}): CronTrigger
       return at === null ? null : new Date(at);
     },
     describe: () => description,
+    spec: { kind: 'cron', expression, tz: zone },
   };
 }

@@ -40,5 +40,6 @@ export function every(ms: number, options: EveryOptions = {}): Trigger {
       return new Date(anchor + (Math.floor((t - anchor) / ms) + 1) * ms);
     },
     describe: () => description,
+    spec: { kind: 'every', ms, anchor },
   };
 }

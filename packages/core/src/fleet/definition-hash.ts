@@ -1,0 +1,44 @@
+import { createHash } from 'node:crypto';
+import type { CatchUpSpec, TriggerSpec } from '../registry.js';
+
+/** What defines a job for drift detection. */
+export interface DefinitionHashInput {
+  /** The trigger's `describe()`. */
+  trigger: string;
+  /** The trigger's spec, `null` (or absent) for custom triggers. */
+  spec?: TriggerSpec | null;
+  /** Lease length, ms. */
+  leaseMs: number;
+  /** Overlap rule, e.g. `skip`. */
+  overlap: string;
+  /** Catch-up policy. Default `skip`. */
+  catchUp?: CatchUpSpec;
+}
+
+/** JSON with object keys sorted, so equal definitions give equal text whatever the key order. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (typeof value === 'object' && value !== null) {
+    const entries = Object.entries(value)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value ?? null);
+}
+
+/**
+ * A stable hash of a job's definition: trigger (spec when built-in, else its description),
+ * lease, overlap rule and catch-up policy. Two instances defining a job the same way get the
+ * same hash on any machine and version of Node; a difference is fleet drift. 16 hex characters
+ * (the first 64 bits of SHA-256).
+ */
+export function definitionHash(job: DefinitionHashInput): string {
+  const text = canonical({
+    trigger: job.spec ? { spec: job.spec } : { description: job.trigger },
+    leaseMs: job.leaseMs,
+    overlap: job.overlap,
+    catchUp: job.catchUp ?? 'skip',
+  });
+  return createHash('sha256').update(text, 'utf8').digest('hex').slice(0, 16);
+}

@@ -1,0 +1,215 @@
+import { type Clock, realClock } from '../clock.js';
+import { FleetcronError, InvalidOptionError } from '../errors.js';
+import type { Lock } from '../lock.js';
+import {
+  type FleetStore,
+  hasFleetControl,
+  type LiveInstance,
+  type RunRequest,
+  type TriggerSpec,
+} from '../registry.js';
+import type { HistoryPage, JobState, RunStatus, Store } from '../store.js';
+import { type DefinitionGroup, definitionGroups } from './drift.js';
+import { nextFires } from './trigger-spec.js';
+import { type ZonedTime, zonedTime } from './zoned-time.js';
+
+/** Options of {@link FleetClient}. */
+export interface FleetClientOptions {
+  /** The fleet's Store. It must implement fleet control (every built-in store does). */
+  store: Store;
+  /** The fleet's Lock, optional: only its `backend` name is shown today. */
+  lock?: Lock;
+  /** Time source of "next fires". Default: the real clock. */
+  clock?: Clock;
+  /** How many next fires per job. Default 5. */
+  nextFireCount?: number;
+}
+
+/** Who performs an action from a {@link FleetClient}. */
+export interface ActorOptions {
+  /** Who asked (user name, `cli`, `admin:alice`): stored with the pause or the run request. */
+  by: string;
+}
+
+/** One job in the {@link FleetView}. */
+export interface FleetJob {
+  name: string;
+  /** Trigger description of the majority definition, `null` when no live instance defines it. */
+  trigger: string | null;
+  /** Trigger spec of the majority definition, `null` for custom triggers or undefined jobs. */
+  spec: TriggerSpec | null;
+  /** Next fires of the majority definition, in UTC and the job's zone (empty when unknown). */
+  nextFires: ZonedTime[];
+  /** Live instances defining the job, sorted. */
+  definedBy: string[];
+  paused: boolean;
+  pausedBy: string | null;
+  pausedAt: number | null;
+  lastStatus: RunStatus | null;
+  lastFireAt: number | null;
+  lastFinishedAt: number | null;
+  /** `true` when live instances disagree on the definition hash. */
+  drift: boolean;
+  /** Instances per definition hash, majority first (one entry without drift, none undefined). */
+  definitions: Array<Omit<DefinitionGroup, 'job'> & { trigger: string }>;
+}
+
+/** What {@link FleetClient.fleet} returns. */
+export interface FleetView {
+  /** When the view was computed (client clock), epoch ms. */
+  at: number;
+  /** Store and lock backend names. */
+  backends: { store: string; lock: string | null };
+  /** Live instances, by id (with `clock` offset/rtt when measured). */
+  instances: LiveInstance[];
+  /** Every job defined by a live instance or known to the store (paused, with history), by name. */
+  jobs: FleetJob[];
+  /** Names of drifting jobs. */
+  drift: string[];
+}
+
+/** Options of {@link FleetClient.history}. */
+export interface FleetHistoryQuery {
+  limit?: number;
+  cursor?: string | null;
+  /** Only these statuses. */
+  status?: RunStatus | readonly RunStatus[] | null;
+}
+
+function assertActor(options: ActorOptions | undefined, action: string): string {
+  const by = options?.by;
+  if (typeof by !== 'string' || by.trim() === '') {
+    throw new InvalidOptionError(
+      'by',
+      `${action}() must say who asks: pass { by: 'alice' } (a non-empty string).`,
+    );
+  }
+  return by;
+}
+
+function assertJobName(job: unknown): asserts job is string {
+  if (typeof job !== 'string' || job === '') {
+    throw new InvalidOptionError('job', 'must be the non-empty name of a job.');
+  }
+}
+
+/**
+ * Sees and steers a fleet from any process, given its Store (and optionally its Lock), without
+ * registering any job: the admin console and the CLI are built on it.
+ */
+export class FleetClient {
+  private readonly store: Store & FleetStore;
+  private readonly lock: Lock | null;
+  private readonly clock: Clock;
+  private readonly nextFireCount: number;
+
+  /** @throws InvalidOptionError (field `store`) when the store lacks fleet control. */
+  constructor(options: FleetClientOptions) {
+    const store = options?.store;
+    if (typeof store !== 'object' || store === null || !hasFleetControl(store)) {
+      throw new InvalidOptionError(
+        'store',
+        'must be a Store with fleet control (heartbeat, instances, leave, requestRun, takeRunRequests, listJobs); every built-in store has them, upgrade a custom store.',
+      );
+    }
+    this.store = store;
+    this.lock = options.lock ?? null;
+    this.clock = options.clock ?? realClock;
+    this.nextFireCount = options.nextFireCount ?? 5;
+    if (!Number.isSafeInteger(this.nextFireCount) || this.nextFireCount < 0) {
+      throw new InvalidOptionError('nextFireCount', 'must be a non-negative integer.');
+    }
+  }
+
+  /** The fleet view: live instances, jobs fleet-wide with next fires, paused, last outcome, drift. */
+  async fleet(): Promise<FleetView> {
+    const [instances, states] = await Promise.all([this.store.instances(), this.store.listJobs()]);
+    const now = this.clock.now();
+    const stateByName = new Map(states.map((s) => [s.job, s]));
+    const names = new Set([
+      ...instances.flatMap((i) => i.jobs.map((j) => j.name)),
+      ...stateByName.keys(),
+    ]);
+    const jobs = [...names]
+      .sort()
+      .map((name) => this.jobView(name, instances, stateByName.get(name), now));
+    return {
+      at: now,
+      backends: { store: this.store.backend, lock: this.lock?.backend ?? null },
+      instances,
+      jobs,
+      drift: jobs.filter((j) => j.drift).map((j) => j.name),
+    };
+  }
+
+  /** One page of a job's history, newest first, optionally only some statuses. */
+  async history(job: string, query: FleetHistoryQuery = {}): Promise<HistoryPage> {
+    assertJobName(job);
+    return this.store.history(job, query);
+  }
+
+  /** Pauses the job fleet-wide (fires are claimed and recorded `skipped`, not run). */
+  async pause(job: string, options: ActorOptions): Promise<void> {
+    assertJobName(job);
+    await this.store.setPaused(job, true, { by: assertActor(options, 'pause') });
+  }
+
+  /** Resumes the job fleet-wide. */
+  async resume(job: string, options: ActorOptions): Promise<void> {
+    assertJobName(job);
+    await this.store.setPaused(job, false, { by: assertActor(options, 'resume') });
+  }
+
+  /**
+   * Asks the fleet to run the job once now; an instance defining it takes the request (within
+   * about a second) and records the run with `requestedBy`.
+   *
+   * @throws FleetcronError `UNKNOWN_JOB` when no live instance defines the job.
+   */
+  async requestRun(job: string, options: ActorOptions): Promise<RunRequest> {
+    assertJobName(job);
+    const by = assertActor(options, 'requestRun');
+    const instances = await this.store.instances();
+    if (!instances.some((i) => i.jobs.some((j) => j.name === job))) {
+      throw new FleetcronError(
+        'UNKNOWN_JOB',
+        `no live instance defines a job named ${JSON.stringify(job)}; start one that does, or check the name.`,
+        { field: 'job' },
+      );
+    }
+    return this.store.requestRun({ job, requestedBy: by });
+  }
+
+  private jobView(
+    name: string,
+    instances: readonly LiveInstance[],
+    state: JobState | undefined,
+    now: number,
+  ): FleetJob {
+    const groups = definitionGroups(instances, name);
+    const majority = groups[0]?.job ?? null;
+    const spec = majority?.spec ?? null;
+    const zone = spec?.kind === 'cron' ? spec.tz : 'UTC';
+    return {
+      name,
+      trigger: majority?.trigger ?? null,
+      spec,
+      nextFires: spec
+        ? nextFires(spec, now, this.nextFireCount).map((at) => zonedTime(at, zone))
+        : [],
+      definedBy: groups.flatMap((g) => g.instances).sort(),
+      paused: state?.paused ?? false,
+      pausedBy: state?.pausedBy ?? null,
+      pausedAt: state?.pausedAt ?? null,
+      lastStatus: state?.lastStatus ?? null,
+      lastFireAt: state?.lastFireAt ?? null,
+      lastFinishedAt: state?.lastFinishedAt ?? null,
+      drift: groups.length > 1,
+      definitions: groups.map((g) => ({
+        hash: g.hash,
+        instances: g.instances,
+        trigger: g.job.trigger,
+      })),
+    };
+  }
+}

@@ -1,0 +1,5 @@
+export * from './definition-hash.js';
+export * from './drift.js';
+export * from './fleet-client.js';
+export * from './trigger-spec.js';
+export * from './zoned-time.js';

@@ -27,8 +27,9 @@ export interface PlannedFault {
   kind: FaultKind;
 }
 
-/** Seconds without faults at the start (fires there must all run) and at the end. */
+/** Seconds without faults at the start: fires there must all run. */
 export const QUIET_START_SECONDS = 7;
+/** Seconds without faults at the end (the last of them are not counted: see `chaos.ts`). */
 export const QUIET_END_SECONDS = 5;
 /**
  * One cycle: kill +0 s, freeze +3 s (two leases), restart +10 s, drop +13 s, each with the

@@ -13,7 +13,8 @@ export type FleetcronErrorCode =
   | 'BACKEND_UNAVAILABLE'
   | 'LEASE_LOST'
   | 'JOB_TIMEOUT'
-  | 'SCHEDULER_STOPPED';
+  | 'SCHEDULER_STOPPED'
+  | 'NOT_LEADER';
 
 const MARKER = Symbol.for('fleetcron.error');
 

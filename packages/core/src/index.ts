@@ -1,9 +1,12 @@
+export * from './candidate.js';
 export * from './clock.js';
+export * from './elector.js';
 export * from './errors.js';
 export * from './events.js';
 export * from './fake-clock.js';
 export * from './fleet/index.js';
 export * from './lock.js';
+export * from './memory-elector.js';
 export * from './memory-lock.js';
 export * from './memory-store.js';
 // built-in middleware

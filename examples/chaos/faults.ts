@@ -73,21 +73,20 @@ export function planFaults(
  * process faults hit a holder; ties go to the one that started a run most recently.
  */
 export function busiestInstance(lines: readonly LedgerLine[], names: readonly string[]): string {
-  const open = new Map<string, { runs: number; last: number }>();
+  const open = new Map<string, { runs: number; last: number }>(); // by incarnation
+  const latest = new Map<string, string>(); // name → its newest incarnation
   for (const l of lines) {
+    if (l.kind === 'boot') latest.set(l.instance.split('#')[0] as string, l.instance);
     if (l.kind !== 'start' && l.kind !== 'end') continue;
-    const name = l.instance.split('#')[0] as string;
     const entry = open.get(l.instance) ?? { runs: 0, last: 0 };
     entry.runs += l.kind === 'start' ? 1 : -1;
     if (l.kind === 'start') entry.last = l.mono;
     open.set(l.instance, entry);
-    open.set(name, entry);
   }
-  const ranked = [...names].sort((a, b) => {
-    const x = open.get(a) ?? { runs: 0, last: 0 };
-    const y = open.get(b) ?? { runs: 0, last: 0 };
-    return y.runs - x.runs || y.last - x.last;
-  });
+  const load = (name: string) => open.get(latest.get(name) ?? '') ?? { runs: 0, last: 0 };
+  const ranked = [...names].sort(
+    (a, b) => load(b).runs - load(a).runs || load(b).last - load(a).last,
+  );
   return ranked[0] as string;
 }
 

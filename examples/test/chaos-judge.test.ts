@@ -1,6 +1,6 @@
 import { every } from '@fleetcron/core';
 import { describe, expect, it } from 'vitest';
-import { planFaults } from '../chaos/faults.js';
+import { busiestInstance, planFaults } from '../chaos/faults.js';
 import type { ChaosJob } from '../chaos/jobs.js';
 import { type JudgeInput, judge } from '../chaos/judge.js';
 import type { LedgerLine } from '../chaos/ledger.js';
@@ -157,5 +157,20 @@ describe('chaos judge', () => {
       { kind: 'kill', atSeconds: 7 },
       { kind: 'freeze', atSeconds: 10 },
     ]);
+  });
+
+  it('aims process faults at the live incarnation with the most runs in progress', () => {
+    const line = (kind: LedgerLine['kind'], instance: string, mono: number) =>
+      ({ kind, instance, mono, wall: mono, real: mono }) as LedgerLine;
+    const lines = [
+      line('boot', 'a#1', 1),
+      line('boot', 'b#1', 2),
+      line('start', 'a#1', 3),
+      line('start', 'a#1', 4),
+      line('start', 'b#1', 5),
+    ];
+    expect(busiestInstance(lines, ['a', 'b'])).toBe('a');
+    // a#1 was killed with two runs open; its new incarnation runs nothing yet
+    expect(busiestInstance([...lines, line('boot', 'a#2', 6)], ['a', 'b'])).toBe('b');
   });
 });

@@ -12,6 +12,7 @@ import {
 import { expect } from 'vitest';
 import type { StoreConformanceOptions, StoreScenario } from '../types.js';
 import { using } from '../util.js';
+import { fleetStoreScenarios } from './fleet-scenarios.js';
 
 const BASE = Date.UTC(2026, 0, 1);
 const ALL_STATUSES: RunStatus[] = ['running', ...TERMINAL_STATUSES];
@@ -37,7 +38,7 @@ export function execution(job: string, i: number, overrides: Partial<Execution> 
 
 /** The execution as every store must give it back (`reason` absent and `null` are the same). */
 function normal(e: Execution): Execution {
-  return { ...e, reason: e.reason ?? null };
+  return { ...e, reason: e.reason ?? null, requestedBy: e.requestedBy ?? null };
 }
 
 /** Reads a job's whole history, page by page. */
@@ -80,6 +81,8 @@ export const freshIsolatedStores: StoreScenario = {
         expect(await b.getJobState('job')).toEqual({
           job: 'job',
           paused: false,
+          pausedBy: null,
+          pausedAt: null,
           lastStatus: null,
           lastFireAt: null,
           lastFinishedAt: null,
@@ -99,6 +102,8 @@ export const lifecycleAndStatuses: StoreScenario = {
       expect(await store.getJobState(job), 'an unknown job').toEqual({
         job,
         paused: false,
+        pausedBy: null,
+        pausedAt: null,
         lastStatus: null,
         lastFireAt: null,
         lastFinishedAt: null,
@@ -123,6 +128,8 @@ export const lifecycleAndStatuses: StoreScenario = {
       expect(await store.getJobState(job)).toEqual({
         job,
         paused: false,
+        pausedBy: null,
+        pausedAt: null,
         lastStatus: 'failed',
         lastFireAt: done.fireAt,
         lastFinishedAt: done.finishedAt,
@@ -257,6 +264,8 @@ export const sharedJobState: StoreScenario = {
       expect(await two.getJobState(job)).toEqual({
         job,
         paused: false,
+        pausedBy: null,
+        pausedAt: null,
         lastStatus: 'timed_out',
         lastFireAt: e.fireAt,
         lastFinishedAt: e.finishedAt,
@@ -371,6 +380,7 @@ export const storeScenarios = {
   concurrentWriters,
   errorTextBounded,
   badQueryTyped,
+  ...fleetStoreScenarios,
 } as const satisfies Record<string, StoreScenario>;
 
 /** Name of a store scenario. */

@@ -1,0 +1,52 @@
+import { MemoryStore, type Store } from '@fleetcron/core';
+import { describe, expect, it } from 'vitest';
+import { type FleetStoreScenarioName, fleetStoreScenarios } from '../src/index.js';
+import { memoryStoreFixture } from './memory-fixture.js';
+import {
+  ForgetsPausedBy,
+  ListsOnlyRunJobs,
+  NeverExpires,
+  TakesTwice,
+} from './mutants/fleet-store-mutants.js';
+
+/** Each mutant breaks one fleet-control rule; the scenario for that rule must fail against it. */
+const cases: [string, () => Store, FleetStoreScenarioName, RegExp][] = [
+  [
+    '(f1) a run request consumed twice',
+    () => new TakesTwice(),
+    'runRequestsOnce',
+    /more than once/,
+  ],
+  ['(f2) an instance never expiring', () => new NeverExpires(), 'registryExpiry', /disappear/],
+  [
+    '(f3) pause forgets who asked',
+    () => new ForgetsPausedBy(),
+    'pausedFromForeignProcess',
+    /pausedBy/,
+  ],
+  [
+    '(f4) listJobs misses a job paused from outside',
+    () => new ListsOnlyRunJobs(),
+    'pausedFromForeignProcess',
+    /listJobs/,
+  ],
+];
+
+describe('the fleet-control store scenarios fail broken stores', () => {
+  for (const [title, make, scenario, message] of cases) {
+    it(`${title}: "${fleetStoreScenarios[scenario].title}" fails`, async () => {
+      const create = memoryStoreFixture(make);
+      await expect(
+        fleetStoreScenarios[scenario].run({ name: 'mutant', create, timeScale: 0.5 }),
+      ).rejects.toThrow(message);
+    }, 60_000);
+  }
+
+  it('the same scenarios pass on the reference MemoryStore', async () => {
+    const create = memoryStoreFixture(() => new MemoryStore());
+    for (const [, , scenario] of cases) {
+      await fleetStoreScenarios[scenario].run({ name: 'memory', create, timeScale: 0.5 });
+    }
+    expect(cases).toHaveLength(4);
+  }, 60_000);
+});

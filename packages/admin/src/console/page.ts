@@ -1,0 +1,54 @@
+import { createHash } from 'node:crypto';
+import { consoleMain } from './client.js';
+import { CONSOLE_CSS } from './styles.js';
+
+/** One static file of the console, with its content type and a strong ETag. */
+export interface ConsoleAsset {
+  body: string;
+  contentType: string;
+  etag: string;
+}
+
+function asset(body: string, contentType: string): ConsoleAsset {
+  const hash = createHash('sha256').update(body).digest('base64url').slice(0, 22);
+  return { body, contentType, etag: `"${hash}"` };
+}
+
+/** The browser script: the compiled {@link consoleMain}, called once. */
+export const CONSOLE_SCRIPT = asset(
+  `"use strict";\n(${consoleMain.toString()})();\n`,
+  'text/javascript; charset=utf-8',
+);
+
+/** The stylesheet. */
+export const CONSOLE_STYLES = asset(CONSOLE_CSS, 'text/css; charset=utf-8');
+
+const escapeAttr = (text: string): string =>
+  text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/**
+ * The HTML shell: no data, no inline script or style. The base path and the refresh interval
+ * reach the script as `data-` attributes of `<body>`; everything else comes from the JSON API,
+ * which requires authentication.
+ */
+export function consolePage(options: { base: string; title: string; refreshMs: number }): string {
+  const base = escapeAttr(options.base);
+  const title = escapeAttr(options.title);
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${title}</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="${base}/assets/console.css?v=${CONSOLE_STYLES.etag.slice(1, 9)}">
+<script src="${base}/assets/console.js?v=${CONSOLE_SCRIPT.etag.slice(1, 9)}" defer></script>
+</head>
+<body data-base="${base}" data-refresh-ms="${options.refreshMs}">
+<header><span class="brand">fleetcron</span><span class="muted">${title}</span></header>
+<div id="app"><noscript>The fleetcron console needs JavaScript; the JSON API is at ${base}/api/fleet.</noscript></div>
+</body>
+</html>
+`;
+}

@@ -1,0 +1,211 @@
+import { InvalidOptionError } from '@fleetcron/core';
+import {
+  type AdminFleet,
+  getFleet,
+  getHistory,
+  getInstances,
+  getJob,
+  getJobs,
+  type JobAction,
+  postAction,
+} from './api/routes.js';
+import { CONSOLE_SCRIPT, CONSOLE_STYLES, type ConsoleAsset, consolePage } from './console/page.js';
+import { type AdminAuthOptions, type AdminPrincipal, createAuthenticator } from './http/auth.js';
+import { crossSiteProblem } from './http/cross-site.js';
+import { BASE_HEADERS, errorResponse, json, jsonError } from './http/responses.js';
+import { CONSOLE_CSP } from './http/security-headers.js';
+
+/** A web-standard request handler: what `createAdminHandler` returns. */
+export type AdminHandler = (request: Request) => Promise<Response>;
+
+/** Options of {@link createAdminHandler}. Authentication (`token`, `tokens` or `authorize`) is required. */
+export interface AdminHandlerOptions extends AdminAuthOptions {
+  /** The fleet to show and steer: a `FleetClient` from `@fleetcron/core`. */
+  fleet: AdminFleet;
+  /** Path the handler is mounted at, e.g. `/admin`. Default `''` (the root). */
+  basePath?: string;
+  /** Shown in the page title and header. Default `fleet`. */
+  title?: string;
+  /** How often the console polls the API, ms (1 000 to 3 600 000). Default 5 000. */
+  refreshMs?: number;
+  /** Called with unexpected errors (answered as 500 `INTERNAL`). Default: `console.error`. */
+  onError?: (error: unknown) => void;
+}
+
+const MAX_BODY_BYTES = 4096;
+const ACTIONS: readonly string[] = ['pause', 'resume', 'run'];
+
+function normalizeBase(basePath: unknown): string {
+  if (basePath === undefined || basePath === '' || basePath === '/') return '';
+  if (typeof basePath !== 'string' || !basePath.startsWith('/') || /[?#\s]/.test(basePath)) {
+    throw new InvalidOptionError(
+      'basePath',
+      `must be a path starting with "/" such as "/admin", got ${JSON.stringify(basePath)}.`,
+    );
+  }
+  return basePath.replace(/\/+$/, '');
+}
+
+function checkRefresh(refreshMs: unknown): number {
+  if (refreshMs === undefined) return 5000;
+  if (
+    typeof refreshMs !== 'number' ||
+    !Number.isInteger(refreshMs) ||
+    refreshMs < 1000 ||
+    refreshMs > 3_600_000
+  ) {
+    throw new InvalidOptionError(
+      'refreshMs',
+      `must be an integer from 1000 to 3600000 ms, got ${String(refreshMs)}.`,
+    );
+  }
+  return refreshMs;
+}
+
+function serveAsset(request: Request, asset: ConsoleAsset): Response {
+  const headers = {
+    ...BASE_HEADERS,
+    'content-type': asset.contentType,
+    etag: asset.etag,
+    'cache-control': 'no-cache',
+  };
+  if (request.headers.get('if-none-match') === asset.etag)
+    return new Response(null, { status: 304, headers });
+  return new Response(request.method === 'HEAD' ? null : asset.body, { status: 200, headers });
+}
+
+/** Reads a mutation's body: at most 4 KiB of JSON, an object (empty `{}` is fine). */
+async function readJsonBody(request: Request): Promise<void> {
+  const text = await request.text();
+  if (Buffer.byteLength(text) > MAX_BODY_BYTES) {
+    throw new InvalidOptionError('body', `must be at most ${MAX_BODY_BYTES} bytes of JSON.`);
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(text === '' ? '{}' : text);
+  } catch {
+    throw new InvalidOptionError('body', 'must be JSON, e.g. {}.');
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new InvalidOptionError('body', 'must be a JSON object, e.g. {}.');
+  }
+}
+
+/** Splits `/api/jobs/<encoded name>/<tail>` into its parts; `null` for other paths. */
+function jobRoute(rest: string): { name: string; tail: string | null } | null {
+  const match = /^\/api\/jobs\/([^/]+)(?:\/([^/]+))?\/?$/.exec(rest);
+  if (!match) return null;
+  let name: string;
+  try {
+    name = decodeURIComponent(match[1] as string);
+  } catch {
+    throw new InvalidOptionError('job', 'is not a valid percent-encoded job name.');
+  }
+  return { name, tail: match[2] ?? null };
+}
+
+/**
+ * Creates the admin handler: a web-standard `(Request) => Promise<Response>` serving the JSON
+ * API under `<basePath>/api/` and the web console at `<basePath>/`. Mount it in any server
+ * (see `toNodeListener` for node:http, Express and Fastify; Hono and other fetch-style servers
+ * call it directly).
+ *
+ * API (all need authentication; answers are JSON, errors `{ error: { code, message, field? } }`):
+ * `GET api/me`, `GET api/fleet`, `GET api/instances`, `GET api/jobs`, `GET api/jobs/:name`,
+ * `GET api/jobs/:name/history?limit=&cursor=&status=`, and the mutations (write role, JSON body
+ * plus the `x-fleetcron-request` header) `POST api/jobs/:name/pause`, `/resume`, `/run`.
+ *
+ * @throws InvalidOptionError for bad options, including no authentication at all (field `token`).
+ */
+export function createAdminHandler(options: AdminHandlerOptions): AdminHandler {
+  if (typeof options !== 'object' || options === null) {
+    throw new InvalidOptionError('options', 'must be an object with at least { fleet, token }.');
+  }
+  const fleet = options.fleet;
+  if (typeof fleet?.fleet !== 'function' || typeof fleet.history !== 'function') {
+    throw new InvalidOptionError(
+      'fleet',
+      'must be a FleetClient from @fleetcron/core: new FleetClient({ store }).',
+    );
+  }
+  const authenticate = createAuthenticator(options);
+  const base = normalizeBase(options.basePath);
+  const refreshMs = checkRefresh(options.refreshMs);
+  const title = typeof options.title === 'string' && options.title !== '' ? options.title : 'fleet';
+  const onError =
+    options.onError ?? ((error: unknown) => console.error('[fleetcron admin]', error));
+  const page = consolePage({ base, title, refreshMs });
+
+  async function api(request: Request, url: URL, rest: string): Promise<Response> {
+    const who: AdminPrincipal | null = await authenticate(request);
+    if (who === null) {
+      return jsonError(
+        401,
+        'UNAUTHENTICATED',
+        'send Authorization: Bearer <token> (or sign in to the console).',
+        {
+          headers: { 'www-authenticate': 'Bearer realm="fleetcron"' },
+        },
+      );
+    }
+    const method = request.method;
+    if (method === 'GET' || method === 'HEAD') {
+      if (rest === '/api/me') return json(200, { role: who.role, name: who.name });
+      if (rest === '/api/fleet') return getFleet(fleet);
+      if (rest === '/api/instances') return getInstances(fleet);
+      if (rest === '/api/jobs') return getJobs(fleet);
+      const route = jobRoute(rest);
+      if (route && route.tail === null) return getJob(fleet, route.name);
+      if (route && route.tail === 'history') return getHistory(fleet, route.name, url.searchParams);
+    } else if (method === 'POST') {
+      const route = jobRoute(rest);
+      if (route?.tail && ACTIONS.includes(route.tail)) {
+        const problem = crossSiteProblem(request, url);
+        if (problem) return jsonError(403, 'CROSS_SITE_REFUSED', problem);
+        if (who.role !== 'write') {
+          return jsonError(
+            403,
+            'FORBIDDEN',
+            `the ${who.role} role cannot ${route.tail} jobs; use a write token.`,
+          );
+        }
+        await readJsonBody(request);
+        return postAction(fleet, route.name, route.tail as JobAction, who);
+      }
+    }
+    return jsonError(404, 'NOT_FOUND', `no API route ${method} ${rest}`);
+  }
+
+  return async (request: Request): Promise<Response> => {
+    try {
+      const url = new URL(request.url);
+      const path = url.pathname;
+      if (path !== base && !path.startsWith(`${base}/`)) {
+        return jsonError(404, 'NOT_FOUND', `not under the admin base path ${base || '/'}`);
+      }
+      const rest = path.slice(base.length) || '/';
+      if (rest.startsWith('/api/') || rest === '/api') return await api(request, url, rest);
+      if (request.method !== 'GET' && request.method !== 'HEAD') {
+        return jsonError(405, 'METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${path}`, {
+          headers: { allow: 'GET, HEAD' },
+        });
+      }
+      if (rest === '/assets/console.js') return serveAsset(request, CONSOLE_SCRIPT);
+      if (rest === '/assets/console.css') return serveAsset(request, CONSOLE_STYLES);
+      if (rest === '/' || rest === '/index.html') {
+        return new Response(request.method === 'HEAD' ? null : page, {
+          status: 200,
+          headers: {
+            ...BASE_HEADERS,
+            'content-type': 'text/html; charset=utf-8',
+            'content-security-policy': CONSOLE_CSP,
+            'cache-control': 'no-store',
+          },
+        });
+      }
+      return jsonError(404, 'NOT_FOUND', `nothing at ${path}`);
+    } catch (error) {
+      return errorResponse(error, onError);
+    }
+  };
+}

@@ -1,0 +1,75 @@
+import { isFleetcronError } from '@fleetcron/core';
+
+/** The body of every error answer: a stable code, a message for people, the field if any. */
+export interface ErrorBody {
+  error: { code: string; message: string; field?: string };
+}
+
+/** Headers every answer carries, JSON or page: no sniffing, no framing, no referrer. */
+export const BASE_HEADERS: Readonly<Record<string, string>> = {
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+  'cross-origin-resource-policy': 'same-origin',
+};
+
+/** A JSON answer that is never cached (fleet data changes every second). */
+export function json(
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: {
+      ...BASE_HEADERS,
+      'content-type': 'application/json; charset=utf-8',
+      'cache-control': 'no-store',
+      ...headers,
+    },
+  });
+}
+
+/** A JSON error answer: `{ error: { code, message, field? } }`. */
+export function jsonError(
+  status: number,
+  code: string,
+  message: string,
+  options: { field?: string | undefined; headers?: Record<string, string> } = {},
+): Response {
+  const error: ErrorBody['error'] = { code, message };
+  if (options.field !== undefined) error.field = options.field;
+  return json(status, { error }, options.headers);
+}
+
+/** HTTP status for a fleetcron error code: input errors 400, unknown job 404, backend down 503. */
+export function statusOfCode(code: string): number {
+  switch (code) {
+    case 'INVALID_OPTION':
+    case 'INVALID_CRON':
+    case 'INVALID_TRIGGER':
+    case 'UNKNOWN_TIMEZONE':
+      return 400;
+    case 'UNKNOWN_JOB':
+      return 404;
+    case 'BACKEND_UNAVAILABLE':
+    case 'SCHEDULER_STOPPED':
+      return 503;
+    default:
+      return 500;
+  }
+}
+
+/**
+ * The answer for an error thrown while serving: a `FleetcronError` keeps its code, message and
+ * field; anything else is a 500 `INTERNAL` whose details go to `onError` only (never to the client).
+ */
+export function errorResponse(error: unknown, onError: (error: unknown) => void): Response {
+  if (isFleetcronError(error)) {
+    const status = statusOfCode(error.code);
+    if (status === 500) onError(error);
+    return jsonError(status, error.code, error.message, { field: error.field });
+  }
+  onError(error);
+  return jsonError(500, 'INTERNAL', 'internal error; see the server log');
+}

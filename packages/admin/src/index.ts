@@ -1,0 +1,13 @@
+export type { AdminFleet, JobAction } from './api/routes.js';
+export * from './handler.js';
+export type {
+  AdminAuthOptions,
+  AdminPrincipal,
+  AdminRole,
+  AdminToken,
+  AuthorizeHook,
+} from './http/auth.js';
+export { MUTATION_HEADER } from './http/cross-site.js';
+export type { ErrorBody } from './http/responses.js';
+export { CONSOLE_CSP } from './http/security-headers.js';
+export * from './node-adapter.js';

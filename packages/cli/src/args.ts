@@ -1,0 +1,135 @@
+import { parseArgs } from 'node:util';
+
+/** Bad command-line arguments: the CLI prints the message and the usage, exit 2. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+/** Parsed options of any command (each command accepts a subset, see {@link COMMAND_OPTIONS}). */
+export interface CliOptions {
+  tz?: string;
+  count?: string;
+  after?: string;
+  json?: boolean;
+  help?: boolean;
+  postgres?: string;
+  redis?: string;
+  etcd?: string;
+  schema?: string;
+  prefix?: string;
+  by?: string;
+  status?: string;
+  limit?: string;
+  cursor?: string;
+  port?: string;
+  host?: string;
+  token?: string;
+  'read-token'?: string;
+  'base-path'?: string;
+}
+
+const OPTIONS = {
+  tz: { type: 'string' },
+  count: { type: 'string', short: 'n' },
+  after: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  postgres: { type: 'string' },
+  redis: { type: 'string' },
+  etcd: { type: 'string' },
+  schema: { type: 'string' },
+  prefix: { type: 'string' },
+  by: { type: 'string' },
+  status: { type: 'string' },
+  limit: { type: 'string' },
+  cursor: { type: 'string' },
+  port: { type: 'string' },
+  host: { type: 'string' },
+  token: { type: 'string' },
+  'read-token': { type: 'string' },
+  'base-path': { type: 'string' },
+} as const;
+
+const BACKEND = ['postgres', 'redis', 'etcd', 'schema', 'prefix'] as const;
+
+/** Which options each command accepts, and how many positional arguments it takes. */
+export const COMMAND_OPTIONS: Record<
+  string,
+  { options: readonly string[]; positionals: number; operand?: string }
+> = {
+  next: { options: ['tz', 'count', 'after', 'json'], positionals: 1, operand: 'expression' },
+  validate: { options: ['tz', 'json'], positionals: 1, operand: 'expression' },
+  instances: { options: [...BACKEND, 'json'], positionals: 0 },
+  jobs: { options: [...BACKEND, 'json'], positionals: 0 },
+  history: {
+    options: [...BACKEND, 'json', 'status', 'limit', 'cursor'],
+    positionals: 1,
+    operand: 'job',
+  },
+  pause: { options: [...BACKEND, 'json', 'by'], positionals: 1, operand: 'job' },
+  resume: { options: [...BACKEND, 'json', 'by'], positionals: 1, operand: 'job' },
+  run: { options: [...BACKEND, 'json', 'by'], positionals: 1, operand: 'job' },
+  serve: {
+    options: [...BACKEND, 'port', 'host', 'token', 'read-token', 'base-path'],
+    positionals: 0,
+  },
+};
+
+/** A parsed command line. */
+export interface ParsedCommand {
+  command: string | null;
+  operand: string | null;
+  options: CliOptions;
+}
+
+/** Parses argv (without `node` and the script) with `node:util` parseArgs; throws {@link UsageError}. */
+export function parseCommandLine(argv: readonly string[]): ParsedCommand {
+  let parsed: { values: CliOptions; positionals: string[] };
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      options: OPTIONS,
+      allowPositionals: true,
+      strict: true,
+    }) as {
+      values: CliOptions;
+      positionals: string[];
+    };
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const [command = null, ...rest] = parsed.positionals;
+  if (parsed.values.help || command === null || command === 'help') {
+    return { command: null, operand: null, options: parsed.values };
+  }
+  const spec = COMMAND_OPTIONS[command];
+  if (!spec) throw new UsageError(`unknown command ${JSON.stringify(command)}`);
+  for (const key of Object.keys(parsed.values)) {
+    if (!spec.options.includes(key))
+      throw new UsageError(`option --${key} does not apply to "${command}"`);
+  }
+  if (rest.length !== spec.positionals) {
+    const what = spec.operand ? `one ${spec.operand}` : 'no argument';
+    throw new UsageError(
+      `"${command}" takes ${what}, got ${rest.length === 0 ? 'none' : rest.map((r) => JSON.stringify(r)).join(' ')}`,
+    );
+  }
+  return { command, operand: rest[0] ?? null, options: parsed.values };
+}
+
+/** Reads a positive integer option (`-n`, `--limit`) with a usage error naming it. */
+export function integerOption(
+  name: string,
+  value: string | undefined,
+  fallback: number,
+  max: number,
+): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > max) {
+    throw new UsageError(
+      `--${name} must be an integer from 1 to ${max}, got ${JSON.stringify(value)}`,
+    );
+  }
+  return n;
+}

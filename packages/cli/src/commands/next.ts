@@ -1,0 +1,38 @@
+import { integerOption, type ParsedCommand, UsageError } from '../args.js';
+import { upcomingFires } from '../dst-notes.js';
+import { EXIT, type ExitCode } from '../exit-codes.js';
+import type { CliIo } from '../io.js';
+import { table } from '../table.js';
+
+const MAX_COUNT = 1000;
+
+function afterOf(value: string | undefined): Date {
+  if (value === undefined) return new Date();
+  const date = new Date(value);
+  if (Number.isNaN(date.getTime())) {
+    throw new UsageError(
+      `--after must be an ISO 8601 time such as 2026-03-28T00:00:00Z, got ${JSON.stringify(value)}`,
+    );
+  }
+  return date;
+}
+
+/** `fleetcron next "<expr>" [--tz ZONE] [-n COUNT] [--after ISO] [--json]`. */
+export function nextCommand({ operand, options }: ParsedCommand, io: CliIo): ExitCode {
+  const expression = operand as string;
+  const tz = options.tz ?? 'UTC';
+  const count = integerOption('count', options.count, 10, MAX_COUNT);
+  const fires = upcomingFires(expression, tz, afterOf(options.after), count);
+  if (options.json) {
+    io.out(JSON.stringify({ expression, tz, fires }, null, 2));
+    return EXIT.ok;
+  }
+  const rows = fires.map((fire, i) => [
+    String(i + 1),
+    fire.utc,
+    fire.local,
+    fire.notes.map((n) => n.text).join('; '),
+  ]);
+  io.out(table(['#', 'UTC', tz, 'DST'], rows));
+  return EXIT.ok;
+}

@@ -1,0 +1,41 @@
+import { cron, isFleetcronError } from '@fleetcron/core';
+import type { ParsedCommand } from '../args.js';
+import { EXIT, type ExitCode } from '../exit-codes.js';
+import type { CliIo } from '../io.js';
+
+/** `fleetcron validate "<expr>" [--tz ZONE] [--json]`: exit 0 valid, 1 with the typed error's message. */
+export function validateCommand({ operand, options }: ParsedCommand, io: CliIo): ExitCode {
+  const expression = operand as string;
+  try {
+    const trigger = cron(expression, { tz: options.tz ?? 'UTC' });
+    const next = trigger.next(new Date());
+    if (options.json) {
+      io.out(
+        JSON.stringify({
+          valid: true,
+          expression,
+          tz: trigger.tz,
+          description: trigger.describe(),
+          next: next?.toISOString() ?? null,
+        }),
+      );
+    } else {
+      io.out(`valid: ${trigger.describe()}${next ? `, next fire ${next.toISOString()}` : ''}`);
+    }
+    return EXIT.ok;
+  } catch (error) {
+    if (!isFleetcronError(error)) throw error;
+    if (options.json) {
+      io.out(
+        JSON.stringify({
+          valid: false,
+          expression,
+          error: { code: error.code, message: error.message, field: error.field },
+        }),
+      );
+    } else {
+      io.err(`invalid: ${error.message}`);
+    }
+    return EXIT.invalid;
+  }
+}

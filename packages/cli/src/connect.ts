@@ -1,0 +1,164 @@
+import { hostname, userInfo } from 'node:os';
+import { BackendUnavailableError, FleetClient, type Store } from '@fleetcron/core';
+import { UsageError } from './args.js';
+
+/** Which backend a URL names. */
+export type BackendKind = 'postgres' | 'redis' | 'etcd';
+
+/** A connected store with its fleet client; `close()` ends the clients the CLI made. */
+export interface Backend {
+  kind: BackendKind;
+  url: string;
+  store: Store;
+  fleet: FleetClient;
+  close(): Promise<void>;
+}
+
+/** Backend options of the command line. */
+export interface BackendOptions {
+  postgres?: string;
+  redis?: string;
+  etcd?: string;
+  schema?: string;
+  prefix?: string;
+}
+
+/** The kind of a `FLEETCRON_URL` from its scheme. */
+function kindOfUrl(url: string): BackendKind {
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1]?.toLowerCase();
+  if (scheme === 'postgres' || scheme === 'postgresql') return 'postgres';
+  if (scheme === 'redis' || scheme === 'rediss') return 'redis';
+  if (scheme === 'etcd' || scheme === 'http' || scheme === 'https') return 'etcd';
+  throw new UsageError(
+    `FLEETCRON_URL ${JSON.stringify(url)} has no known scheme: use postgres://, redis://, rediss:// or etcd://host:port`,
+  );
+}
+
+/** Picks the backend URL: exactly one of --postgres/--redis/--etcd, else FLEETCRON_URL. */
+export function chooseBackend(
+  options: BackendOptions,
+  env: Record<string, string | undefined>,
+): { kind: BackendKind; url: string } {
+  const given = (['postgres', 'redis', 'etcd'] as const).filter((k) => options[k] !== undefined);
+  if (given.length > 1) throw new UsageError(`give one backend, got --${given.join(' and --')}`);
+  const kind = given[0];
+  const url = kind ? (options[kind] as string) : env.FLEETCRON_URL;
+  if (url === undefined || url === '') {
+    throw new UsageError(
+      'no backend: pass --postgres URL, --redis URL or --etcd URL, or set FLEETCRON_URL',
+    );
+  }
+  const resolved = kind ?? kindOfUrl(url);
+  try {
+    new URL(resolved === 'etcd' ? url.replace(/^etcd:/i, 'http:') : url);
+  } catch {
+    throw new UsageError(
+      `--${resolved} ${JSON.stringify(url)} is not a URL (e.g. ${example(resolved)})`,
+    );
+  }
+  return { kind: resolved, url };
+}
+
+function example(kind: BackendKind): string {
+  if (kind === 'postgres') return 'postgres://user:pass@db:5432/app';
+  if (kind === 'redis') return 'redis://cache:6379/0';
+  return 'etcd://etcd:2379';
+}
+
+/** A URL without its password, for messages. */
+export function redact(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return url;
+  }
+}
+
+/** Default `by` of mutations: `cli:<user>@<host>`. */
+export function defaultActor(): string {
+  let user = 'unknown';
+  try {
+    user = userInfo().username;
+  } catch {
+    // no user name on this system
+  }
+  return `cli:${user}@${hostname()}`;
+}
+
+/**
+ * Connects to the backend and checks that it answers, so a wrong URL fails here with
+ * `BackendUnavailableError` (exit 3) rather than later. `longLived` (for `serve`) keeps
+ * reconnecting after failures instead of failing fast.
+ */
+export async function connectBackend(
+  options: BackendOptions,
+  env: Record<string, string | undefined>,
+  longLived = false,
+): Promise<Backend> {
+  const { kind, url } = chooseBackend(options, env);
+  if (kind === 'postgres') return connectPostgres(url, options, longLived);
+  if (kind === 'redis') return connectRedis(url, options, longLived);
+  throw new UsageError(
+    'the etcd backend needs @fleetcron/store-etcd, which this build of the CLI does not include yet; use --postgres or --redis',
+  );
+}
+
+async function connectPostgres(
+  url: string,
+  options: BackendOptions,
+  longLived: boolean,
+): Promise<Backend> {
+  const { default: pg } = await import('pg');
+  const { PostgresStore } = await import('@fleetcron/store-postgres');
+  const pool = new pg.Pool({
+    connectionString: url,
+    connectionTimeoutMillis: 5000,
+    max: longLived ? 5 : 2,
+  });
+  pool.on('error', () => {});
+  const close = () => pool.end().catch(() => {});
+  try {
+    const client = await pool.connect();
+    client.release();
+    const store = new PostgresStore(
+      pool,
+      options.schema === undefined ? {} : { schema: options.schema },
+    );
+    return { kind: 'postgres', url, store, fleet: new FleetClient({ store }), close };
+  } catch (error) {
+    await close();
+    throw new BackendUnavailableError('postgres', `connecting to ${redact(url)}`, error);
+  }
+}
+
+async function connectRedis(
+  url: string,
+  options: BackendOptions,
+  longLived: boolean,
+): Promise<Backend> {
+  const { Redis } = await import('ioredis');
+  const { RedisStore } = await import('@fleetcron/store-redis');
+  const client = new Redis(url, {
+    lazyConnect: true,
+    connectTimeout: 5000,
+    ...(longLived ? {} : { maxRetriesPerRequest: 1, retryStrategy: () => null }),
+  });
+  client.on('error', () => {});
+  const close = async () => {
+    client.disconnect();
+  };
+  try {
+    await client.connect();
+    await client.ping();
+    const store = new RedisStore(
+      client,
+      options.prefix === undefined ? {} : { prefix: options.prefix },
+    );
+    return { kind: 'redis', url, store, fleet: new FleetClient({ store }), close };
+  } catch (error) {
+    await close();
+    throw new BackendUnavailableError('redis', `connecting to ${redact(url)}`, error);
+  }
+}

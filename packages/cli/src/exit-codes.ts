@@ -1,0 +1,16 @@
+/**
+ * Exit codes of the `fleetcron` command (documented in the README and the usage text):
+ * 0 success; 1 invalid input (a bad expression, zone or value: fleetcron's typed error message)
+ * or an unexpected error; 2 bad arguments (usage printed); 3 the backend cannot be reached;
+ * 4 unknown job.
+ */
+export const EXIT = {
+  ok: 0,
+  invalid: 1,
+  usage: 2,
+  unreachable: 3,
+  unknownJob: 4,
+} as const;
+
+/** One of {@link EXIT}'s values. */
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];

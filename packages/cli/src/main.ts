@@ -1,0 +1,73 @@
+import { isFleetcronError } from '@fleetcron/core';
+import { type ParsedCommand, parseCommandLine, UsageError } from './args.js';
+import { actionCommand, historyCommand, instancesCommand, jobsCommand } from './commands/fleet.js';
+import { nextCommand } from './commands/next.js';
+import { serveCommand } from './commands/serve.js';
+import { validateCommand } from './commands/validate.js';
+import { type Backend, connectBackend } from './connect.js';
+import { EXIT, type ExitCode } from './exit-codes.js';
+import { type CliIo, processIo } from './io.js';
+import { USAGE } from './usage.js';
+
+async function withBackend(parsed: ParsedCommand, io: CliIo): Promise<ExitCode> {
+  const backend: Backend = await connectBackend(parsed.options, io.env, parsed.command === 'serve');
+  try {
+    switch (parsed.command) {
+      case 'instances':
+        return await instancesCommand(backend, parsed, io);
+      case 'jobs':
+        return await jobsCommand(backend, parsed, io);
+      case 'history':
+        return await historyCommand(backend, parsed, io);
+      case 'pause':
+      case 'resume':
+      case 'run':
+        return await actionCommand(backend, parsed.command, parsed, io);
+      default:
+        return await serveCommand(backend, parsed, io);
+    }
+  } finally {
+    await backend.close();
+  }
+}
+
+/** Exit code and message for an error: typed errors print their message, never a stack. */
+function report(error: unknown, io: CliIo): ExitCode {
+  if (error instanceof UsageError) {
+    io.err(`fleetcron: ${error.message}\n\n${USAGE}`);
+    return EXIT.usage;
+  }
+  if (isFleetcronError(error)) {
+    const cause =
+      error.cause instanceof Error && !error.message.includes(error.cause.message)
+        ? ` (${error.cause.message})`
+        : '';
+    io.err(`fleetcron: ${error.message}${cause}`);
+    if (error.code === 'BACKEND_UNAVAILABLE') return EXIT.unreachable;
+    if (error.code === 'UNKNOWN_JOB') return EXIT.unknownJob;
+    return EXIT.invalid;
+  }
+  io.err(
+    `fleetcron: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+  );
+  return EXIT.invalid;
+}
+
+/**
+ * Runs the `fleetcron` command line (`argv` without `node` and the script) and resolves its exit
+ * code; never rejects. Results go to `io.out`, errors to `io.err`.
+ */
+export async function runCli(argv: readonly string[], io: CliIo = processIo): Promise<ExitCode> {
+  try {
+    const parsed = parseCommandLine(argv);
+    if (parsed.command === null) {
+      io.out(USAGE);
+      return EXIT.ok;
+    }
+    if (parsed.command === 'next') return nextCommand(parsed, io);
+    if (parsed.command === 'validate') return validateCommand(parsed, io);
+    return await withBackend(parsed, io);
+  } catch (error) {
+    return report(error, io);
+  }
+}

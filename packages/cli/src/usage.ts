@@ -1,0 +1,31 @@
+/** The usage text printed by `fleetcron --help` and after bad arguments. */
+export const USAGE = `Usage: fleetcron <command> [options]
+
+Schedules
+  next "<expr>" [--tz ZONE] [-n COUNT] [--after ISO] [--json]
+                          next fires in UTC and in ZONE (default UTC), with DST notes
+  validate "<expr>" [--tz ZONE] [--json]
+                          exit 0 when the expression (and zone) are valid, 1 with the reason
+
+Fleet (backend: --postgres URL | --redis URL | --etcd URL, or FLEETCRON_URL)
+  instances               live instances
+  jobs                    jobs fleet-wide: trigger, next fire, paused, last outcome, drift
+  history <job> [--status S[,S]] [--limit N] [--cursor C]
+                          a job's runs, newest first
+  pause <job> | resume <job>
+                          pause or resume a job on every instance
+  run <job>               ask the fleet to run a job once now
+  serve [--port P] [--host H] [--token T] [--read-token T] [--base-path /admin]
+                          the admin console and HTTP API (token also from FLEETCRON_TOKEN)
+
+Backend options
+  --schema NAME           PostgreSQL schema of the store (default public)
+  --prefix NAME           Redis / etcd key prefix of the store (default fleetcron)
+  --by NAME               who asks, recorded with pause/resume/run (default cli:<user>@<host>)
+
+Output
+  --json                  machine-readable JSON on stdout
+  -h, --help              this text
+
+Exit codes: 0 ok, 1 invalid input (expression, zone, value) or unexpected error,
+2 bad arguments, 3 backend unreachable, 4 unknown job.`;

@@ -1,3 +1,4 @@
+export * from './elector/index.js';
 export * from './fleet/instance.js';
 export * from './fleet/judge.js';
 export * from './fleet/ledger.js';

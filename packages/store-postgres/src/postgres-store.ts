@@ -1,4 +1,5 @@
 import {
+  assertInstanceRecord,
   assertPositiveInteger,
   boundErrorText,
   decodeCursor,
@@ -6,17 +7,26 @@ import {
   encodeCursor,
   type HistoryPage,
   type HistoryQuery,
+  type InstanceRecord,
   type JobState,
+  type LiveInstance,
+  newRunRequest,
+  type PauseOptions,
+  type RunRequest,
+  type RunRequestInput,
   type RunStatus,
   type Store,
+  statusFilter,
 } from '@fleetcron/core';
 import { assertPool, decodeText, encodeText, StatementSet } from '@fleetcron/postgres-shared';
 import type { Pool } from 'pg';
+import type { InstanceRow, RunRequestRow } from './fleet-statements.js';
 import {
   type PostgresStoreOptions,
   type ResolvedStoreOptions,
   resolveStoreOptions,
 } from './options.js';
+import { RunRequestListener, runRequestChannel } from './run-request-listener.js';
 import { postgresStoreSchema, storeTables } from './schema.js';
 import {
   type ExecutionRow,
@@ -40,6 +50,8 @@ export class PostgresStore implements Store {
   readonly backend = 'postgres';
   private readonly options: ResolvedStoreOptions;
   private readonly statements: StatementSet<StoreStatement>;
+  private readonly channel: string;
+  private readonly listener: RunRequestListener;
 
   /** Validates `options` (throws `InvalidOptionError` naming the field); runs no query. */
   constructor(pool: Pool, options: PostgresStoreOptions = {}) {
@@ -47,6 +59,8 @@ export class PostgresStore implements Store {
     this.options = resolveStoreOptions(options);
     const tables = storeTables(this.options.schema, this.options.table);
     this.statements = new StatementSet(pool, this.backend, this.options, storeStatements(tables));
+    this.channel = runRequestChannel(this.options.schema, this.options.table);
+    this.listener = new RunRequestListener(pool, this.channel, this.options.logger);
   }
 
   /**
@@ -76,6 +90,7 @@ export class PostgresStore implements Store {
         execution.finishedAt,
         error === null ? null : encodeText(error),
         reason === null ? null : encodeText(reason),
+        execution.requestedBy == null ? null : encodeText(execution.requestedBy),
       ],
       { retry: true },
     );
@@ -85,10 +100,17 @@ export class PostgresStore implements Store {
     const limit = query.limit ?? DEFAULT_LIMIT;
     assertPositiveInteger('limit', limit);
     const after = query.cursor ? decodeCursor(query.cursor) : null;
+    const statuses = statusFilter(query);
     const rows = await this.statements.run<ExecutionRow>(
       'history',
       'history',
-      [encodeText(job), after?.startedAt ?? null, after ? encodeText(after.id) : null, limit + 1],
+      [
+        encodeText(job),
+        after?.startedAt ?? null,
+        after ? encodeText(after.id) : null,
+        limit + 1,
+        statuses,
+      ],
       { retry: true },
     );
     const executions = rows.slice(0, limit).map(toExecution);
@@ -108,23 +130,103 @@ export class PostgresStore implements Store {
     const [row] = await this.statements.run<JobRow>('getJobState', 'jobState', [encodeText(job)], {
       retry: true,
     });
-    return {
-      job,
-      paused: row?.paused ?? false,
-      lastStatus: (row?.last_status ?? null) as RunStatus | null,
-      lastFireAt: toNumber(row?.last_fire_at),
-      lastFinishedAt: toNumber(row?.last_finished_at),
-    };
+    return toJobState(job, row);
   }
 
-  async setPaused(job: string, paused: boolean): Promise<void> {
-    await this.statements.run('setPaused', 'setPaused', [encodeText(job), paused], {
+  async setPaused(job: string, paused: boolean, options: PauseOptions = {}): Promise<void> {
+    const by = options.by ?? null;
+    await this.statements.run(
+      'setPaused',
+      'setPaused',
+      [encodeText(job), paused, by === null ? null : encodeText(by)],
+      { retry: true },
+    );
+  }
+
+  async listJobs(): Promise<JobState[]> {
+    const rows = await this.statements.run<JobRow & { job: string }>('listJobs', 'listJobs', [], {
       retry: true,
     });
+    return rows.map((row) => toJobState(decodeText(row.job), row));
   }
 
-  /** Nothing to free: the store holds no timers or connections of its own (the pool is yours). */
-  async close(): Promise<void> {}
+  /** Upserts the record; `lastSeenAt` is the database clock. An upsert: safe to repeat. */
+  async heartbeat(instance: InstanceRecord): Promise<void> {
+    assertInstanceRecord(instance);
+    await this.statements.run(
+      'heartbeat',
+      'heartbeat',
+      [encodeText(instance.instanceId), JSON.stringify(instance), instance.heartbeatMs],
+      { retry: true },
+    );
+  }
+
+  async instances(): Promise<LiveInstance[]> {
+    const rows = await this.statements.run<InstanceRow>('instances', 'instances', [], {
+      retry: true,
+    });
+    return rows.map((row) => ({
+      ...(JSON.parse(row.record) as InstanceRecord),
+      lastSeenAt: Number(row.last_seen_at),
+    }));
+  }
+
+  async leave(instanceId: string): Promise<void> {
+    await this.statements.run('leave', 'leave', [encodeText(instanceId)], { retry: true });
+  }
+
+  /** Inserts the request and NOTIFYs listeners in one statement (never retried: no duplicate). */
+  async requestRun(input: RunRequestInput): Promise<RunRequest> {
+    const request = newRunRequest(input, 0);
+    const [row] = await this.statements.run<{ requested_at: string }>('requestRun', 'requestRun', [
+      request.id,
+      encodeText(request.job),
+      encodeText(request.requestedBy),
+      this.channel,
+    ]);
+    return { ...request, requestedAt: Number(row?.requested_at) };
+  }
+
+  /** `DELETE … RETURNING` with `SKIP LOCKED`: each request goes to exactly one taker. */
+  async takeRunRequests(jobs: readonly string[], _instanceId: string): Promise<RunRequest[]> {
+    if (jobs.length === 0) return [];
+    const rows = await this.statements.run<RunRequestRow>('takeRunRequests', 'takeRunRequests', [
+      jobs.map(encodeText),
+    ]);
+    return rows
+      .sort((a, b) => Number(a.seq) - Number(b.seq))
+      .map((row) => ({
+        id: row.id,
+        job: decodeText(row.job),
+        requestedBy: decodeText(row.requested_by),
+        requestedAt: Number(row.requested_at),
+      }));
+  }
+
+  /**
+   * Push capability via LISTEN/NOTIFY: holds ONE pool connection while anyone listens (not
+   * through transaction-mode poolers: there, notifications never arrive and instances poll).
+   */
+  watchRunRequests(listener: (job: string) => void): () => void {
+    return this.listener.subscribe(listener);
+  }
+
+  /** Stops listening for run requests (returns its connection to your pool). */
+  async close(): Promise<void> {
+    this.listener.stop();
+  }
+}
+
+function toJobState(job: string, row: JobRow | undefined): JobState {
+  return {
+    job,
+    paused: row?.paused ?? false,
+    pausedBy: row?.paused_by == null ? null : decodeText(row.paused_by),
+    pausedAt: toNumber(row?.paused_at),
+    lastStatus: (row?.last_status ?? null) as RunStatus | null,
+    lastFireAt: toNumber(row?.last_fire_at),
+    lastFinishedAt: toNumber(row?.last_finished_at),
+  };
 }
 
 function toNumber(value: string | null | undefined): number | null {
@@ -144,5 +246,6 @@ function toExecution(row: ExecutionRow): Execution {
     finishedAt: toNumber(row.finished_at),
     error: row.error === null ? null : decodeText(row.error),
     reason: row.reason === null ? null : decodeText(row.reason),
+    requestedBy: row.requested_by === null ? null : decodeText(row.requested_by),
   };
 }

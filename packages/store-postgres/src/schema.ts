@@ -15,6 +15,10 @@ export interface StoreTables {
   executions: string;
   /** One row per job: paused flag and last outcome. */
   jobs: string;
+  /** One row per live instance (registry). */
+  instances: string;
+  /** Pending run requests. */
+  runRequests: string;
 }
 
 /** The quoted table names for a validated `schema` and `table` prefix. */
@@ -22,6 +26,8 @@ export function storeTables(schema: string, table: string): StoreTables {
   return {
     executions: `"${schema}"."${table}_executions"`,
     jobs: `"${schema}"."${table}_jobs"`,
+    instances: `"${schema}"."${table}_instances"`,
+    runRequests: `"${schema}"."${table}_run_requests"`,
   };
 }
 
@@ -47,8 +53,11 @@ export function postgresStoreSchema(
   started_at  bigint NOT NULL,
   finished_at bigint,
   error       text,
-  reason      text
+  reason      text,
+  requested_by text
 );
+-- added by fleet control (issue 13): tables made before it gain the column
+ALTER TABLE ${t.executions} ADD COLUMN IF NOT EXISTS requested_by text;
 -- history(job): newest first, keyset pagination on (started_at, id)
 CREATE INDEX IF NOT EXISTS "${table}_exec_history"
   ON ${t.executions} (job, started_at DESC, id DESC);
@@ -76,5 +85,23 @@ CREATE TABLE IF NOT EXISTS ${t.jobs} (
   last_fire_at     bigint,
   last_finished_at bigint
 );
+ALTER TABLE ${t.jobs} ADD COLUMN IF NOT EXISTS paused_by text;
+ALTER TABLE ${t.jobs} ADD COLUMN IF NOT EXISTS paused_at bigint;
+-- the registry: one row per instance, the record as JSON text; last_seen_at by the DB clock
+CREATE TABLE IF NOT EXISTS ${t.instances} (
+  instance_id  text COLLATE "C" PRIMARY KEY,
+  record       text NOT NULL,
+  heartbeat_ms bigint NOT NULL,
+  last_seen_at bigint NOT NULL
+);
+-- pending run requests, taken (deleted) exactly once, oldest first
+CREATE TABLE IF NOT EXISTS ${t.runRequests} (
+  id           text COLLATE "C" PRIMARY KEY,
+  job          text COLLATE "C" NOT NULL,
+  requested_by text NOT NULL,
+  requested_at bigint NOT NULL,
+  seq          bigserial NOT NULL
+);
+CREATE INDEX IF NOT EXISTS "${table}_runreq_job" ON ${t.runRequests} (job, seq);
 `;
 }

@@ -1,26 +1,35 @@
 import { TERMINAL_STATUSES } from '@fleetcron/core';
+import {
+  heartbeatSql,
+  instancesSql,
+  leaveSql,
+  listJobsSql,
+  NOW_MS,
+  requestRunSql,
+  takeRunRequestsSql,
+} from './fleet-statements.js';
 import type { StoreTables } from './schema.js';
 
 /** Columns of an execution row, in the order of the record statement's parameters. */
-const COLUMNS = `id, job, fire_at, status, attempt, instance_id, token, started_at, finished_at, error, reason`;
+const COLUMNS = `id, job, fire_at, status, attempt, instance_id, token, started_at, finished_at, error, reason, requested_by`;
 
 const TERMINAL = TERMINAL_STATUSES.map((s) => `'${s}'`).join(', ');
 
 /**
  * Upserts an execution by id and, when its status is terminal, the job's last outcome, in one
  * statement. Parameters: $1 id, $2 job, $3 fireAt, $4 status, $5 attempt, $6 instanceId,
- * $7 token, $8 startedAt, $9 finishedAt, $10 error, $11 reason.
+ * $7 token, $8 startedAt, $9 finishedAt, $10 error, $11 reason, $12 requestedBy.
  */
 export function recordSql(t: StoreTables): string {
   return `WITH execution AS (
   INSERT INTO ${t.executions} (${COLUMNS})
   VALUES ($1::text, $2::text, $3::bigint, $4::text, $5::integer, $6::text, $7::bigint,
-          $8::bigint, $9::bigint, $10::text, $11::text)
+          $8::bigint, $9::bigint, $10::text, $11::text, $12::text)
   ON CONFLICT (id) DO UPDATE SET
     job = excluded.job, fire_at = excluded.fire_at, status = excluded.status,
     attempt = excluded.attempt, instance_id = excluded.instance_id, token = excluded.token,
     started_at = excluded.started_at, finished_at = excluded.finished_at,
-    error = excluded.error, reason = excluded.reason
+    error = excluded.error, reason = excluded.reason, requested_by = excluded.requested_by
   RETURNING 1
 )
 INSERT INTO ${t.jobs} AS j (job, last_status, last_fire_at, last_finished_at)
@@ -35,11 +44,13 @@ ON CONFLICT (job) DO UPDATE SET
 /**
  * One page of a job's history, newest first; reads one row more than the page to know whether
  * another page follows. Parameters: $1 job, $2 cursor startedAt (or NULL), $3 cursor id,
- * $4 rows to read. Uses the `(job, started_at DESC, id DESC)` index.
+ * $4 rows to read, $5 statuses (text[], NULL for all). Uses the `(job, started_at DESC, id DESC)`
+ * index.
  */
 export function historySql(t: StoreTables): string {
   return `SELECT ${COLUMNS} FROM ${t.executions}
 WHERE job = $1::text AND ($2::bigint IS NULL OR (started_at, id) < ($2::bigint, $3::text))
+  AND ($5::text[] IS NULL OR status = ANY($5::text[]))
 ORDER BY started_at DESC, id DESC
 LIMIT $4::integer`;
 }
@@ -52,13 +63,20 @@ SELECT count(*) AS n FROM gone`;
 
 /** Reads a job's state: $1 job. */
 export function jobStateSql(t: StoreTables): string {
-  return `SELECT paused, last_status, last_fire_at, last_finished_at FROM ${t.jobs} WHERE job = $1::text`;
+  return `SELECT paused, paused_by, paused_at, last_status, last_fire_at, last_finished_at
+FROM ${t.jobs} WHERE job = $1::text`;
 }
 
-/** Sets a job's paused flag: $1 job, $2 paused. */
+/**
+ * Sets a job's paused flag with who and when (database clock; both cleared on resume): $1 job,
+ * $2 paused, $3 by.
+ */
 export function setPausedSql(t: StoreTables): string {
-  return `INSERT INTO ${t.jobs} (job, paused) VALUES ($1::text, $2::boolean)
-ON CONFLICT (job) DO UPDATE SET paused = excluded.paused`;
+  return `INSERT INTO ${t.jobs} AS j (job, paused, paused_by, paused_at)
+VALUES ($1::text, $2::boolean, CASE WHEN $2::boolean THEN $3::text END,
+        CASE WHEN $2::boolean THEN ${NOW_MS} END)
+ON CONFLICT (job) DO UPDATE SET
+  paused = excluded.paused, paused_by = excluded.paused_by, paused_at = excluded.paused_at`;
 }
 
 /** A row of the executions table (bigints arrive as strings). */
@@ -74,18 +92,32 @@ export interface ExecutionRow {
   finished_at: string | null;
   error: string | null;
   reason: string | null;
+  requested_by: string | null;
 }
 
 /** A row of the jobs table. */
 export interface JobRow {
   paused: boolean;
+  paused_by: string | null;
+  paused_at: string | null;
   last_status: string | null;
   last_fire_at: string | null;
   last_finished_at: string | null;
 }
 
 /** The names of the store's statements. */
-export type StoreStatement = 'record' | 'history' | 'prune' | 'jobState' | 'setPaused';
+export type StoreStatement =
+  | 'record'
+  | 'history'
+  | 'prune'
+  | 'jobState'
+  | 'setPaused'
+  | 'heartbeat'
+  | 'instances'
+  | 'leave'
+  | 'requestRun'
+  | 'takeRunRequests'
+  | 'listJobs';
 
 /** Every statement of the store on tables `t`, by name. */
 export function storeStatements(t: StoreTables): Record<StoreStatement, string> {
@@ -95,5 +127,11 @@ export function storeStatements(t: StoreTables): Record<StoreStatement, string> 
     prune: pruneSql(t),
     jobState: jobStateSql(t),
     setPaused: setPausedSql(t),
+    heartbeat: heartbeatSql(t),
+    instances: instancesSql(t),
+    leave: leaveSql(t),
+    requestRun: requestRunSql(t),
+    takeRunRequests: takeRunRequestsSql(t),
+    listJobs: listJobsSql(t),
   };
 }

@@ -84,6 +84,7 @@ describe('PostgresStore on PostgreSQL', () => {
           instanceId: `instance-${text}`,
           error: `Error: ${text}`,
           reason: `reason-${text}`,
+          requestedBy: `by-${text}`,
           status: 'failed',
           startedAt: 1_000 + i,
         });

@@ -36,3 +36,26 @@ export function padTime(ms: number): string {
 export function indexMember(startedAt: number, id: string): string {
   return `${padTime(startedAt)}:${id}`;
 }
+
+/** The keys of the fleet-control data under `prefix`, all with the hash tag `{prefix}`. */
+export interface FleetKeys {
+  /** Hash: instanceId → `<lastSeenAt>|<heartbeatMs>|<record JSON>`. */
+  instances: string;
+  /** Counter ordering run requests. */
+  sequence: string;
+  /** List of a job's pending run requests. */
+  requests(job: string): string;
+  /** Pub/sub channel announcing run requests (payload: the job name). */
+  channel: string;
+}
+
+/** The fleet-control keys under `prefix`: `{prefix}:instances`, `{prefix}:runreq:…`. */
+export function fleetKeys(prefix: string): FleetKeys {
+  const tag = `{${prefix}}`;
+  return {
+    instances: `${tag}:instances`,
+    sequence: `${tag}:runreq:seq`,
+    requests: (job) => `${tag}:runreq:q:${encodeKeyPart(job)}`,
+    channel: `${prefix}:runreq`,
+  };
+}

@@ -8,10 +8,16 @@ import {
   encodeCursor,
   type HistoryPage,
   type HistoryQuery,
+  type InstanceRecord,
   InvalidOptionError,
   type JobState,
+  type LiveInstance,
+  type PauseOptions,
+  type RunRequest,
+  type RunRequestInput,
   type RunStatus,
   type Store,
+  statusFilter,
   TERMINAL_STATUSES,
 } from '@fleetcron/core';
 import {
@@ -21,7 +27,9 @@ import {
   resolveCommandTimeoutMs,
   resolvePrefix,
 } from '@fleetcron/redis-shared';
+import { SET_PAUSED } from './fleet-scripts.js';
 import {
+  fleetKeys,
   indexMember,
   MAX_STARTED_AT,
   padTime,
@@ -29,6 +37,7 @@ import {
   type StoreKeys,
   storeKeys,
 } from './keys.js';
+import { RedisFleet } from './redis-fleet.js';
 import { HISTORY, PRUNE, RECORD } from './scripts.js';
 
 /** Options of {@link RedisStore}. */
@@ -58,6 +67,9 @@ const REGISTRY_REFRESH_MS = 60_000;
 const recordScript = new RedisScript(RECORD);
 const historyScript = new RedisScript(HISTORY);
 const pruneScript = new RedisScript(PRUNE);
+const setPausedScript = new RedisScript(SET_PAUSED);
+/** Index members read per round trip when history filters by status. */
+const FILTER_BATCH = 200;
 
 const isTerminal = (status: RunStatus): boolean => TERMINAL_STATUSES.includes(status);
 
@@ -76,6 +88,7 @@ export class RedisStore implements Store {
   private readonly commands: RedisCommands;
   /** Jobs this store has added to the registry, with when. */
   private readonly registered = new Map<string, number>();
+  private readonly fleet: RedisFleet;
 
   /**
    * @param redis An ioredis `Redis` or `Cluster` client. The store never closes it. Attach an
@@ -97,6 +110,7 @@ export class RedisStore implements Store {
     assertPositiveInteger('maxErrorLength', this.maxErrorLength);
     const commandTimeoutMs = resolveCommandTimeoutMs(options.commandTimeoutMs);
     this.commands = new RedisCommands(redis, commandTimeoutMs);
+    this.fleet = new RedisFleet(redis, this.commands, fleetKeys(this.prefix));
   }
 
   async record(execution: Execution): Promise<void> {
@@ -146,11 +160,7 @@ export class RedisStore implements Store {
       }
       start = `(${indexMember(after.startedAt, after.id)}`;
     }
-    const keys = this.keysOf(job);
-    const values = (await this.commands.call('history', () =>
-      historyScript.run(this.redis, [keys.index, keys.executions], [start, String(limit + 1)]),
-    )) as string[];
-    const rows = values.map((value) => JSON.parse(value.slice(16)) as Execution);
+    const rows = await this.readHistory(job, start, limit + 1, statusFilter(query));
     const page = rows.slice(0, limit);
     const last = page.at(-1);
     return {
@@ -184,34 +194,127 @@ export class RedisStore implements Store {
   }
 
   async getJobState(job: string): Promise<JobState> {
-    const [paused, lastStatus, lastFireAt, lastFinishedAt] = await this.commands.call(
-      'getJobState',
-      () =>
-        this.redis.hmget(
-          this.keysOf(job).state,
-          'paused',
-          'lastStatus',
-          'lastFireAt',
-          'lastFinishedAt',
-        ),
-    );
-    return {
-      job,
-      paused: paused === '1',
-      lastStatus: (lastStatus as RunStatus | null) ?? null,
-      lastFireAt: lastFireAt ? Number(lastFireAt) : null,
-      lastFinishedAt: lastFinishedAt ? Number(lastFinishedAt) : null,
-    };
+    return (await this.readStates([job], 'getJobState'))[0]!.state;
   }
 
-  async setPaused(job: string, paused: boolean): Promise<void> {
-    await this.commands.call('setPaused', () =>
-      this.redis.hset(this.keysOf(job).state, 'paused', paused ? '1' : '0'),
-    );
+  /** Pauses with who and when (Redis clock); resuming clears both. Adds the job to the registry. */
+  async setPaused(job: string, paused: boolean, options: PauseOptions = {}): Promise<void> {
+    await this.commands.call('setPaused', async () => {
+      await this.register(job);
+      await setPausedScript.run(
+        this.redis,
+        [this.keysOf(job).state],
+        [paused ? '1' : '0', options.by ?? ''],
+      );
+    });
   }
 
-  /** Nothing to free: the store holds no timers or connections of its own. */
-  async close(): Promise<void> {}
+  /** Jobs in the registry whose state hash holds something (paused or an outcome), by name. */
+  async listJobs(): Promise<JobState[]> {
+    const jobs = new Set<string>();
+    let cursor = '0';
+    do {
+      const [next, batch] = await this.commands.call('listJobs', () =>
+        this.redis.sscan(registryKey(this.prefix), cursor, 'COUNT', 200),
+      );
+      cursor = next;
+      for (const job of batch) jobs.add(job);
+    } while (cursor !== '0');
+    const states = await this.readStates([...jobs].sort(), 'listJobs');
+    return states.filter((s) => s.exists).map((s) => s.state);
+  }
+
+  /** Upserts the record; `lastSeenAt` is the Redis clock (`TIME`). */
+  heartbeat(instance: InstanceRecord): Promise<void> {
+    return this.fleet.heartbeat(instance);
+  }
+
+  instances(): Promise<LiveInstance[]> {
+    return this.fleet.instances();
+  }
+
+  leave(instanceId: string): Promise<void> {
+    return this.fleet.leave(instanceId);
+  }
+
+  /** Appends the request and PUBLISHes the job name, in one script. */
+  requestRun(input: RunRequestInput): Promise<RunRequest> {
+    return this.fleet.requestRun(input);
+  }
+
+  /** One script reads and deletes the jobs' request lists: each request to exactly one taker. */
+  takeRunRequests(jobs: readonly string[], _instanceId: string): Promise<RunRequest[]> {
+    return this.fleet.takeRunRequests(jobs);
+  }
+
+  /** Push capability via pub/sub on a duplicate of your client (made on first use). */
+  watchRunRequests(listener: (job: string) => void): () => void {
+    return this.fleet.watchRunRequests(listener);
+  }
+
+  /** Closes the pub/sub connection `watchRunRequests` made, if any; never your client. */
+  async close(): Promise<void> {
+    this.fleet.close();
+  }
+
+  /** Reads up to `count` executions newest first from `start`, only `statuses` when given. */
+  private async readHistory(
+    job: string,
+    start: string,
+    count: number,
+    statuses: RunStatus[] | null,
+  ): Promise<Execution[]> {
+    const keys = this.keysOf(job);
+    const out: Execution[] = [];
+    let from = start;
+    for (;;) {
+      const batch = statuses ? Math.max(count, FILTER_BATCH) : count;
+      const values = (await this.commands.call('history', () =>
+        historyScript.run(this.redis, [keys.index, keys.executions], [from, String(batch)]),
+      )) as string[];
+      for (const value of values) {
+        const row = JSON.parse(value.slice(16)) as Execution;
+        const execution = { ...row, requestedBy: row.requestedBy ?? null };
+        if (!statuses || statuses.includes(execution.status)) out.push(execution);
+        from = `(${indexMember(row.startedAt, row.id)}`;
+      }
+      if (!statuses || values.length < batch || out.length >= count) return out.slice(0, count);
+    }
+  }
+
+  private async readStates(
+    jobs: string[],
+    operation: string,
+  ): Promise<{ exists: boolean; state: JobState }[]> {
+    return Promise.all(
+      jobs.map(async (job) => {
+        const [paused, pausedBy, pausedAt, lastStatus, lastFireAt, lastFinishedAt] =
+          await this.commands.call(operation, () =>
+            this.redis.hmget(
+              this.keysOf(job).state,
+              'paused',
+              'pausedBy',
+              'pausedAt',
+              'lastStatus',
+              'lastFireAt',
+              'lastFinishedAt',
+            ),
+          );
+        return {
+          exists: paused !== null || lastStatus !== null,
+          state: {
+            job,
+            paused: paused === '1',
+            pausedBy: pausedBy ?? null,
+            pausedAt: pausedAt ? Number(pausedAt) : null,
+            lastStatus: (lastStatus as RunStatus | null) ?? null,
+            lastFireAt: lastFireAt ? Number(lastFireAt) : null,
+            lastFinishedAt: lastFinishedAt ? Number(lastFinishedAt) : null,
+          },
+        };
+      }),
+    );
+  }
 
   private keysOf(job: string): StoreKeys {
     return storeKeys(this.prefix, job);

@@ -33,6 +33,7 @@ function execution(job: string, id: string, startedAt: number, over: Partial<Exe
     startedAt,
     finishedAt: startedAt + 5,
     error: null,
+    requestedBy: null,
     ...over,
   } satisfies Execution;
 }
@@ -173,6 +174,8 @@ describe('job state and key layout', () => {
     expect(await store.getJobState(job)).toEqual({
       job,
       paused: false,
+      pausedBy: null,
+      pausedAt: null,
       lastStatus: null,
       lastFireAt: null,
       lastFinishedAt: null,
@@ -181,9 +184,10 @@ describe('job state and key layout', () => {
     await store.record(execution(job, 'r', 500, { status: 'running', finishedAt: null }));
     expect((await store.getJobState(job)).lastStatus).toBeNull();
     await store.record(execution(job, 'r', 500, { status: 'failed', error: 'boom', fireAt: 490 }));
-    expect(await store.getJobState(job)).toEqual({
+    expect(await store.getJobState(job)).toMatchObject({
       job,
       paused: true,
+      pausedBy: null,
       lastStatus: 'failed',
       lastFireAt: 490,
       lastFinishedAt: 505,

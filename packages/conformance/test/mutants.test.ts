@@ -9,9 +9,11 @@ import {
 } from '../src/index.js';
 import { type MemoryLockClass, memoryLockFixture, memoryStoreFixture } from './memory-fixture.js';
 import {
+  EarlyOnlyBeyondWindow,
   ForgetsClaimOnRelease,
   HighWaterMark,
   NeverCollects,
+  NoBackendTime,
   OldestFirstStore,
   ReleaseIgnoresToken,
   SplitsErrorText,
@@ -35,6 +37,13 @@ const cases: [string, MemoryLockClass, LockScenarioName, RegExp][] = [
   ],
   ['(d) tokens repeat', TokensRepeat, 'tokensIncrease', /strictly increase/],
   ['(e) never collects claim records', NeverCollects, 'boundedStorage', /records held|collected/],
+  [
+    '(f) early only beyond the whole window',
+    EarlyOnlyBeyondWindow,
+    'earlyByBackendClock',
+    /further ahead than the tolerance/,
+  ],
+  ['(g) no backend time in answers', NoBackendTime, 'earlyByBackendClock', /backend's time/],
 ];
 
 const options = (Lock: MemoryLockClass): LockConformanceOptions => ({
@@ -55,7 +64,7 @@ describe('the lock suite fails broken locks', () => {
     for (const [, , scenario] of cases) {
       if (scenario !== 'boundedStorage') await lockScenarios[scenario].run(options(MemoryLock));
     }
-    expect(cases).toHaveLength(5);
+    expect(cases).toHaveLength(7);
   });
 });
 

@@ -67,7 +67,20 @@ export type FleetcronEvent =
    */
   | (EventBase & { type: 'trigger.failed'; error: Error })
   /** Writing history to the store failed; the run itself was not affected. */
-  | (EventBase & { type: 'store.failed'; error: Error });
+  | (EventBase & { type: 'store.failed'; error: Error })
+  /**
+   * The instance's estimate of the fleet's clock changed, from the backend time carried by the
+   * answer to this fire's claim or renewal: `offsetMs` = backend clock − this instance's wall
+   * clock (positive: this clock runs behind), true within `± boundMs`; `rttMs` the round trip of
+   * the sample it rests on.
+   */
+  | (EventBase & {
+      type: 'clock.offset';
+      backend: string;
+      offsetMs: number;
+      rttMs: number;
+      boundMs: number;
+    });
 
 /** The `type` of every event. */
 export type FleetcronEventType = FleetcronEvent['type'];

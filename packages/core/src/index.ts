@@ -5,6 +5,7 @@ export * from './errors.js';
 export * from './events.js';
 export * from './fake-clock.js';
 export * from './fleet/index.js';
+export * from './fleet-clock/index.js';
 export * from './lock.js';
 export * from './memory-elector.js';
 export * from './memory-lock.js';

@@ -8,6 +8,12 @@
 /** Default claim window: how long a fire stays claimable, and how long its claim is kept. */
 export const DEFAULT_WINDOW_MS = 5 * 60_000;
 
+/**
+ * Default early tolerance: a claim for a fire more than this far ahead of the backend's clock is
+ * refused `early` (see {@link LockCapabilities.earlyToleranceMs}).
+ */
+export const DEFAULT_EARLY_TOLERANCE_MS = 250;
+
 /** A request to claim fire `fireAt` of job `key` for `owner`. */
 export interface ClaimRequest {
   /** The job's name. Any string (unicode, spaces, `/`, `{}`) up to 512 characters. */
@@ -45,6 +51,12 @@ export interface Lease {
   expiresAt: number;
   /** Whether this is the job's exclusive lease or a per-fire lease. */
   exclusive: boolean;
+  /**
+   * On the lease {@link Lock.extend} returns: the backend's clock when it renewed, epoch ms (a
+   * claim's time is on its {@link ClaimResult}). Optional: a lock that cannot tell leaves it
+   * out, and the scheduler then uses its own clock.
+   */
+  backendTime?: number;
 }
 
 /** Why a claim was `lost`. */
@@ -53,14 +65,22 @@ export type LostReason =
   | 'claimed'
   /** The fire is older than the claim window by the backend's clock. */
   | 'stale'
-  /** The fire is further in the future than the claim window (a clock far ahead). */
+  /**
+   * The fire is more than the lock's `earlyToleranceMs` ahead of the backend's clock (the
+   * claiming instance's clock runs fast). Nothing is recorded: the same claim sent once the
+   * backend's clock reaches the fire wins. Locks without `earlyToleranceMs` refuse only claims
+   * more than the claim window ahead.
+   */
   | 'early';
 
-/** The answer to a claim. */
+/**
+ * The answer to a claim. `backendTime`: the backend's clock when it executed the claim, epoch
+ * ms (optional: a lock that cannot tell leaves it out; the scheduler then uses its own clock).
+ */
 export type ClaimResult =
-  | { status: 'won'; lease: Lease }
-  | { status: 'busy'; key: string; fireAt: number }
-  | { status: 'lost'; key: string; fireAt: number; reason: LostReason };
+  | { status: 'won'; lease: Lease; backendTime?: number }
+  | { status: 'busy'; key: string; fireAt: number; backendTime?: number }
+  | { status: 'lost'; key: string; fireAt: number; reason: LostReason; backendTime?: number };
 
 /** One claimed fire, as kept by the backend for the claim window. */
 export interface ClaimedFire {
@@ -98,6 +118,14 @@ export interface LockCapabilities {
    * or `client` (the adapter's own clock, with a documented bound).
    */
   clock: 'backend' | 'client';
+  /**
+   * How far ahead of the backend's clock a fire may be and still be claimed, in ms: a claim for
+   * a fire later than `backend now + earlyToleranceMs` is refused `lost`/`early` (with the
+   * backend's time), and the scheduler claims again when the fleet's clock reaches the fire.
+   * Optional for third-party locks: without it the lock refuses only claims more than the claim
+   * window ahead, and a fast clock may start fires early.
+   */
+  earlyToleranceMs?: number;
 }
 
 /**

@@ -3,13 +3,14 @@ import {
   type ClaimedFire,
   type ClaimRequest,
   type ClaimResult,
+  DEFAULT_EARLY_TOLERANCE_MS,
   DEFAULT_WINDOW_MS,
   type Lease,
   type Lock,
   type LockCapabilities,
   type LockInspection,
 } from './lock.js';
-import { assertPositiveMs } from './validate.js';
+import { assertNonNegativeMs, assertPositiveMs } from './validate.js';
 
 /** Options of {@link MemoryLock}. */
 export interface MemoryLockOptions {
@@ -17,6 +18,11 @@ export interface MemoryLockOptions {
   clock?: Clock;
   /** Claim window in ms. Default 5 minutes. */
   windowMs?: number;
+  /**
+   * A claim for a fire more than this far ahead of the lock's clock is refused `early`, in ms.
+   * Default {@link DEFAULT_EARLY_TOLERANCE_MS}.
+   */
+  earlyToleranceMs?: number;
 }
 
 interface KeyState {
@@ -38,25 +44,32 @@ const slotOf = (lease: Pick<Lease, 'exclusive' | 'fireAt'>): string =>
  */
 export class MemoryLock implements Lock {
   readonly backend = 'memory';
-  readonly capabilities: LockCapabilities = {
-    minLeaseMs: 1,
-    leaseGranularityMs: 1,
-    durable: false,
-    clock: 'backend',
-  };
+  readonly capabilities: LockCapabilities;
   readonly windowMs: number;
   private readonly clock: Clock;
+  private readonly earlyToleranceMs: number;
   private readonly keys = new Map<string, KeyState>();
 
   constructor(options: MemoryLockOptions = {}) {
     this.clock = options.clock ?? realClock;
     this.windowMs = options.windowMs ?? DEFAULT_WINDOW_MS;
     assertPositiveMs('windowMs', this.windowMs);
+    const earlyToleranceMs = options.earlyToleranceMs ?? DEFAULT_EARLY_TOLERANCE_MS;
+    assertNonNegativeMs('earlyToleranceMs', earlyToleranceMs);
+    this.earlyToleranceMs = earlyToleranceMs;
+    this.capabilities = {
+      ...{ minLeaseMs: 1, leaseGranularityMs: 1, durable: false },
+      ...{ clock: 'backend', earlyToleranceMs },
+    };
   }
 
   async claim(request: ClaimRequest): Promise<ClaimResult> {
-    const { key, fireAt, owner, leaseMs, exclusive } = request;
     const now = this.clock.now();
+    return { ...this.decide(request, now), backendTime: now };
+  }
+
+  private decide(request: ClaimRequest, now: number): ClaimResult {
+    const { key, fireAt, owner, leaseMs, exclusive } = request;
     const state = this.stateOf(key);
     this.collect(state, now);
 
@@ -66,7 +79,8 @@ export class MemoryLock implements Lock {
       return { status: 'lost', key, fireAt, reason: 'claimed' };
     }
     if (fireAt < now - this.windowMs) return { status: 'lost', key, fireAt, reason: 'stale' };
-    if (fireAt > now + this.windowMs) return { status: 'lost', key, fireAt, reason: 'early' };
+    if (fireAt > now + this.earlyToleranceMs)
+      return { status: 'lost', key, fireAt, reason: 'early' };
 
     if (exclusive) {
       const live = state.leases.get('x');
@@ -93,7 +107,7 @@ export class MemoryLock implements Lock {
     const current = this.keys.get(lease.key)?.leases.get(slotOf(lease));
     if (!current || current.token !== lease.token || current.expiresAt <= now) return null;
     current.expiresAt = now + leaseMs;
-    return { ...current };
+    return { ...current, backendTime: now };
   }
 
   async release(lease: Lease): Promise<boolean> {

@@ -30,7 +30,7 @@ export const freshIsolatedFixtures: LockScenario = {
         expect((await first.newLock({ windowMs: 2000 })).windowMs).toBe(2000);
 
         const key = 'isolation';
-        const fireAt = fireNear();
+        const fireAt = fireNear(-10_000);
         const lease = leaseFor(options.capabilities, 20_000);
         expect(await a!.inspect(key), 'a fresh namespace holds nothing').toEqual(EMPTY);
         expect(await b.inspect(key), 'a fresh namespace holds nothing').toEqual(EMPTY);
@@ -71,7 +71,7 @@ export const oneWinnerPerFire: LockScenario = {
       const locks = await clients(fixture, 16);
       const key = 'contended';
       const lease = leaseFor(options.capabilities, 20_000);
-      const base = fireNear(-100_000);
+      const base = fireNear(-250_000); // 200 fires, none ahead of the clock
       let won = 0;
       let lost = 0;
       let busy = 0;
@@ -115,7 +115,7 @@ export const lateClaimerLoses: LockScenario = {
       const lease = leaseFor(options.capabilities, 20_000);
       for (const exclusive of [true, false]) {
         const key = exclusive ? 'late-exclusive' : 'late-overlap';
-        const fireAt = fireNear();
+        const fireAt = fireNear(-10_000);
         const held = wonLease(await a!.claim(req(key, fireAt, 'a', lease, exclusive)), 'winner');
         expect(await a!.release(held), 'release of a live lease resolves true').toBe(true);
         expect(
@@ -146,7 +146,7 @@ export const outOfOrderFires: LockScenario = {
       const [fast, other, late] = await clients(fixture, 3);
       const key = 'out-of-order';
       const lease = leaseFor(options.capabilities, 20_000);
-      const t = fireNear();
+      const t = fireNear(-10_000);
       const order = [t + 3000, t, t + 1000, t + 2000];
       let lastToken = 0;
       for (const [i, fireAt] of order.entries()) {
@@ -225,7 +225,7 @@ export const independentOverlappingLeases: LockScenario = {
       const [a, b] = await clients(fixture, 2);
       const key = 'overlap';
       const lease = leaseFor(options.capabilities, 20_000);
-      const t = fireNear();
+      const t = fireNear(-10_000);
       const first = wonLease(await a!.claim(req(key, t, 'a', lease, false)), 'first fire');
       const second = wonLease(
         await b!.claim(req(key, t + 1000, 'b', lease, false)),
@@ -263,7 +263,7 @@ export const exclusiveBusyOnce: LockScenario = {
       const others = await clients(fixture, 8);
       const key = 'busy';
       const lease = leaseFor(options.capabilities, 20_000);
-      const t = fireNear();
+      const t = fireNear(-10_000);
       const held = wonLease(await holder.claim(req(key, t, 'holder', lease)), 'holder');
       const results = await Promise.all(
         others.map((lock, i) => lock.claim(req(key, t + 1000, `other-${i}`, lease))),
@@ -303,7 +303,7 @@ export const replaySameLease: LockScenario = {
       const [a1, a2, b, c] = await clients(fixture, 4);
       const key = 'replay';
       const lease = leaseFor(options.capabilities, 20_000);
-      const t = fireNear();
+      const t = fireNear(-10_000);
       const held = wonLease(await a1!.claim(req(key, t, 'a', lease)), 'first claim');
       const same = { key, fireAt: t, owner: 'a', token: held.token, exclusive: true };
       for (const [via, lock] of [

@@ -32,7 +32,7 @@ export const oddKeys: LockScenario = {
     await using(options.create, async (fixture) => {
       const [a, b] = await clients(fixture, 2);
       const lease = leaseFor(options.capabilities, 20_000);
-      const t = fireNear();
+      const t = fireNear(-10_000);
       const held = new Map<string, number>();
       for (const key of ODD_KEYS) {
         const won = wonLease(

@@ -59,7 +59,7 @@ export const leaseExpiryHandsOver: LockScenario = {
       const [a, b] = await clients(fixture, 2);
       const key = 'expiry';
       const leaseMs = leaseFor(options.capabilities, 1500);
-      const t = fireNear();
+      const t = fireNear(-10_000);
       const crashed = wonLease(await a!.claim(req(key, t, 'a', leaseMs)), 'first holder');
       expect((await b!.claim(req(key, t + 1, 'b', leaseMs))).status, 'live lease: busy').toBe(
         'busy',
@@ -83,7 +83,7 @@ export const extendOwnerOnly: LockScenario = {
       const key = 'extend';
       const short = leaseFor(options.capabilities, 2000);
       const long = leaseFor(options.capabilities, short + 4000);
-      const t = fireNear();
+      const t = fireNear(-10_000);
       const held = wonLease(await a!.claim(req(key, t, 'a', short)), 'holder');
       const key2 = 'extend-expired';
       const lapsed = wonLease(await a!.claim(req(key2, t, 'a', short)), 'holder of key 2');
@@ -122,7 +122,7 @@ export const staleReleaseIgnored: LockScenario = {
       const [a, b] = await clients(fixture, 2);
       const key = 'stale-release';
       const lease = leaseFor(options.capabilities, 20_000);
-      const t = fireNear();
+      const t = fireNear(-10_000);
       const old = wonLease(await a!.claim(req(key, t, 'a', lease)), 'old holder');
       expect(await a!.release(old)).toBe(true);
       const newer = wonLease(await b!.claim(req(key, t + 1000, 'b', lease)), 'newer holder');
@@ -187,7 +187,7 @@ export const skewedClientCannotSteal: LockScenario = {
       ] as const;
       const key = 'skew';
       const lease = leaseFor(options.capabilities, 20_000);
-      const t = fireNear();
+      const t = fireNear(-10_000);
       const held = wonLease(await honest.claim(req(key, t, 'honest', lease)), 'honest holder');
       for (const [i, [label, lock]] of skewed.entries()) {
         const owner = `skewed${label}`;

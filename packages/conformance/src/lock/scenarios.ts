@@ -9,6 +9,7 @@ import {
   replaySameLease,
   staleAndEarly,
 } from './claims.js';
+import { earlyByBackendClock } from './clock.js';
 import { mutualExclusionFuzz } from './fuzz.js';
 import { oddKeys } from './keys.js';
 import {
@@ -32,6 +33,7 @@ export const lockScenarios = {
   lateClaimerLoses,
   outOfOrderFires,
   staleAndEarly,
+  earlyByBackendClock,
   boundedStorage,
   independentOverlappingLeases,
   exclusiveBusyOnce,

@@ -87,3 +87,22 @@ export class SplitsErrorText extends MemoryStore {
     await super.record({ ...execution, error });
   }
 }
+
+/**
+ * (f) The old rule for `early`: refuses only fires more than the whole claim window ahead, while
+ * declaring the default tolerance.
+ */
+export class EarlyOnlyBeyondWindow extends MemoryLock {
+  constructor(options: MemoryLockOptions = {}) {
+    super({ ...options, earlyToleranceMs: options.windowMs ?? 5 * 60_000 });
+    this.capabilities.earlyToleranceMs = new MemoryLock().capabilities.earlyToleranceMs;
+  }
+}
+
+/** (g) Answers claims without the backend's time. */
+export class NoBackendTime extends MemoryLock {
+  override async claim(request: ClaimRequest): Promise<ClaimResult> {
+    const { backendTime: _dropped, ...answer } = await super.claim(request);
+    return answer as ClaimResult;
+  }
+}

@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.js';
 import { BackendUnavailableError, SchedulerStoppedError, toError } from '../errors.js';
+import type { ClockSample } from '../fleet-clock/offset-estimator.js';
 import type { ClaimResult, Lease, Lock } from '../lock.js';
 import type { Logger } from '../middleware.js';
 import type { ClaimLimiter } from './claim-limiter.js';
@@ -22,6 +23,8 @@ export interface ClaimContext {
   readonly stopping: AbortSignal;
   /** False once `stop()` began: a fire still waiting for a claim slot is dropped unsent. */
   acceptsClaims(): boolean;
+  /** Receives the backend's time carried by a claim answer (the fleet clock's samples). */
+  sampled(sample: ClockSample): void;
 }
 
 /** The answer to a claim, as the fire acts on it. */
@@ -29,6 +32,11 @@ export type ClaimOutcome =
   /** Won; `sentAt` is the monotonic time the claim was sent (the lease's deadline counts from it). */
   | { status: 'won'; lease: Lease; sentAt: number }
   | { status: 'lost' }
+  /**
+   * Refused `early`: the fire is ahead of the backend's clock by more than the lock's tolerance.
+   * Nothing was recorded; claim it again once the fleet's clock reaches it.
+   */
+  | { status: 'early' }
   | { status: 'busy' }
   /** The lock threw or gave no answer in time: skip the fire (fail closed). */
   | { status: 'failed'; error: Error }
@@ -71,7 +79,12 @@ export async function claimFire(
       abandon(new SchedulerStoppedError('keep waiting for a claim answer'));
       return { status: 'dropped' };
     }
-    return answered(c, checked(c.lock, result), c.clock.monotonic() - sentAt, sentAt);
+    const reply = checked(c.lock, result);
+    const receivedAt = c.clock.monotonic();
+    if (typeof reply.backendTime === 'number') {
+      c.sampled({ sentMono: sentAt, receivedMono: receivedAt, backendTime: reply.backendTime });
+    }
+    return answered(c, reply, receivedAt - sentAt, sentAt);
   } catch (thrown) {
     const error = toError(thrown);
     c.events.claimFailed(c.lock.backend, error, c.clock.monotonic() - sentAt);
@@ -129,7 +142,7 @@ function answered(
   const backend = c.lock.backend;
   if (result.status === 'lost') {
     c.events.claimLost(backend, result.reason, latencyMs);
-    return { status: 'lost' };
+    return { status: result.reason === 'early' ? 'early' : 'lost' };
   }
   if (result.status === 'busy') {
     c.events.claimBusy(backend, latencyMs);

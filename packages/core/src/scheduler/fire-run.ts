@@ -1,10 +1,12 @@
 import type { Clock } from '../clock.js';
 import { type LeaseLostError, toError } from '../errors.js';
+import type { ClockSample } from '../fleet-clock/offset-estimator.js';
 import type { Lease, Lock } from '../lock.js';
 import type { Logger, Middleware } from '../middleware.js';
 import type { Store } from '../store.js';
-import { type ClaimContext, claimFire } from './claim.js';
 import type { ClaimLimiter } from './claim-limiter.js';
+import { claimOnTime, type OnTimeContext } from './claim-on-time.js';
+import type { ClockWatch } from './clock-watch.js';
 import type { LeaseDeadline } from './deadline.js';
 import { FireEvents, type SkipReason } from './fire-events.js';
 import { HeldLease } from './held-lease.js';
@@ -21,8 +23,13 @@ export interface FireDeps {
   /** Read for the paused flag; history goes through `history`. */
   readonly store: Store | null;
   readonly history: HistoryWriter;
+  /** The fleet's clock (corrected by the backend's time; see `ClockWatch`). */
   readonly clock: Clock;
   readonly queue: TimerQueue;
+  /** Takes the backend times of claim and renewal answers. */
+  readonly clockWatch: ClockWatch;
+  /** Aborted when `stop()` begins: a fire waiting to claim again after `early` is dropped. */
+  readonly claimsStopped: () => AbortSignal;
   readonly instanceId: string;
   readonly logger: Logger;
   readonly middleware: readonly Middleware[];
@@ -119,7 +126,7 @@ export class FireRun {
   }
 
   private async steps(): Promise<void> {
-    const claim = await claimFire(this.claimContext(), this.job, this.fireAt); // 1. claim
+    const claim = await claimOnTime(this.claimContext(), this.job, this.fireAt); // 1. claim
     if (claim.status === 'failed') return this.skip('backend_unavailable', null, claim.error);
     if (claim.status === 'busy') return this.skip('overlap', null, null);
     if (claim.status !== 'won') return;
@@ -144,19 +151,24 @@ export class FireRun {
     return this.closed || !this.deps.acceptsRuns();
   }
 
-  private claimContext(): ClaimContext {
+  private claimContext(): OnTimeContext {
     const { lock, clock, queue, claims, instanceId } = this.deps;
     return {
-      lock,
-      clock,
-      timers: queue,
-      claims,
-      owner: instanceId,
+      ...{ lock, clock, timers: queue, queue, claims, owner: instanceId },
       events: this.events,
       log: this.log,
       stopping: this.stopping.signal,
+      claimsStopped: this.deps.claimsStopped(),
       acceptsClaims: () => this.deps.acceptsClaims(),
+      sampled: (sample) => this.sampled(sample),
     };
+  }
+
+  /** Hands a backend time carried by this fire's claim or renewal answer to the fleet clock. */
+  private sampled(sample: ClockSample): void {
+    const { instanceId, lock } = this.deps;
+    const source = { instanceId, job: this.job.name, fireAt: this.fireAt, backend: lock.backend };
+    this.deps.clockWatch.sample(sample, source);
   }
 
   /** Sets the local deadline of a won lease and prepares its keeper (not started yet). */
@@ -166,6 +178,7 @@ export class FireRun {
       {
         ...{ lock, clock, queue, leaseMs: this.job.leaseMs, log: this.log },
         onLost: (error) => this.leaseLost(error),
+        sampled: (sample) => this.sampled(sample),
         onRenewed: (renewed) => this.events.leaseRenewed(renewed.token, renewed.expiresAt),
       },
       lease,

@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { LeaseLostError } from '../errors.js';
+import type { ClockSample } from '../fleet-clock/offset-estimator.js';
 import type { Lease, Lock } from '../lock.js';
 import type { Logger } from '../middleware.js';
 import { LeaseDeadline } from './deadline.js';
@@ -18,6 +19,8 @@ export interface HoldContext {
   onLost(error: LeaseLostError): void;
   /** Called after every successful renewal. */
   onRenewed(lease: Lease): void;
+  /** Receives the backend's time carried by a renewal answer. */
+  sampled(sample: ClockSample): void;
 }
 
 /**
@@ -46,6 +49,7 @@ export class HeldLease {
     this.keeper = new LeaseKeeper({
       ...{ lock, lease, leaseMs, sentAt, deadline, clock, queue },
       onRenewed: (renewed) => c.onRenewed(renewed),
+      sampled: (sample) => c.sampled(sample),
     });
   }
 

@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.js';
+import type { ClockSample } from '../fleet-clock/offset-estimator.js';
 import type { Lease, Lock } from '../lock.js';
 import type { LeaseDeadline } from './deadline.js';
 import { safeCall } from './safe.js';
@@ -17,6 +18,8 @@ export interface LeaseKeeperOptions {
   queue: TimerQueue;
   /** Called after every successful renewal. */
   onRenewed: (lease: Lease) => void;
+  /** Receives the backend's time carried by a renewal answer (`Lease.backendTime`). */
+  sampled: (sample: ClockSample) => void;
 }
 
 /**
@@ -93,6 +96,10 @@ export class LeaseKeeper {
   private answered(renewed: Lease | null, sentAt: number): void {
     const { clock, leaseMs, deadline } = this.options;
     this.inFlight = false;
+    if (typeof renewed?.backendTime === 'number') {
+      const receivedMono = clock.monotonic();
+      this.options.sampled({ sentMono: sentAt, receivedMono, backendTime: renewed.backendTime });
+    }
     if (this.stopped) return;
     if (renewed === null) {
       deadline.lose(null); // not ours any more

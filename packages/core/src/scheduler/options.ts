@@ -9,6 +9,7 @@ import {
   assertPositiveInteger,
   assertPositiveMs,
 } from '../validate.js';
+import { DEFAULT_CLOCK_SKEW_WARN_MS } from './clock-watch.js';
 import { defaultInstanceId } from './instance-id.js';
 import { normalizeLeaseMs, validateMiddleware } from './job.js';
 import { assertKnownKeys } from './known-keys.js';
@@ -47,6 +48,11 @@ export interface SchedulerOptions {
    * where a claim's timeout has not started yet, instead of inside the client.
    */
   maxConcurrentClaims?: number;
+  /**
+   * A warning is logged when this instance's clock is further than this from the backend's
+   * clock (the fleet's clock), ms. Fires follow the backend's clock either way. Default 1,000.
+   */
+  clockSkewWarnMs?: number;
 }
 
 /** Validated scheduler options (internal). */
@@ -60,6 +66,7 @@ export interface ResolvedOptions {
   logger: Logger;
   drainMs: number;
   maxConcurrentClaims: number;
+  clockSkewWarnMs: number;
 }
 
 const hasMethods = (value: unknown, names: readonly string[]): boolean =>
@@ -81,6 +88,8 @@ export function resolveOptions(options: unknown): ResolvedOptions {
   assertNonNegativeMs('drainMs', drainMs);
   const maxConcurrentClaims = o.maxConcurrentClaims ?? DEFAULT_MAX_CONCURRENT_CLAIMS;
   assertPositiveInteger('maxConcurrentClaims', maxConcurrentClaims);
+  const clockSkewWarnMs = o.clockSkewWarnMs ?? DEFAULT_CLOCK_SKEW_WARN_MS;
+  assertNonNegativeMs('clockSkewWarnMs', clockSkewWarnMs);
   return {
     lock,
     store: checkStore(o.store),
@@ -91,6 +100,7 @@ export function resolveOptions(options: unknown): ResolvedOptions {
     logger: checkHas('logger', o.logger ?? silentLogger, LOGGER_METHODS, 'must be a logger with'),
     drainMs,
     maxConcurrentClaims,
+    clockSkewWarnMs,
   };
 }
 
@@ -105,6 +115,7 @@ const OPTION_KEYS = Object.keys({
   logger: true,
   drainMs: true,
   maxConcurrentClaims: true,
+  clockSkewWarnMs: true,
 } satisfies Record<keyof SchedulerOptions, true>);
 
 const CLOCK_METHODS = ['now', 'monotonic', 'setTimer', 'clearTimer', 'sleep'] as const;

@@ -1,7 +1,9 @@
 import { FleetcronError, InvalidOptionError, SchedulerStoppedError, toError } from '../errors.js';
+import type { ClockOffset } from '../fleet-clock/offset-estimator.js';
 import type { Logger } from '../middleware.js';
 import { assertNonEmptyString, assertNonNegativeMs } from '../validate.js';
 import { ClaimLimiter } from './claim-limiter.js';
+import { ClockWatch } from './clock-watch.js';
 import { type FireDeps, FireRun } from './fire-run.js';
 import { HistoryWriter } from './history.js';
 import { type JobDefinition, type NormalizedJob, validateJob } from './job.js';
@@ -11,6 +13,8 @@ import { safeLogger } from './safe.js';
 import { drainFires } from './shutdown.js';
 import { TimerQueue } from './timer-queue.js';
 
+export { MAX_EARLY_RETRIES } from './claim-on-time.js';
+export { DEFAULT_CLOCK_SKEW_WARN_MS } from './clock-watch.js';
 export { abortMarginMs, settleWithin, type TimerSource } from './deadline.js';
 export type { SkipReason } from './fire-events.js';
 export { defaultInstanceId } from './instance-id.js';
@@ -62,18 +66,25 @@ export class Scheduler {
   private readonly history: HistoryWriter;
   private readonly log: Logger;
   private readonly deps: FireDeps;
+  private readonly clockWatch: ClockWatch;
+  /** Aborted when `stop()` begins (fires waiting to claim again are dropped); renewed by start(). */
+  private claimsStopped = new AbortController();
   private phase: Phase = 'idle';
   private stopping: Promise<void> | null = null;
 
   /** Validates `options` (typed errors naming the field) and creates an idle scheduler. */
   constructor(options: SchedulerOptions) {
     this.options = resolveOptions(options);
-    const { lock, store, clock, middleware, logger, instanceId } = this.options;
+    const { lock, store, middleware, logger, instanceId } = this.options;
     this.instanceId = instanceId;
     this.log = safeLogger(logger, { instanceId });
+    // every wall time of the scheduler is read on the fleet's clock (the backend's, estimated)
+    this.clockWatch = new ClockWatch(this.options.clock, this.options.clockSkewWarnMs, this.log);
+    const clock = this.clockWatch.clock;
     this.queue = new TimerQueue(clock, (error) => {
       this.log.error('fleetcron: timer callback failed', { error: toError(error) });
     });
+    this.clockWatch.attach(this.queue);
     this.history = new HistoryWriter(store, this.queue);
     this.slots = new JobSlots({
       ...{ queue: this.queue, clock, instanceId, log: this.log, windowMs: lock.windowMs },
@@ -84,6 +95,8 @@ export class Scheduler {
       ...{ lock, store, history: this.history, clock, queue: this.queue, instanceId, logger },
       middleware,
       claims: new ClaimLimiter(this.options.maxConcurrentClaims),
+      clockWatch: this.clockWatch,
+      claimsStopped: () => this.claimsStopped.signal,
       acceptsRuns: () => this.phase === 'running' || this.phase === 'draining',
       acceptsClaims: () => this.phase === 'running',
     };
@@ -106,7 +119,8 @@ export class Scheduler {
     if (this.phase === 'draining' || this.phase === 'aborting') {
       throw new SchedulerStoppedError('add() while stop() is in progress; await stop() first');
     }
-    const { lock, clock, leaseMs } = this.options;
+    const { lock, leaseMs } = this.options;
+    const clock = this.clockWatch.clock;
     const def = validateJob(job, {
       existing: this.slots.byName,
       defaultLeaseMs: leaseMs,
@@ -136,7 +150,19 @@ export class Scheduler {
       throw new SchedulerStoppedError('start() while stop() is in progress; await stop() first');
     }
     this.phase = 'running';
+    this.claimsStopped = new AbortController();
     this.slots.scheduleAll();
+  }
+
+  /**
+   * How far this instance's clock is from the fleet's clock (the lock backend's), as estimated
+   * from the backend times carried by claim and renewal answers: `offsetMs` = backend − local
+   * wall clock, true within `± boundMs`; `rttMs` is the round trip of the sample it rests on.
+   * `null` before the first such answer (or with a lock that reports no time): fires then follow
+   * this instance's own clock. What the fleet registry's heartbeat `clock` field carries.
+   */
+  clockOffset(): ClockOffset | null {
+    return this.clockWatch.offset();
   }
 
   /**
@@ -213,6 +239,7 @@ export class Scheduler {
   private async shutdown(drainMs: number): Promise<void> {
     if (this.phase !== 'idle') {
       this.phase = 'draining';
+      this.claimsStopped.abort();
       this.slots.cancelAll();
       await drainFires(
         {

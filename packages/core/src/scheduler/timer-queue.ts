@@ -114,6 +114,19 @@ export class TimerQueue {
     if (!this.waking) this.arm();
   }
 
+  /**
+   * Re-keys the wall-clock entries at once when the clock's wall time moved against monotonic
+   * time by more than `toleranceMs` since they were keyed (the fleet clock's offset estimate
+   * changed), so they fall due at their wall time on the corrected clock.
+   */
+  wallMoved(toleranceMs: number): void {
+    const now = this.clock.now();
+    const mono = this.clock.monotonic();
+    if (Math.abs(now - mono - this.offset) <= toleranceMs) return;
+    this.rekey(now, mono);
+    if (!this.waking) this.arm();
+  }
+
   /** Drops every entry and clears the timer: afterwards the queue keeps nothing alive. */
   clear(): void {
     for (const entry of this.heap) entry.index = -1;

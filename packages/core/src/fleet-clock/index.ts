@@ -1,0 +1,2 @@
+export * from './fleet-clock.js';
+export * from './offset-estimator.js';

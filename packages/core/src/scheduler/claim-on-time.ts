@@ -1,0 +1,70 @@
+import { type ClaimContext, type ClaimOutcome, claimFire } from './claim.js';
+import type { NormalizedJob } from './job.js';
+import type { TimerQueue } from './timer-queue.js';
+
+/** Most times one fire is claimed again after `early` refusals before this instance gives up. */
+export const MAX_EARLY_RETRIES = 8;
+
+/** Pause before claiming again when the corrected clock already says the fire is due, ms. */
+const EARLY_BACKOFF_MS = 20;
+
+/** What claiming on time needs beyond a claim. */
+export interface OnTimeContext extends ClaimContext {
+  readonly queue: TimerQueue;
+  /** Aborted when `stop()` begins: a fire waiting to claim again is dropped. */
+  readonly claimsStopped: AbortSignal;
+}
+
+/**
+ * Claims a fire and, while the backend refuses it `early` (this instance's clock ran ahead of
+ * the backend's), waits until the fleet's clock reaches the fire and claims it again. The
+ * refusal carried the backend's time, so the corrected clock already knows how long to wait. An
+ * early refusal records nothing, so waiting never loses the fire: if this instance gives up
+ * (after {@link MAX_EARLY_RETRIES}, or `stop()`), the other instances still claim it.
+ */
+export async function claimOnTime(
+  c: OnTimeContext,
+  job: NormalizedJob,
+  fireAt: number,
+): Promise<ClaimOutcome> {
+  for (let attempt = 0; ; attempt++) {
+    const outcome = await claimFire(c, job, fireAt);
+    if (outcome.status !== 'early') return outcome;
+    if (attempt >= MAX_EARLY_RETRIES) {
+      c.log.warn(
+        'fleetcron: the backend kept refusing the fire as early; left to other instances',
+        {
+          attempts: attempt + 1,
+        },
+      );
+      return { status: 'lost' };
+    }
+    const waited = await waitForFire(c, fireAt, EARLY_BACKOFF_MS * 2 ** attempt);
+    if (!waited || !c.acceptsClaims()) return { status: 'dropped' };
+  }
+}
+
+/**
+ * Resolves `true` once the fleet's clock reads `fireAt` (at least `minMs` from now, so a wrong
+ * estimate cannot make a tight loop), `false` when `stop()` begins first.
+ */
+function waitForFire(c: OnTimeContext, fireAt: number, minMs: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const stopped = [c.claimsStopped, c.stopping];
+    if (stopped.some((s) => s.aborted)) {
+      resolve(false);
+      return;
+    }
+    const done = (ok: boolean) => {
+      c.queue.cancel(entry);
+      for (const s of stopped) s.removeEventListener('abort', onStop);
+      resolve(ok);
+    };
+    const onStop = () => done(false);
+    const entry =
+      fireAt - c.clock.now() > minMs
+        ? c.queue.atWall(fireAt, () => done(true))
+        : c.queue.after(minMs, () => done(true));
+    for (const s of stopped) s.addEventListener('abort', onStop, { once: true });
+  });
+}

@@ -4,5 +4,6 @@ export {
   encodeKeyPart,
   type RedisClient,
 } from '@fleetcron/redis-shared';
+export * from './elector.js';
 export * from './keys.js';
 export * from './redis-lock.js';

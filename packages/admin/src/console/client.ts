@@ -51,14 +51,15 @@ export function consoleMain(): void {
     return sessionStorage.getItem(TOKEN_KEY);
   }
 
-  class HttpError extends Error {
-    constructor(
-      readonly status: number,
-      readonly code: string,
-      message: string,
-    ) {
-      super(message);
-    }
+  /** An API error answer: its HTTP status and fleetcron code. */
+  type HttpError = Error & { status: number; code: string };
+
+  function httpError(status: number, code: string, message: string): HttpError {
+    return Object.assign(new Error(message), { status, code });
+  }
+
+  function isHttpError(error: unknown, status: number): boolean {
+    return error instanceof Error && (error as HttpError).status === status;
   }
 
   async function api(path: string, method = 'GET', body?: Json): Promise<Json> {
@@ -78,7 +79,7 @@ export function consoleMain(): void {
     const data = (await response.json().catch(() => ({}))) as Json;
     if (!response.ok) {
       const error = (data.error ?? {}) as Json;
-      throw new HttpError(
+      throw httpError(
         response.status,
         String(error.code ?? 'HTTP_ERROR'),
         String(error.message ?? `HTTP ${response.status}`),
@@ -141,10 +142,21 @@ export function consoleMain(): void {
     return (state.fleet?.instances as Json[] | undefined) ?? [];
   }
 
-  function nextFireAt(job: Json): number | null {
-    const fires = (job.nextFires as Json[] | undefined) ?? [];
-    const first = fires[0];
-    return first && typeof first.at === 'number' ? first.at : null;
+  /** Relative time, the wall-clock time in the job's zone, and a note when fires are skipped. */
+  function nextFireCell(job: Json, now: number): HTMLElement {
+    const first = ((job.nextFires as Json[] | undefined) ?? [])[0];
+    if (!first || typeof first.at !== 'number') return h('span', { class: 'muted' }, '—');
+    return h(
+      'div',
+      { class: 'next-fire' },
+      h(
+        'time',
+        { datetime: String(first.utc), title: String(first.utc) },
+        h('span', { class: 'rel' }, relative(first.at, now)),
+        h('span', { class: 'abs' }, `${String(first.local)} ${String(first.zone)}`),
+      ),
+      job.paused ? h('span', { class: 'skip-note' }, 'will be skipped (paused)') : null,
+    );
   }
 
   /** Opens a modal confirmation; resolves true on confirm. Esc and Cancel resolve false. */
@@ -227,7 +239,7 @@ export function consoleMain(): void {
   }
 
   function cell(label: string, ...children: Array<Node | string | null>): HTMLElement {
-    return h('td', { 'data-label': label }, ...children);
+    return h('td', { 'data-label': label }, h('div', { class: 'cell' }, ...children));
   }
 
   function jobsView(now: number): HTMLElement {
@@ -243,11 +255,7 @@ export function consoleMain(): void {
           job.paused ? badge('paused', 'paused') : badge('active', 'active'),
           job.drift ? badge('drift', 'drift') : null,
         ),
-        cell(
-          'Next fire',
-          job.paused ? h('span', { class: 'muted' }, 'skipped (paused) · ') : null,
-          time(nextFireAt(job), now),
-        ),
+        cell('Next fire', nextFireCell(job, now)),
         cell('Last run', statusBadge(job.lastStatus), ' ', time(job.lastFinishedAt as number, now)),
         cell('Actions', actions(job)),
       ),
@@ -605,7 +613,7 @@ export function consoleMain(): void {
       state.loadedAt = Date.now();
       state.error = null;
     } catch (error) {
-      if (error instanceof HttpError && error.status === 401) {
+      if (isHttpError(error, 401)) {
         sessionStorage.removeItem(TOKEN_KEY);
         root.replaceChildren(loginView('Sign in again: the token was refused.'));
         return;
@@ -622,7 +630,7 @@ export function consoleMain(): void {
       state.role = String(me.role);
       state.name = String(me.name);
     } catch (error) {
-      if (error instanceof HttpError && error.status === 401) {
+      if (isHttpError(error, 401)) {
         const hadToken = token() !== null;
         sessionStorage.removeItem(TOKEN_KEY);
         root.replaceChildren(loginView(hadToken ? 'That token was refused.' : null));

@@ -14,9 +14,13 @@ function asset(body: string, contentType: string): ConsoleAsset {
   return { body, contentType, etag: `"${hash}"` };
 }
 
-/** The browser script: the compiled {@link consoleMain}, called once. */
+/**
+ * The browser script: the compiled {@link consoleMain}, called once. Some transpilers (tsx,
+ * esbuild with `keepNames`) wrap functions in a `__name(fn, "name")` helper that lives outside
+ * the function; the one-line stand-in keeps the script working whichever built it.
+ */
 export const CONSOLE_SCRIPT = asset(
-  `"use strict";\n(${consoleMain.toString()})();\n`,
+  `"use strict";\nvar __name = function (target) { return target; };\n(${consoleMain.toString()})();\n`,
   'text/javascript; charset=utf-8',
 );
 

@@ -36,6 +36,7 @@ time .abs { font-size: .8rem; color: var(--muted); }
 .badge-running { color: var(--accent); }
 .badge-none { color: var(--muted); }
 .muted { color: var(--muted); }
+.skip-note { display: block; font-size: .8rem; color: var(--warn); }
 .warning { border-left: 4px solid var(--warn); padding: .4rem .75rem; background: var(--chip); }
 .error-text { color: var(--bad); }
 .status { font-size: .8rem; color: var(--muted); margin: 0; }

@@ -1,0 +1,308 @@
+import {
+  assertPositiveInteger,
+  boundErrorText,
+  decodeCursor,
+  type Execution,
+  encodeCursor,
+  type HistoryPage,
+  type HistoryQuery,
+  type InstanceRecord,
+  InvalidOptionError,
+  type JobState,
+  type LiveInstance,
+  newJobState,
+  type PauseOptions,
+  type RunRequest,
+  type RunRequestInput,
+  type Store,
+  statusFilter,
+  TERMINAL_STATUSES,
+} from '@fleetcron/core';
+import { type Etcd3, Range } from 'etcd3';
+import { BACKEND, callEtcd, storeClientOf } from './etcd-calls.js';
+import { EtcdFleet, prefixEnd } from './etcd-fleet.js';
+import { fromKeyPart, StoreKeys } from './keys.js';
+import {
+  type EtcdStoreOptions,
+  type ResolvedStoreOptions,
+  resolveStoreOptions,
+} from './options.js';
+
+/** Executions read per round trip when history filters by status. */
+const FILTER_BATCH = 200;
+
+/**
+ * A {@link Store} on etcd v3: execution history (one key per execution, ordered by
+ * `(startedAt, id)`, at most `maxHistory` per job), job state, the instance registry (records on
+ * etcd leases of 3 heartbeats) and run requests (taken by one delete-with-previous transaction,
+ * announced through an etcd watch), so an etcd-only fleet gets the same fleet control as
+ * PostgreSQL and Redis users.
+ */
+export class EtcdStore implements Store {
+  readonly backend = BACKEND;
+  private readonly options: ResolvedStoreOptions;
+  private readonly client: Etcd3;
+  private readonly keys: StoreKeys;
+  private readonly fleet: EtcdFleet;
+
+  /**
+   * @param client The root `Etcd3` client (not a namespace). Never closed by the store: its
+   *   calls go through a second client built from its options (see the README).
+   * @throws InvalidOptionError naming the first bad option.
+   */
+  constructor(client: Etcd3, options: EtcdStoreOptions = {}) {
+    this.options = resolveStoreOptions(options);
+    this.client = storeClientOf(client);
+    this.keys = new StoreKeys(this.options.prefix);
+    this.fleet = new EtcdFleet(this.client, this.keys, this.options);
+  }
+
+  async record(execution: Execution): Promise<void> {
+    const { id, job, startedAt } = execution;
+    if (!Number.isSafeInteger(startedAt) || startedAt < 0) {
+      throw new InvalidOptionError(
+        'startedAt',
+        `must be an integer epoch ms >= 0, got ${String(startedAt)}.`,
+      );
+    }
+    const stored: Execution = {
+      ...execution,
+      reason: execution.reason ?? null,
+      requestedBy: execution.requestedBy ?? null,
+      error: boundErrorText(execution.error, this.options.maxErrorLength),
+    };
+    const member = this.keys.member(startedAt, id);
+    const indexKey = this.keys.index(job, id);
+    const previous = await this.call('record', (o) =>
+      this.client.get(indexKey).options(o).string(),
+    );
+    const ops = [
+      this.client.put(this.keys.executions(job) + member).value(JSON.stringify(stored)),
+      this.client.put(indexKey).value(member),
+    ];
+    if (previous !== null && previous !== member) {
+      ops.push(this.client.delete().key(this.keys.executions(job) + previous) as never);
+    }
+    if (TERMINAL_STATUSES.includes(execution.status)) {
+      // Last writer wins, as in the other stores: no read-modify-write, no contention.
+      const outcome: Outcome = {
+        lastStatus: execution.status,
+        lastFireAt: execution.fireAt,
+        lastFinishedAt: execution.finishedAt,
+      };
+      ops.push(this.client.put(this.keys.outcome(job)).value(JSON.stringify(outcome)));
+    }
+    await this.call('record', (o) =>
+      this.client
+        .if(indexKey, 'Version', '>', -1)
+        .then(...ops)
+        .options(o)
+        .commit(),
+    );
+    if (previous === null) await this.trim(job);
+  }
+
+  async history(job: string, query: HistoryQuery = {}): Promise<HistoryPage> {
+    const limit = query.limit ?? 50;
+    assertPositiveInteger('limit', limit);
+    const statuses = statusFilter(query);
+    const prefix = this.keys.executions(job);
+    let end = prefixEndString(prefix);
+    if (query.cursor) {
+      const after = decodeCursor(query.cursor);
+      if (!Number.isSafeInteger(after.startedAt) || after.startedAt < 0) {
+        throw new InvalidOptionError(
+          'cursor',
+          'is not a cursor returned by history(); pass nextCursor unchanged.',
+        );
+      }
+      end = prefix + this.keys.member(after.startedAt, after.id);
+    }
+    const rows: Execution[] = [];
+    for (;;) {
+      const batch = statuses ? Math.max(limit + 1, FILTER_BATCH) : limit + 1;
+      const values = await this.call('history', (o) =>
+        this.client
+          .getAll()
+          .inRange(new Range(prefix, end))
+          .sort('Key', 'Descend')
+          .limit(batch)
+          .options(o)
+          .exec(),
+      );
+      for (const kv of values.kvs) {
+        const execution = JSON.parse(kv.value.toString()) as Execution;
+        if (!statuses || statuses.includes(execution.status)) rows.push(execution);
+        end = kv.key.toString();
+      }
+      if (!statuses || values.kvs.length < batch || rows.length > limit) break;
+    }
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    return {
+      executions: page,
+      nextCursor: rows.length > limit && last ? encodeCursor(last.startedAt, last.id) : null,
+    };
+  }
+
+  async prune(before: number): Promise<number> {
+    if (typeof before !== 'number' || Number.isNaN(before)) {
+      throw new InvalidOptionError('before', `must be an epoch ms number, got ${String(before)}.`);
+    }
+    const all = this.keys.allExecutions();
+    const keys = await this.call('prune', (o) =>
+      this.client.getAll().prefix(all).options(o).keys(),
+    );
+    let removed = 0;
+    for (const key of keys) {
+      const rest = key.slice(all.length);
+      const slash = rest.indexOf('/');
+      const startedAt = Number(rest.slice(slash + 1, slash + 17));
+      if (!(startedAt < before)) continue;
+      const id = rest.slice(slash + 18);
+      const indexKey = `${this.options.prefix}x/${rest.slice(0, slash)}/${id}`;
+      await this.call('prune', (o) =>
+        this.client
+          .if(key, 'Version', '>', -1)
+          .then(this.client.delete().key(key), this.client.delete().key(indexKey))
+          .options(o)
+          .commit(),
+      );
+      removed++;
+    }
+    return removed;
+  }
+
+  /** Reads the pause state and last outcome in one transaction. */
+  async getJobState(job: string): Promise<JobState> {
+    const response = await this.call('getJobState', (o) =>
+      this.client.kv.txn(
+        {
+          compare: [],
+          success: [
+            { request_range: { key: Buffer.from(this.keys.pause(job)) } },
+            { request_range: { key: Buffer.from(this.keys.outcome(job)) } },
+          ],
+          failure: [],
+        },
+        o,
+      ),
+    );
+    const [pause, outcome] = response.responses.map((r) => r.response_range?.kvs[0]?.value);
+    return {
+      ...newJobState(job),
+      ...(pause ? (JSON.parse(pause.toString()) as Pause) : {}),
+      ...(outcome ? (JSON.parse(outcome.toString()) as Outcome) : {}),
+    };
+  }
+
+  /** Pauses with who and when (`clock`); resuming clears both. One put. */
+  async setPaused(job: string, paused: boolean, options: PauseOptions = {}): Promise<void> {
+    const pause: Pause = {
+      paused,
+      pausedBy: paused ? (options.by ?? null) : null,
+      pausedAt: paused ? this.options.clock.now() : null,
+    };
+    await this.call('setPaused', (o) =>
+      this.client.put(this.keys.pause(job)).value(JSON.stringify(pause)).options(o).exec(),
+    );
+  }
+
+  /** Jobs with a pause state or an outcome, by name (one transaction reads both prefixes). */
+  async listJobs(): Promise<JobState[]> {
+    const prefixes = [this.keys.allOf('p'), this.keys.allOf('o')];
+    const response = await this.call('listJobs', (o) =>
+      this.client.kv.txn(
+        {
+          compare: [],
+          success: prefixes.map((p) => ({
+            request_range: { key: Buffer.from(p), range_end: prefixEnd(Buffer.from(p)) },
+          })),
+          failure: [],
+        },
+        o,
+      ),
+    );
+    const jobs = new Map<string, JobState>();
+    response.responses.forEach((r, i) => {
+      for (const kv of r.response_range?.kvs ?? []) {
+        const job = fromKeyPart(kv.key.toString().slice(prefixes[i]!.length));
+        jobs.set(job, {
+          ...(jobs.get(job) ?? newJobState(job)),
+          ...JSON.parse(kv.value.toString()),
+        });
+      }
+    });
+    return [...jobs.values()].sort((a, b) => (a.job < b.job ? -1 : a.job > b.job ? 1 : 0));
+  }
+
+  /** Puts the record on a fresh etcd lease of 3 heartbeats (see the README, "Liveness"). */
+  heartbeat(instance: InstanceRecord): Promise<void> {
+    return this.fleet.heartbeat(instance);
+  }
+
+  instances(): Promise<LiveInstance[]> {
+    return this.fleet.instances();
+  }
+
+  leave(instanceId: string): Promise<void> {
+    return this.fleet.leave(instanceId);
+  }
+
+  requestRun(input: RunRequestInput): Promise<RunRequest> {
+    return this.fleet.requestRun(input);
+  }
+
+  /** One delete-with-previous transaction: each request to exactly one taker. */
+  takeRunRequests(jobs: readonly string[], _instanceId: string): Promise<RunRequest[]> {
+    return this.fleet.takeRunRequests(jobs);
+  }
+
+  /** Push capability through an etcd watch on the run-request prefix. */
+  watchRunRequests(listener: (job: string) => void): () => void {
+    return this.fleet.watchRunRequests(listener);
+  }
+
+  /** Cancels the watch and closes the store's own client (never yours). */
+  async close(): Promise<void> {
+    this.fleet.close();
+    this.client.close();
+  }
+
+  /** Drops the oldest executions of `job` beyond `maxHistory`. */
+  private async trim(job: string): Promise<void> {
+    const prefix = this.keys.executions(job);
+    const count = await this.call('record', (o) =>
+      this.client.getAll().prefix(prefix).options(o).count(),
+    );
+    const excess = count - this.options.maxHistory;
+    if (excess <= 0) return;
+    const keys = await this.call('record', (o) =>
+      this.client.getAll().prefix(prefix).sort('Key', 'Ascend').limit(excess).options(o).keys(),
+    );
+    for (const key of keys) {
+      const id = key.slice(prefix.length + 17);
+      await this.call('record', (o) =>
+        this.client
+          .if(key, 'Version', '>', -1)
+          .then(this.client.delete().key(key), this.client.delete().key(this.keys.index(job, id)))
+          .options(o)
+          .commit(),
+      );
+    }
+  }
+
+  private call<T>(operation: string, fn: (o: { deadline: Date }) => Promise<T>): Promise<T> {
+    return callEtcd(operation, this.options.requestTimeoutMs, fn);
+  }
+}
+
+/** What `p/<job>` holds. */
+type Pause = Pick<JobState, 'paused' | 'pausedBy' | 'pausedAt'>;
+/** What `o/<job>` holds. */
+type Outcome = Pick<JobState, 'lastStatus' | 'lastFireAt' | 'lastFinishedAt'>;
+
+/** The first key after every key starting with `prefix` (prefix is ASCII here). */
+function prefixEndString(prefix: string): string {
+  return prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
+}

@@ -1,0 +1,82 @@
+/** A job name or instance id as one key segment: base64url of its UTF-8 (no `/`, any text). */
+export function keyPart(text: string): string {
+  return Buffer.from(text, 'utf8').toString('base64url');
+}
+
+/** Decodes a {@link keyPart}. */
+export function fromKeyPart(part: string): string {
+  return Buffer.from(part, 'base64url').toString('utf8');
+}
+
+/** `startedAt` as 16 zero-padded digits: key order is exactly `(startedAt, id)` order. */
+export function padTime(ms: number): string {
+  return String(ms).padStart(16, '0');
+}
+
+/**
+ * The store's key layout under `prefix`:
+ * - `e/<job>/<startedAt 16 digits>:<id>` → execution JSON (history, ordered by key);
+ * - `x/<job>/<id>` → the execution's `e/` key suffix (to move it when `startedAt` changes);
+ * - `p/<job>` → pause state JSON `{ paused, pausedBy, pausedAt }`;
+ * - `o/<job>` → last outcome JSON `{ lastStatus, lastFireAt, lastFinishedAt }`;
+ * - `i/<instance>` → instance record JSON, attached to an etcd lease of 3 heartbeats;
+ * - `r/<job>/<requestedAt 16 digits>:<id>` → run request JSON.
+ */
+export class StoreKeys {
+  constructor(readonly prefix: string) {}
+
+  /** Prefix of a job's executions. */
+  executions(job: string): string {
+    return `${this.prefix}e/${keyPart(job)}/`;
+  }
+
+  /** Prefix of every execution of every job. */
+  allExecutions(): string {
+    return `${this.prefix}e/`;
+  }
+
+  /** Member of an execution inside {@link executions}. */
+  member(startedAt: number, id: string): string {
+    return `${padTime(startedAt)}:${id}`;
+  }
+
+  /** Index key of an execution id. */
+  index(job: string, id: string): string {
+    return `${this.prefix}x/${keyPart(job)}/${id}`;
+  }
+
+  /** Pause state key of a job. */
+  pause(job: string): string {
+    return `${this.prefix}p/${keyPart(job)}`;
+  }
+
+  /** Last outcome key of a job. */
+  outcome(job: string): string {
+    return `${this.prefix}o/${keyPart(job)}`;
+  }
+
+  /** Prefix of every pause state (`kind` `p`) or last outcome (`kind` `o`). */
+  allOf(kind: 'p' | 'o'): string {
+    return `${this.prefix}${kind}/`;
+  }
+
+  /** Registry key of an instance. */
+  instance(instanceId: string): string {
+    return `${this.prefix}i/${keyPart(instanceId)}`;
+  }
+
+  /** Prefix of the registry. */
+  allInstances(): string {
+    return `${this.prefix}i/`;
+  }
+
+  /** Prefix of a job's run requests. */
+  requests(job: string): string {
+    return `${this.prefix}r/${keyPart(job)}/`;
+  }
+
+  /** Prefix of every run request. */
+  allRequests(): string {
+    return `${this.prefix}r/`;
+  }
+}

@@ -36,6 +36,11 @@ export class BoundedMap<K, V> {
     return this.#entries.delete(key);
   }
 
+  /** The entries held, oldest first. */
+  entries(): IterableIterator<[K, V]> {
+    return this.#entries.entries();
+  }
+
   /** Removes every entry. */
   clear(): void {
     this.#entries.clear();

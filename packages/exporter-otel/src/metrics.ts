@@ -1,6 +1,7 @@
 import type { FleetcronEvent } from '@fleetcron/core';
 import type { Counter, Histogram, Meter, UpDownCounter } from '@opentelemetry/api';
 import { BoundedMap, fireKey } from './bounded-map.js';
+import { ClockMetrics } from './clock-metrics.js';
 import { Attr, MetricNames } from './names.js';
 
 /** Bucket boundaries (seconds) for claim round trips: 1 ms to 10 s. */
@@ -30,6 +31,8 @@ export class FireMetrics {
   readonly #skipped: Counter;
   readonly #leaseLost: Counter;
   readonly #storeErrors: Counter;
+  readonly #early: Counter;
+  readonly #clock: ClockMetrics;
   /** Runs counted in `runs.active`, so a `run.finished` without `run.started` is not subtracted. */
   readonly #started: BoundedMap<string, true>;
 
@@ -75,6 +78,12 @@ export class FireMetrics {
       description: 'Execution history writes that failed (the runs were not affected).',
       unit: '{error}',
     });
+    this.#early = meter.createCounter(MetricNames.fireEarly, {
+      description:
+        "Runs that started before their scheduled time by the fleet's (backend's) clock.",
+      unit: '{run}',
+    });
+    this.#clock = new ClockMetrics(meter);
   }
 
   /** Handles a lifecycle event (subscribe it to the fleetcron channel). */
@@ -98,7 +107,9 @@ export class FireMetrics {
       case 'run.started':
         this.#started.set(fireKey(event.instanceId, event.job, event.fireAt), true);
         this.#active.add(1, { [Attr.job]: event.job });
+        // lag is on the fleet's clock; a run that started early is counted, not hidden as 0
         this.#fireLag.record(Math.max(0, event.lagMs) / 1000, { [Attr.job]: event.job });
+        if (event.lagMs < 0) this.#early.add(1, { [Attr.job]: event.job });
         return;
       case 'run.finished': {
         const attributes = { [Attr.job]: event.job, [Attr.runStatus]: event.status };
@@ -122,6 +133,9 @@ export class FireMetrics {
       case 'store.failed':
         this.#storeErrors.add(1, { [Attr.job]: event.job });
         return;
+      case 'clock.offset':
+        this.#clock.onClockOffset(event);
+        return;
       default:
         return;
     }
@@ -130,5 +144,6 @@ export class FireMetrics {
   /** Forgets the runs in progress (after unsubscribing). */
   clear(): void {
     this.#started.clear();
+    this.#clock.clear();
   }
 }

@@ -20,7 +20,7 @@ export const Attr = {
   job: 'fleetcron.job',
   /** Scheduled fire time, ISO 8601 UTC (string). */
   fireScheduledTime: 'fleetcron.fire.scheduled_time',
-  /** Start of the run minus the scheduled time, ms (int). */
+  /** Start of the run minus the scheduled time, ms (int), on the fleet's (backend's) clock. */
   fireLagMs: 'fleetcron.fire.lag_ms',
   /** The scheduler instance id (string). */
   instanceId: 'fleetcron.instance.id',
@@ -64,6 +64,18 @@ export const MetricNames = {
   leaseLost: 'fleetcron.lease.lost',
   /** Counter `{error}`: history writes that failed, by job. */
   storeErrors: 'fleetcron.store.errors',
+  /**
+   * Counter `{run}`: runs that started before their scheduled time by the fleet's clock (the
+   * lock backend's), by job. Should stay 0; `fire.lag` records only lateness.
+   */
+  fireEarly: 'fleetcron.fire.early',
+  /**
+   * Gauge `s`: each instance's estimated offset from the backend's clock (backend − local; positive:
+   * the local clock runs behind), by instance and backend.
+   */
+  clockOffset: 'fleetcron.clock.offset',
+  /** Gauge `s`: round trip of the sample the instance's clock offset rests on, by instance and backend. */
+  clockRtt: 'fleetcron.clock.rtt',
 } as const;
 
 /** Instrumentation scope name of the tracer and meter. */

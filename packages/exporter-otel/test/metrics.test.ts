@@ -152,6 +152,29 @@ describe('metrics from lifecycle events', () => {
     expect(await h.sum(MetricNames.runs)).toBe(1);
   });
 
+  it("reports each instance's clock offset and rtt from the backend's clock, and runs that started early", async () => {
+    const { h } = setup();
+    const offset = (instanceId: string, offsetMs: number, rttMs: number): FleetcronEvent => ({
+      ...{ type: 'clock.offset', instanceId, job: 'billing', fireAt: 1000, at: 1000 },
+      ...{ backend: 'postgres', offsetMs, rttMs, boundMs: rttMs / 2 },
+    });
+    publish(offset('fast', -2900, 8));
+    publish(offset('fast', -3000, 2)); // the newest estimate of an instance replaces the last
+    publish(offset('slow', 2000, 4));
+    const at = (instanceId: string) => ({
+      [Attr.instanceId]: instanceId,
+      [Attr.lockBackend]: 'postgres',
+    });
+    expect(await h.sum(MetricNames.clockOffset, at('fast'))).toBeCloseTo(-3);
+    expect(await h.sum(MetricNames.clockRtt, at('fast'))).toBeCloseTo(0.002);
+    expect(await h.sum(MetricNames.clockOffset, at('slow'))).toBeCloseTo(2);
+    expect((await h.collect()).get(MetricNames.clockOffset)?.descriptor.unit).toBe('s');
+
+    publish({ type: 'run.started', ...base('billing', 5000), token: 1, lagMs: -40 });
+    publish({ type: 'run.started', ...base('billing', 6000), token: 2, lagMs: 12 });
+    expect(await h.sum(MetricNames.fireEarly, { [Attr.job]: 'billing' })).toBe(1);
+  });
+
   it('records nothing with metrics: false, and nothing after shutdown()', async () => {
     const off = setup({ metrics: false });
     for (const event of fire('billing', 1000, 'succeeded', 1)) publish(event);

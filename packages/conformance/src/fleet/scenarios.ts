@@ -14,6 +14,7 @@ import { expect } from 'vitest';
 import type { FleetConformanceOptions, FleetScenario, LockFixture } from '../types.js';
 import { leaseFor, pollUntil, using, waitUntilTime } from '../util.js';
 import { freezeScenarios } from './freeze-scenarios.js';
+import { fleetOnBackendClock } from './skew-scenario.js';
 
 /** Clock offsets of the three instances of the skewed-fleet scenario, ms. */
 export const FLEET_OFFSETS = [-2000, 0, 3000] as const;
@@ -234,6 +235,7 @@ export const pausedHolderAborted: FleetScenario = {
 /** Every fleet scenario, in the order `runFleetConformance` registers them. */
 export const fleetScenarios = {
   skewedFleetExactlyOnce,
+  fleetOnBackendClock,
   pausedHolderAborted,
   ...freezeScenarios,
 } as const satisfies Record<string, FleetScenario>;

@@ -8,6 +8,7 @@ export * from './lock/scenarios.js';
 export * from './run-fleet.js';
 export * from './run-lock.js';
 export * from './run-store.js';
+export * from './store/fleet-client-scenario.js';
 export * from './store/fleet-scenarios.js';
 export * from './store/scenarios.js';
 export * from './types.js';

@@ -12,6 +12,7 @@ import {
 import { expect } from 'vitest';
 import type { StoreConformanceOptions, StoreScenario } from '../types.js';
 import { using } from '../util.js';
+import { fleetClientView } from './fleet-client-scenario.js';
 import { fleetStoreScenarios } from './fleet-scenarios.js';
 
 const BASE = Date.UTC(2026, 0, 1);
@@ -381,6 +382,7 @@ export const storeScenarios = {
   errorTextBounded,
   badQueryTyped,
   ...fleetStoreScenarios,
+  fleetClientView,
 } as const satisfies Record<string, StoreScenario>;
 
 /** Name of a store scenario. */

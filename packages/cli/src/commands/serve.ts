@@ -1,9 +1,19 @@
 import { createServer } from 'node:http';
 import { type AdminToken, createAdminHandler, toNodeListener } from '@fleetcron/admin';
-import { integerOption, type ParsedCommand, UsageError } from '../args.js';
+import { type ParsedCommand, UsageError } from '../args.js';
 import type { Backend } from '../connect.js';
 import { EXIT, type ExitCode } from '../exit-codes.js';
 import type { CliIo } from '../io.js';
+
+/** `--port`: 0 to 65535 (0 picks a free port), default 8080. */
+function portOf(value: string | undefined): number {
+  if (value === undefined) return 8080;
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new UsageError(`--port must be an integer from 0 to 65535, got ${JSON.stringify(value)}`);
+  }
+  return port;
+}
 
 /**
  * `fleetcron serve`: the admin console and API on node:http until SIGINT or SIGTERM. Tokens come
@@ -25,7 +35,7 @@ export async function serveCommand(
       'serve needs --token (or FLEETCRON_TOKEN): the console has no anonymous access',
     );
   }
-  const port = options.port === undefined ? 8080 : integerOption('port', options.port, 8080, 65535);
+  const port = portOf(options.port);
   const host = options.host ?? '127.0.0.1';
   const basePath = options['base-path'] ?? '';
   const handler = createAdminHandler({

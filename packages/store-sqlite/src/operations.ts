@@ -6,6 +6,7 @@
 import type { Execution, JobState, RunStatus } from '@fleetcron/core';
 import type { SqliteOperations } from '@fleetcron/sqlite-shared';
 import type Database from 'better-sqlite3';
+import { fleetOperations, migrateFleet, toJobState } from './fleet-operations.js';
 import { SQLITE_STORE_SCHEMA, TERMINAL_LIST } from './schema.js';
 
 interface ExecutionRow {
@@ -20,6 +21,7 @@ interface ExecutionRow {
   finished_at: number | null;
   error: string | null;
   reason: string | null;
+  requested_by: string | null;
 }
 
 /** Arguments of `history`: the page size plus one, and the cursor position. */
@@ -27,20 +29,22 @@ export interface HistoryArgs {
   job: string;
   limit: number;
   after: { startedAt: number; id: string } | null;
+  /** Statuses to keep as a JSON array, or `null` for all. */
+  statuses: string | null;
 }
 
 const COLUMNS =
-  'id, job, fire_at, status, attempt, instance_id, token, started_at, finished_at, error, reason';
+  'id, job, fire_at, status, attempt, instance_id, token, started_at, finished_at, error, reason, requested_by';
 
 function prepare(db: Database.Database) {
   const upsert = db.prepare(
     `INSERT INTO fleetcron_executions (${COLUMNS})
-     VALUES (@id, @job, @fireAt, @status, @attempt, @instanceId, @token, @startedAt, @finishedAt, @error, @reason)
+     VALUES (@id, @job, @fireAt, @status, @attempt, @instanceId, @token, @startedAt, @finishedAt, @error, @reason, @requestedBy)
      ON CONFLICT (id) DO UPDATE SET
        job = excluded.job, fire_at = excluded.fire_at, status = excluded.status,
        attempt = excluded.attempt, instance_id = excluded.instance_id, token = excluded.token,
        started_at = excluded.started_at, finished_at = excluded.finished_at,
-       error = excluded.error, reason = excluded.reason`,
+       error = excluded.error, reason = excluded.reason, requested_by = excluded.requested_by`,
   );
   const last = db.prepare(
     `INSERT INTO fleetcron_jobs (job, last_status, last_fire_at, last_finished_at)
@@ -54,11 +58,12 @@ function prepare(db: Database.Database) {
       last.run(row);
     }),
     history: db.prepare<
-      [string, number | null, number | null, string | null, number],
+      [string, number | null, number | null, string | null, string | null, string | null, number],
       ExecutionRow
     >(
       `SELECT ${COLUMNS} FROM fleetcron_executions
        WHERE job = ? AND (? IS NULL OR (started_at, id) < (?, ?))
+         AND (? IS NULL OR status IN (SELECT value FROM json_each(?)))
        ORDER BY started_at DESC, id DESC LIMIT ?`,
     ),
     prune: db.prepare('DELETE FROM fleetcron_executions WHERE started_at < ?'),
@@ -66,16 +71,20 @@ function prepare(db: Database.Database) {
       [string],
       {
         paused: number;
+        paused_by: string | null;
+        paused_at: number | null;
         last_status: RunStatus | null;
         last_fire_at: number | null;
         last_finished_at: number | null;
       }
     >(
-      'SELECT paused, last_status, last_fire_at, last_finished_at FROM fleetcron_jobs WHERE job = ?',
+      `SELECT paused, paused_by, paused_at, last_status, last_fire_at, last_finished_at
+       FROM fleetcron_jobs WHERE job = ?`,
     ),
     setPaused: db.prepare(
-      `INSERT INTO fleetcron_jobs (job, paused) VALUES (?, ?)
-       ON CONFLICT (job) DO UPDATE SET paused = excluded.paused`,
+      `INSERT INTO fleetcron_jobs (job, paused, paused_by, paused_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (job) DO UPDATE SET paused = excluded.paused,
+         paused_by = excluded.paused_by, paused_at = excluded.paused_at`,
     ),
   };
 }
@@ -104,16 +113,22 @@ const toExecution = (row: ExecutionRow): Execution => ({
   finishedAt: row.finished_at,
   error: row.error,
   reason: row.reason,
+  requestedBy: row.requested_by,
 });
 
 /** The store's operation set, by name (see `SqliteStore`). */
 export const storeOperations: SqliteOperations = {
   migrate(db) {
     db.exec(SQLITE_STORE_SCHEMA);
+    migrateFleet(db);
   },
   ops: {
     record: (db, execution: Execution) => {
-      statements(db).record.immediate({ reason: null, ...execution });
+      statements(db).record.immediate({
+        reason: null,
+        ...execution,
+        requestedBy: execution.requestedBy ?? null,
+      });
     },
     history: (db, args: HistoryArgs) => {
       const at = args.after;
@@ -123,23 +138,22 @@ export const storeOperations: SqliteOperations = {
           at?.startedAt ?? null,
           at?.startedAt ?? null,
           at?.id ?? null,
+          args.statuses,
+          args.statuses,
           args.limit,
         )
         .map(toExecution);
     },
     prune: (db, before: number) => statements(db).prune.run(before).changes,
-    getJobState: (db, job: string): JobState => {
-      const row = statements(db).state.get(job);
-      return {
-        job,
-        paused: row?.paused === 1,
-        lastStatus: row?.last_status ?? null,
-        lastFireAt: row?.last_fire_at ?? null,
-        lastFinishedAt: row?.last_finished_at ?? null,
-      };
+    getJobState: (db, job: string): JobState => toJobState(job, statements(db).state.get(job)),
+    setPaused: (db, args: { job: string; paused: boolean; by: string | null }) => {
+      statements(db).setPaused.run(
+        args.job,
+        args.paused ? 1 : 0,
+        args.paused ? args.by : null,
+        args.paused ? Date.now() : null,
+      );
     },
-    setPaused: (db, args: { job: string; paused: boolean }) => {
-      statements(db).setPaused.run(args.job, args.paused ? 1 : 0);
-    },
+    ...fleetOperations,
   },
 };

@@ -31,18 +31,49 @@ CREATE TABLE IF NOT EXISTS fleetcron_executions (
   started_at  INTEGER NOT NULL,
   finished_at INTEGER,
   error       TEXT,
-  reason      TEXT
+  reason      TEXT,
+  requested_by TEXT
 );
 CREATE INDEX IF NOT EXISTS fleetcron_exec_history ON fleetcron_executions (job, started_at DESC, id DESC);
 CREATE INDEX IF NOT EXISTS fleetcron_exec_started ON fleetcron_executions (started_at);
 CREATE TABLE IF NOT EXISTS fleetcron_jobs (
   job              TEXT    PRIMARY KEY,
   paused           INTEGER NOT NULL DEFAULT 0,
+  paused_by        TEXT,
+  paused_at        INTEGER,
   last_status      TEXT,
   last_fire_at     INTEGER,
   last_finished_at INTEGER
 ) WITHOUT ROWID;
 `;
+
+/**
+ * Fleet control (issue 13): the registry and run requests. Columns added to tables made before
+ * it are added by {@link migrateFleetColumns} (SQLite has no `ADD COLUMN IF NOT EXISTS`).
+ */
+export const SQLITE_FLEET_SCHEMA = `
+CREATE TABLE IF NOT EXISTS fleetcron_instances (
+  instance_id  TEXT    PRIMARY KEY,
+  record       TEXT    NOT NULL,
+  heartbeat_ms INTEGER NOT NULL,
+  last_seen_at INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS fleetcron_run_requests (
+  seq          INTEGER PRIMARY KEY AUTOINCREMENT,
+  id           TEXT    NOT NULL UNIQUE,
+  job          TEXT    NOT NULL,
+  requested_by TEXT    NOT NULL,
+  requested_at INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS fleetcron_run_requests_job ON fleetcron_run_requests (job, seq);
+`;
+
+/** Columns fleet control added to the original tables: `[table, column, type]`. */
+export const FLEET_COLUMNS: readonly [string, string, string][] = [
+  ['fleetcron_executions', 'requested_by', 'TEXT'],
+  ['fleetcron_jobs', 'paused_by', 'TEXT'],
+  ['fleetcron_jobs', 'paused_at', 'INTEGER'],
+];
 
 /** SQL list of terminal statuses, for the `record` statement. */
 export const TERMINAL_LIST = list(STORE_TERMINAL_STATUSES);

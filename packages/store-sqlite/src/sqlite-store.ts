@@ -1,4 +1,5 @@
 import {
+  assertInstanceRecord,
   assertPositiveInteger,
   boundErrorText,
   DEFAULT_MAX_ERROR_LENGTH,
@@ -7,9 +8,16 @@ import {
   encodeCursor,
   type HistoryPage,
   type HistoryQuery,
+  type InstanceRecord,
   InvalidOptionError,
   type JobState,
+  type LiveInstance,
+  newRunRequest,
+  type PauseOptions,
+  type RunRequest,
+  type RunRequestInput,
   type Store,
+  statusFilter,
 } from '@fleetcron/core';
 import {
   resolveSource,
@@ -69,6 +77,7 @@ export class SqliteStore implements Store {
       finishedAt: execution.finishedAt,
       error: boundErrorText(execution.error, this.maxErrorLength),
       reason: execution.reason ?? null,
+      requestedBy: execution.requestedBy ?? null,
     };
     return this.executor.run('record', row);
   }
@@ -78,7 +87,13 @@ export class SqliteStore implements Store {
     assertPositiveInteger('limit', limit);
     if (limit > MAX_LIMIT) throw new InvalidOptionError('limit', `must be at most ${MAX_LIMIT}.`);
     const after = query.cursor ? decodeCursor(query.cursor) : null;
-    const args: HistoryArgs = { job, limit: limit + 1, after };
+    const statuses = statusFilter(query);
+    const args: HistoryArgs = {
+      job,
+      limit: limit + 1,
+      after,
+      statuses: statuses ? JSON.stringify(statuses) : null,
+    };
     const rows = await this.executor.run<Execution[]>('history', args);
     const executions = rows.slice(0, limit);
     const last = executions.at(-1);
@@ -96,8 +111,38 @@ export class SqliteStore implements Store {
     return this.executor.run<JobState>('getJobState', job);
   }
 
-  setPaused(job: string, paused: boolean): Promise<void> {
-    return this.executor.run('setPaused', { job, paused });
+  /** Pauses with who and when (host clock); resuming clears both. */
+  setPaused(job: string, paused: boolean, options: PauseOptions = {}): Promise<void> {
+    return this.executor.run('setPaused', { job, paused, by: options.by ?? null });
+  }
+
+  listJobs(): Promise<JobState[]> {
+    return this.executor.run<JobState[]>('listJobs', undefined);
+  }
+
+  /** Upserts the record; `lastSeenAt` is the host clock (one host, one clock). */
+  heartbeat(instance: InstanceRecord): Promise<void> {
+    assertInstanceRecord(instance);
+    return this.executor.run('heartbeat', instance);
+  }
+
+  instances(): Promise<LiveInstance[]> {
+    return this.executor.run<LiveInstance[]>('instances', undefined);
+  }
+
+  leave(instanceId: string): Promise<void> {
+    return this.executor.run('leave', instanceId);
+  }
+
+  /** Stores the request. No push capability: instances poll `takeRunRequests`. */
+  requestRun(input: RunRequestInput): Promise<RunRequest> {
+    return this.executor.run<RunRequest>('requestRun', newRunRequest(input, 0));
+  }
+
+  /** One `BEGIN IMMEDIATE` `DELETE … RETURNING`: each request goes to exactly one taker. */
+  async takeRunRequests(jobs: readonly string[], _instanceId: string): Promise<RunRequest[]> {
+    if (jobs.length === 0) return [];
+    return this.executor.run<RunRequest[]>('takeRunRequests', [...jobs]);
   }
 
   /** Closes the connection the store opened (never your `Database`). */

@@ -4,6 +4,7 @@ import {
   type ClaimRequest,
   type ClaimResult,
   type Clock,
+  DEFAULT_EARLY_TOLERANCE_MS,
   type Lease,
   LeaseTooShortError,
   type Lock,
@@ -83,6 +84,7 @@ export class EtcdLock implements Lock {
     leaseGranularityMs: 1_000,
     durable: true,
     clock: 'client',
+    earlyToleranceMs: DEFAULT_EARLY_TOLERANCE_MS,
   };
   readonly windowMs: number;
   /** Prefix of every key this adapter reads and writes. */
@@ -105,6 +107,7 @@ export class EtcdLock implements Lock {
   constructor(client: Etcd3, options: EtcdLockOptions = {}) {
     const resolved: ResolvedOptions = resolveOptions(options);
     this.windowMs = resolved.windowMs;
+    this.capabilities.earlyToleranceMs = resolved.earlyToleranceMs;
     this.prefix = resolved.prefix;
     this.clock = resolved.clock;
     this.keys = new KeyLayout(resolved.prefix);
@@ -134,8 +137,9 @@ export class EtcdLock implements Lock {
     if (this.held.size > HELD_SWEEP_SIZE) this.sweepHeld(now);
 
     const claimKey = this.keys.claim(key, fireAt);
-    if (fireAt > now + this.windowMs) {
+    if (fireAt > now + resolvedEarly(this.capabilities)) {
       // Too early by this clock, unless the fire is already recorded (then answer as for it).
+      // etcd has no server time to judge it by (see README, "The fleet's clock").
       const res = await this.rpc.txn(
         'claim',
         [absent(claimKey)],
@@ -534,3 +538,6 @@ function leaseOf(request: ClaimRequest, token: number, expiresAt: number): Lease
 function usesLease(res: ITxnResponse, lease: PooledLease): boolean {
   return [0, 1, 2].some((i) => kvsOf(res, i)[0]?.lease === lease.id);
 }
+
+const resolvedEarly = (c: LockCapabilities): number =>
+  c.earlyToleranceMs ?? DEFAULT_EARLY_TOLERANCE_MS;

@@ -3,6 +3,7 @@ import {
   assertNonNegativeMs,
   assertPositiveMs,
   type Clock,
+  DEFAULT_EARLY_TOLERANCE_MS,
   DEFAULT_WINDOW_MS,
   InvalidOptionError,
   realClock,
@@ -19,6 +20,11 @@ export interface EtcdLockOptions {
    * expiry is judged by the etcd server's own TTLs, never by this clock. Default: real clock.
    */
   clock?: Clock;
+  /**
+   * A claim for a fire more than this far ahead of `clock` is refused `early`, in ms. Default
+   * 250. Judged by the adapter's clock: etcd reports no server time (README, "The fleet's clock").
+   */
+  earlyToleranceMs?: number;
   /** Deadline of every etcd request, in ms; past it the call throws `BackendUnavailableError`. Default 5000. */
   requestTimeoutMs?: number;
   /**
@@ -38,6 +44,7 @@ export interface EtcdLockOptions {
 export interface ResolvedOptions {
   prefix: string;
   windowMs: number;
+  earlyToleranceMs: number;
   clock: Clock;
   requestTimeoutMs: number;
   skewToleranceMs: number;
@@ -61,6 +68,11 @@ export function resolveOptions(options: EtcdLockOptions): ResolvedOptions {
       `must be an integer >= 0, got ${String(spareLeases)}.`,
     );
   }
+  const earlyToleranceMs = options.earlyToleranceMs ?? DEFAULT_EARLY_TOLERANCE_MS;
+  assertNonNegativeMs('earlyToleranceMs', earlyToleranceMs);
   const clock = options.clock ?? realClock;
-  return { prefix, windowMs, clock, requestTimeoutMs, skewToleranceMs, spareLeases };
+  return {
+    ...{ prefix, windowMs, earlyToleranceMs, clock },
+    ...{ requestTimeoutMs, skewToleranceMs, spareLeases },
+  };
 }

@@ -10,12 +10,13 @@ export const NOW_MS = 'floor(extract(epoch FROM now()) * 1000)::bigint';
  * PL/pgSQL caches the plans of its statements per connection on its own, so a claim is planned
  * once per connection with no session state the client must manage (transaction poolers work).
  *
- * Parameters: key, fireAt, owner, leaseMs, exclusive, windowMs, waitMs. Returns one
+ * Parameters: key, fireAt, owner, leaseMs, exclusive, windowMs, waitMs, earlyMs. Returns one
  * {@link ClaimRow}. `waitMs` bounds the wait for the key's row lock (`lock_timeout`, local to the
  * claim's transaction) to the time the client still waits for the answer: a claim the client
  * has stopped waiting for cannot be granted the lock, and so cannot take effect, later.
  * All times are judged by `v_now`, the database's `now()` (the start of the claim's transaction),
- * taken once.
+ * taken once, and returned as `now_ms` with every answer (the fleet's clock). A fire with no
+ * record yet that is more than `earlyMs` ahead of `v_now` is refused `early` (nothing written).
  *
  * Why it is race-free in READ COMMITTED: inside a function every statement takes a fresh
  * snapshot.
@@ -38,7 +39,7 @@ export const NOW_MS = 'floor(extract(epoch FROM now()) * 1000)::bigint';
 export function claimFunctionSql(t: LockTables): string {
   return `CREATE OR REPLACE FUNCTION ${t.claim}(
   p_key text, p_fire_at bigint, p_owner text, p_lease_ms bigint, p_exclusive boolean, p_window_ms bigint,
-  p_wait_ms bigint
+  p_wait_ms bigint, p_early_ms bigint
 ) RETURNS TABLE (
   step text, now_ms bigint, rec_owner text, rec_outcome text, rec_token bigint,
   won boolean, new_token bigint, recorded bigint,
@@ -61,7 +62,7 @@ BEGIN
   SELECT c.owner, c.outcome, c.token INTO v_rec
     FROM ${t.claims} c WHERE c.key = p_key AND c.fire_at = p_fire_at;
   IF NOT FOUND THEN
-    IF p_fire_at > v_now + p_window_ms THEN
+    IF p_fire_at > v_now + p_early_ms THEN
       step := 'early';
       RETURN NEXT;
       RETURN;
@@ -134,10 +135,11 @@ $fleetcron$`;
 /**
  * The claim statement: one call of the claim function (see {@link claimFunctionSql}), one round
  * trip, one implicit transaction. Parameters: $1 key, $2 fireAt, $3 owner, $4 leaseMs,
- * $5 exclusive, $6 windowMs, $7 waitMs (longest wait for the key's row lock).
+ * $5 exclusive, $6 windowMs, $7 waitMs (longest wait for the key's row lock), $8 earlyMs (the
+ * early tolerance).
  */
 export function claimSql(t: LockTables): string {
-  return `SELECT * FROM ${t.claim}($1::text, $2::bigint, $3::text, $4::bigint, $5::boolean, $6::bigint, $7::bigint)`;
+  return `SELECT * FROM ${t.claim}($1::text, $2::bigint, $3::text, $4::bigint, $5::boolean, $6::bigint, $7::bigint, $8::bigint)`;
 }
 
 /** The row the claim function returns (bigints arrive as strings). */
@@ -163,6 +165,10 @@ export function claimResult(
   storedOwner: string,
   row: ClaimRow,
 ): ClaimResult {
+  return { ...decide(request, storedOwner, row), backendTime: Number(row.now_ms) };
+}
+
+function decide(request: ClaimRequest, storedOwner: string, row: ClaimRow): ClaimResult {
   const { key, fireAt } = request;
   switch (row.step) {
     case 'stale':

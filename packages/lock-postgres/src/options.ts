@@ -1,5 +1,7 @@
 import {
+  assertNonNegativeMs,
   assertPositiveMs,
+  DEFAULT_EARLY_TOLERANCE_MS,
   DEFAULT_WINDOW_MS,
   InvalidOptionError,
   type Logger,
@@ -23,6 +25,11 @@ export interface PostgresLockOptions {
   /** Claim window in ms: fires older than `now - windowMs` are stale. Default 5 minutes. */
   windowMs?: number;
   /**
+   * A claim for a fire more than this far ahead of the database's `now()` is refused `early`
+   * (the scheduler claims it again when the fleet's clock reaches it), in whole ms. Default 250.
+   */
+  earlyToleranceMs?: number;
+  /**
    * Bound on one operation (getting a connection, the statement, internal retries), in ms.
    * When it passes, the operation throws `BackendUnavailableError`. Default 5000.
    */
@@ -41,6 +48,7 @@ export interface PostgresLockOptions {
 /** Options after defaults and validation. */
 export interface ResolvedLockOptions extends ResolvedTableOptions, ResolvedStatementOptions {
   windowMs: number;
+  earlyToleranceMs: number;
 }
 
 /** Longest table suffix the lock appends to `table` (`_claims`, `_leases`). */
@@ -51,9 +59,18 @@ export function resolveLockOptions(options: PostgresLockOptions = {}): ResolvedL
   const tables = resolveTableOptions(options, LONGEST_SUFFIX);
   const windowMs = options.windowMs ?? DEFAULT_WINDOW_MS;
   assertPositiveMs('windowMs', windowMs);
+  const earlyToleranceMs = options.earlyToleranceMs ?? DEFAULT_EARLY_TOLERANCE_MS;
+  assertNonNegativeMs('earlyToleranceMs', earlyToleranceMs);
+  if (!Number.isInteger(earlyToleranceMs)) {
+    throw new InvalidOptionError(
+      'earlyToleranceMs',
+      `must be a whole number of ms, got ${earlyToleranceMs}.`,
+    );
+  }
   const resolved: ResolvedLockOptions = {
     ...tables,
     windowMs,
+    earlyToleranceMs,
     ...resolveStatementOptions(options),
   };
   if (!Number.isInteger(resolved.windowMs)) {

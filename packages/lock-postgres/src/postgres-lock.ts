@@ -3,6 +3,7 @@ import {
   type ClaimedFire,
   type ClaimRequest,
   type ClaimResult,
+  DEFAULT_EARLY_TOLERANCE_MS,
   InvalidOptionError,
   type Lease,
   type Lock,
@@ -27,13 +28,15 @@ import {
 
 /**
  * What {@link PostgresLock} declares: millisecond leases, judged by the database's `now()`;
- * durable, since claim records, leases and token counters are committed rows.
+ * durable, since claim records, leases and token counters are committed rows; claims more than
+ * `earlyToleranceMs` (option, default 250) ahead of `now()` are refused `early`.
  */
 export const POSTGRES_LOCK_CAPABILITIES: Readonly<LockCapabilities> = Object.freeze({
   minLeaseMs: 1,
   leaseGranularityMs: 1,
   durable: true,
   clock: 'backend',
+  earlyToleranceMs: DEFAULT_EARLY_TOLERANCE_MS,
 });
 
 /**
@@ -48,7 +51,7 @@ export const POSTGRES_LOCK_CAPABILITIES: Readonly<LockCapabilities> = Object.fre
  */
 export class PostgresLock implements Lock {
   readonly backend = 'postgres';
-  readonly capabilities: LockCapabilities = { ...POSTGRES_LOCK_CAPABILITIES };
+  readonly capabilities: LockCapabilities;
   readonly windowMs: number;
   private readonly options: ResolvedLockOptions;
   private readonly statements: StatementSet<LockStatement>;
@@ -58,6 +61,10 @@ export class PostgresLock implements Lock {
     assertPool(pool);
     this.options = resolveLockOptions(options);
     this.windowMs = this.options.windowMs;
+    this.capabilities = {
+      ...POSTGRES_LOCK_CAPABILITIES,
+      earlyToleranceMs: this.options.earlyToleranceMs,
+    };
     const tables = lockTables(this.options.schema, this.options.table);
     this.statements = new StatementSet(pool, this.backend, this.options, lockStatements(tables));
   }
@@ -82,6 +89,7 @@ export class PostgresLock implements Lock {
       request.exclusive,
       this.windowMs,
       Math.ceil(this.options.statementTimeoutMs), // row-lock wait bound: see README
+      this.options.earlyToleranceMs,
     ];
     // One round trip: the claim function locks, re-reads and decides on the server, so a claim
     // never runs twice. Safe to repeat after a broken connection: the same owner gets a replay.
@@ -120,6 +128,7 @@ export class PostgresLock implements Lock {
       token: Number(row.token),
       expiresAt: Number(row.expires_at),
       exclusive: lease.exclusive,
+      backendTime: Number(row.now_ms),
     };
   }
 

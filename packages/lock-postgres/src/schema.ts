@@ -63,8 +63,9 @@ CREATE TABLE IF NOT EXISTS ${t.leases} (
   expires_at bigint NOT NULL,
   PRIMARY KEY (key, fire_at)
 );
--- The claim function before it took waitMs (never shipped; dropped so one signature remains).
+-- Earlier signatures of the claim function (before waitMs; before earlyMs), dropped so one remains.
 DROP FUNCTION IF EXISTS ${t.claim}(text, bigint, text, bigint, boolean, bigint);
+DROP FUNCTION IF EXISTS ${t.claim}(text, bigint, text, bigint, boolean, bigint, bigint);
 ${claimFunctionSql(t)};
 `;
 }

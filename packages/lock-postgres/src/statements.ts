@@ -10,14 +10,15 @@ import type { LockTables } from './schema.js';
 export function extendExclusiveSql(t: LockTables): string {
   return `UPDATE ${t.keys} k SET x_expires_at = ${NOW_MS} + $3::bigint
 WHERE k.key = $1::text AND k.x_token = $2::bigint AND k.x_expires_at > ${NOW_MS}
-RETURNING k.x_fire_at AS fire_at, k.x_owner AS owner, k.x_token AS token, k.x_expires_at AS expires_at`;
+RETURNING k.x_fire_at AS fire_at, k.x_owner AS owner, k.x_token AS token, k.x_expires_at AS expires_at,
+  ${NOW_MS} AS now_ms`;
 }
 
 /** Extends a per-fire lease: $1 key, $2 fireAt, $3 token, $4 leaseMs. */
 export function extendPerFireSql(t: LockTables): string {
   return `UPDATE ${t.leases} l SET expires_at = ${NOW_MS} + $4::bigint
 WHERE l.key = $1::text AND l.fire_at = $2::bigint AND l.token = $3::bigint AND l.expires_at > ${NOW_MS}
-RETURNING l.fire_at, l.owner, l.token, l.expires_at`;
+RETURNING l.fire_at, l.owner, l.token, l.expires_at, ${NOW_MS} AS now_ms`;
 }
 
 /**
@@ -89,12 +90,13 @@ export interface InspectRow {
   expires_at: string | null;
 }
 
-/** A lease row returned by the extend statements. */
+/** A lease row returned by the extend statements, with the database's `now()` (`now_ms`). */
 export interface LeaseRow {
   fire_at: string;
   owner: string;
   token: string;
   expires_at: string;
+  now_ms: string;
 }
 
 /** The names of the lock's statements. */

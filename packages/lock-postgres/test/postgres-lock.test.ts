@@ -59,13 +59,18 @@ describe('PostgresLock options', () => {
     expect(own.listeners('error')).toEqual([mine]);
   });
 
-  it('declares backend capabilities: 1 ms leases, durable, backend clock', () => {
+  it('declares backend capabilities: 1 ms leases, durable, backend clock, 250 ms early tolerance', () => {
     expect(new PostgresLock(bare()).capabilities).toEqual({
       minLeaseMs: 1,
       leaseGranularityMs: 1,
       durable: true,
       clock: 'backend',
+      earlyToleranceMs: 250,
     });
+    expect(new PostgresLock(bare(), { earlyToleranceMs: 40 }).capabilities.earlyToleranceMs).toBe(
+      40,
+    );
+    expect(() => new PostgresLock(bare(), { earlyToleranceMs: -1 })).toThrow(/earlyToleranceMs/);
   });
 
   it('exports the schema as idempotent SQL for a chosen schema and prefix', () => {
@@ -118,8 +123,8 @@ describe('PostgresLock on PostgreSQL', () => {
       // Claim through the function in an open transaction: it holds the key's row lock.
       await holder.query('BEGIN');
       const { rows } = await holder.query<{ step: string; won: boolean }>(
-        `SELECT step, won FROM ${fn}($1, $2, $3, $4, $5, $6, $7)`,
-        ['w', fireAt, 'winner', 20_000, true, 300_000, 5_000],
+        `SELECT step, won FROM ${fn}($1, $2, $3, $4, $5, $6, $7, $8)`,
+        ['w', fireAt, 'winner', 20_000, true, 300_000, 5_000, 250],
       );
       expect(rows[0]).toEqual({ step: 'new', won: true });
       const waiting = lock.claim({
@@ -142,7 +147,7 @@ describe('PostgresLock on PostgreSQL', () => {
         await new Promise((resolve) => setImmediate(resolve));
       }
       await holder.query('COMMIT');
-      expect(await waiting).toEqual({ status: 'lost', key: 'w', fireAt, reason: 'claimed' });
+      expect(await waiting).toMatchObject({ status: 'lost', key: 'w', fireAt, reason: 'claimed' });
       const seen = await lock.inspect('w');
       expect(seen.fires).toEqual([{ fireAt, owner: 'winner', outcome: 'won', token: 1 }]);
     } finally {

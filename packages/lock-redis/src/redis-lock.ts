@@ -3,6 +3,7 @@ import {
   type ClaimedFire,
   type ClaimRequest,
   type ClaimResult,
+  DEFAULT_EARLY_TOLERANCE_MS,
   DEFAULT_WINDOW_MS,
   InvalidOptionError,
   type Lease,
@@ -27,6 +28,11 @@ export interface RedisLockOptions {
   prefix?: string;
   /** Claim window in ms: fires older than this (by the Redis clock) are stale. Default 5 minutes. */
   windowMs?: number;
+  /**
+   * A claim for a fire more than this far ahead of the Redis clock (`TIME`) is refused `early`
+   * (the scheduler claims it again when the fleet's clock reaches it), in whole ms. Default 250.
+   */
+  earlyToleranceMs?: number;
   /**
    * Longest wait for one Redis call before it fails with `BackendUnavailableError`, in ms.
    * Applied by racing the call against a timer, whatever the client's own settings. Default 5000.
@@ -108,6 +114,7 @@ export class RedisLock implements Lock {
       leaseGranularityMs: 1,
       durable: options.durable ?? false,
       clock: 'backend',
+      earlyToleranceMs: resolveEarlyTolerance(options.earlyToleranceMs),
     };
     this.commands = new RedisCommands(redis, commandTimeoutMs);
   }
@@ -126,7 +133,10 @@ export class RedisLock implements Lock {
         claimScript.run(
           this.redis,
           [keys.fire + fireAt, keys.fires, keys.leases, keys.token],
-          [String(fireAt), owner, String(leaseMs), exclusive ? '1' : '0', String(this.windowMs)],
+          [
+            ...[String(fireAt), owner, String(leaseMs), exclusive ? '1' : '0'],
+            ...[String(this.windowMs), String(this.capabilities.earlyToleranceMs)],
+          ],
           signal,
         ),
       request.signal,
@@ -143,11 +153,18 @@ export class RedisLock implements Lock {
             expiresAt: Number(reply[2]),
             exclusive: reply[3] === '1',
           },
+          backendTime: Number(reply[4]),
         };
       case 'busy':
-        return { status: 'busy', key, fireAt };
+        return { status: 'busy', key, fireAt, backendTime: Number(reply[1]) };
       default:
-        return { status: 'lost', key, fireAt, reason: reply[1] as LostReason };
+        return {
+          status: 'lost',
+          key,
+          fireAt,
+          reason: reply[1] as LostReason,
+          backendTime: Number(reply[2]),
+        };
     }
   }
 
@@ -161,9 +178,14 @@ export class RedisLock implements Lock {
         [slotOf(lease), String(lease.token), String(ms)],
         signal,
       ),
-    )) as [string, string] | null;
+    )) as [string, string, string] | null;
     if (!reply) return null;
-    return { ...lease, owner: reply[1], expiresAt: Number(reply[0]) };
+    return {
+      ...lease,
+      owner: reply[1],
+      expiresAt: Number(reply[0]),
+      backendTime: Number(reply[2]),
+    };
   }
 
   async release(lease: Lease): Promise<boolean> {
@@ -274,4 +296,16 @@ function parseLease(key: string, exclusive: boolean, value: string): Lease {
     expiresAt: Number(match[2]),
     exclusive,
   };
+}
+
+/** Validates the `earlyToleranceMs` option (a whole, non-negative number of ms). */
+function resolveEarlyTolerance(value: number | undefined): number {
+  const ms = value ?? DEFAULT_EARLY_TOLERANCE_MS;
+  if (typeof ms !== 'number' || !Number.isInteger(ms) || ms < 0) {
+    throw new InvalidOptionError(
+      'earlyToleranceMs',
+      `must be a whole number of ms >= 0, got ${String(value)}.`,
+    );
+  }
+  return ms;
 }

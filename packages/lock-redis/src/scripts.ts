@@ -30,16 +30,20 @@ end
 
 /**
  * claim(KEYS = fire, fires, leases, token; ARGV = fireAt, owner, leaseMs, exclusive '1'|'0',
- * windowMs) → {'won', token, expiresAt, exclusive '1'|'0'} | {'busy'} | {'lost', reason}
+ * windowMs, earlyMs) → {'won', token, expiresAt, exclusive '1'|'0', now} | {'busy', now} |
+ * {'lost', reason, now}. `now` is the Redis clock (`TIME`) the claim was judged by. A fire with
+ * no record more than `earlyMs` ahead of it is refused `early` (nothing written).
  */
 export const CLAIM = `${COMMON}
 local fireKey, fires, leases, tokenKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local fireAtText, owner = ARGV[1], ARGV[2]
 local fireAt, leaseMs, window = tonumber(ARGV[1]), tonumber(ARGV[3]), tonumber(ARGV[5])
 local exclusive = ARGV[4] == '1'
+local earlyMs = tonumber(ARGV[6])
+local nowText = fmt(now)
 
 -- A record older than the window counts as collected (its key may outlive it by 1 ms).
-if fireAt < now - window then return {'lost', 'stale'} end
+if fireAt < now - window then return {'lost', 'stale', nowText} end
 
 local function liveLease(slot)
   local v = redis.call('HGET', leases, slot)
@@ -53,16 +57,16 @@ end
 local record = redis.call('GET', fireKey)
 if record then
   local outcome, recTok, recOwner = string.match(record, '^(%a)|(%d*)|(.*)$')
-  if recOwner ~= owner then return {'lost', 'claimed'} end
-  if outcome == 'b' then return {'busy'} end
+  if recOwner ~= owner then return {'lost', 'claimed', nowText} end
+  if outcome == 'b' then return {'busy', nowText} end
   local tok, exp = liveLease('x')
-  if tok == recTok then return {'won', tok, fmt(exp), '1'} end
+  if tok == recTok then return {'won', tok, fmt(exp), '1', nowText} end
   tok, exp = liveLease(fireAtText)
-  if tok == recTok then return {'won', tok, fmt(exp), '0'} end
-  return {'lost', 'claimed'}
+  if tok == recTok then return {'won', tok, fmt(exp), '0', nowText} end
+  return {'lost', 'claimed', nowText}
 end
 
-if fireAt > now + window then return {'lost', 'early'} end
+if fireAt > now + earlyMs then return {'lost', 'early', nowText} end
 
 -- Record the fire: its own key, expiring by itself 1 ms after fireAt + window (Redis deletes a
 -- key at once when PEXPIREAT is not in the future), plus the index inspect() reads.
@@ -77,7 +81,7 @@ end
 
 if exclusive and liveLease('x') then
   recordFire('b||' .. owner)
-  return {'busy'}
+  return {'busy', nowText}
 end
 
 -- token = max(last + 1, Redis time in microseconds): strictly increasing per key, and still
@@ -106,11 +110,11 @@ redis.call('HSET', leases, slot, tok .. '|' .. fmt(expiresAt) .. '|' .. fireAtTe
 redis.call('PEXPIREAT', leases, fmt(maxExp))
 
 recordFire('w|' .. tok .. '|' .. owner)
-return {'won', tok, fmt(expiresAt), exclusive and '1' or '0'}
+return {'won', tok, fmt(expiresAt), exclusive and '1' or '0', nowText}
 `;
 
 /**
- * extend(KEYS = leases; ARGV = slot, token, leaseMs) → {expiresAt, owner} | nil
+ * extend(KEYS = leases; ARGV = slot, token, leaseMs) → {expiresAt, owner, now} | nil
  */
 export const EXTEND = `${COMMON}
 local leases, slot, token, leaseMs = KEYS[1], ARGV[1], ARGV[2], tonumber(ARGV[3])
@@ -127,7 +131,7 @@ for i = 2, #all, 2 do
   if e ~= nil and e > maxExp then maxExp = e end
 end
 redis.call('PEXPIREAT', leases, fmt(maxExp))
-return {fmt(expiresAt), own}
+return {fmt(expiresAt), own, fmt(now)}
 `;
 
 /**

@@ -9,7 +9,10 @@ import type { SqliteOperations } from '@fleetcron/sqlite-shared';
 import type Database from 'better-sqlite3';
 import { SQLITE_LOCK_SCHEMA } from './schema.js';
 
-/** Arguments of the `claim` operation (a `ClaimRequest` without its signal, plus the window). */
+/**
+ * Arguments of the `claim` operation (a `ClaimRequest` without its signal, plus the window and
+ * the early tolerance).
+ */
 export interface ClaimArgs {
   key: string;
   fireAt: number;
@@ -17,6 +20,7 @@ export interface ClaimArgs {
   leaseMs: number;
   exclusive: boolean;
   windowMs: number;
+  earlyToleranceMs: number;
 }
 
 /** Records and leases deleted per collection pass (keeps each transaction short). */
@@ -103,11 +107,18 @@ const toLease = (row: LeaseRow): Lease => ({
   exclusive: row.exclusive === 1,
 });
 
-/** The claim, inside its transaction. `now` is read once, from the host's clock. */
+/**
+ * The claim, inside its transaction. `now` is read once, from the host's clock, and returned as
+ * the answer's `backendTime`.
+ */
 function claimIn(db: Database.Database, args: ClaimArgs): ClaimResult {
+  const now = Date.now();
+  return { ...decide(db, args, now), backendTime: now };
+}
+
+function decide(db: Database.Database, args: ClaimArgs, now: number): ClaimResult {
   const s = statements(db);
   const { key, fireAt, owner, leaseMs, exclusive, windowMs } = args;
-  const now = Date.now();
   s.collectKey.run(key, now);
   const existing = s.record.get(key, fireAt);
   if (existing) {
@@ -122,7 +133,7 @@ function claimIn(db: Database.Database, args: ClaimArgs): ClaimResult {
     return { status: 'lost', key, fireAt, reason: 'claimed' };
   }
   if (fireAt < now - windowMs) return { status: 'lost', key, fireAt, reason: 'stale' };
-  if (fireAt > now + windowMs) return { status: 'lost', key, fireAt, reason: 'early' };
+  if (fireAt > now + args.earlyToleranceMs) return { status: 'lost', key, fireAt, reason: 'early' };
   const keepUntil = fireAt + windowMs;
   if (exclusive) {
     const live = s.lease.get(key, 'x');
@@ -193,7 +204,7 @@ export const lockOperations: SqliteOperations = {
         lease.token,
         now,
       );
-      return row ? toLease(row) : null;
+      return row ? { ...toLease(row), backendTime: now } : null;
     },
     release: (db, lease: Lease) => {
       const row = statements(db).release.get(

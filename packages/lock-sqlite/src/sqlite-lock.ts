@@ -1,6 +1,7 @@
 import {
   type ClaimRequest,
   type ClaimResult,
+  DEFAULT_EARLY_TOLERANCE_MS,
   DEFAULT_WINDOW_MS,
   InvalidOptionError,
   type Lease,
@@ -18,20 +19,28 @@ import { type ClaimArgs, lockOperations } from './operations.js';
 
 /**
  * What the SQLite lock can do. `clock: 'backend'`: the backend is the host, and every process on
- * it reads the same system clock (`Date.now()` inside the transaction); a per-scheduler clock
- * passed to the scheduler never judges expiry or staleness. Durable: records are on disk.
+ * it reads the same system clock (`Date.now()` inside the transaction, returned as the answers'
+ * `backendTime`); a per-scheduler clock passed to the scheduler never judges expiry or
+ * staleness. Durable: records are on disk. Claims more than `earlyToleranceMs` (option, default
+ * 250) ahead of the host clock are refused `early`.
  */
 export const SQLITE_LOCK_CAPABILITIES: LockCapabilities = Object.freeze({
   minLeaseMs: 1,
   leaseGranularityMs: 1,
   durable: true,
   clock: 'backend',
+  earlyToleranceMs: DEFAULT_EARLY_TOLERANCE_MS,
 });
 
 /** Options of {@link SqliteLock}. */
 export interface SqliteLockOptions extends SqliteSourceOptions {
   /** Claim window in ms. Default 5 minutes. */
   windowMs?: number;
+  /**
+   * A claim for a fire more than this far ahead of the host clock is refused `early` (the
+   * scheduler claims it again when the fleet's clock reaches it), in whole ms. Default 250.
+   */
+  earlyToleranceMs?: number;
   /** How often expired claim records and leases are deleted, in ms. Default 1000. `0`: never (only on claims). */
   collectIntervalMs?: number;
 }
@@ -47,7 +56,7 @@ const BACKEND = 'sqlite';
  */
 export class SqliteLock implements Lock {
   readonly backend = BACKEND;
-  readonly capabilities: LockCapabilities = SQLITE_LOCK_CAPABILITIES;
+  readonly capabilities: LockCapabilities;
   readonly windowMs: number;
   private readonly executor: SqliteExecutor;
   private readonly collector: NodeJS.Timeout | null;
@@ -61,6 +70,14 @@ export class SqliteLock implements Lock {
         'must be a positive integer of ms (default 300000).',
       );
     }
+    const earlyToleranceMs = options.earlyToleranceMs ?? DEFAULT_EARLY_TOLERANCE_MS;
+    if (!(Number.isInteger(earlyToleranceMs) && earlyToleranceMs >= 0)) {
+      throw new InvalidOptionError(
+        'earlyToleranceMs',
+        'must be a non-negative integer of ms (default 250).',
+      );
+    }
+    this.capabilities = { ...SQLITE_LOCK_CAPABILITIES, earlyToleranceMs };
     const interval = options.collectIntervalMs ?? 1000;
     if (!(Number.isInteger(interval) && interval >= 0)) {
       throw new InvalidOptionError(
@@ -97,7 +114,10 @@ export class SqliteLock implements Lock {
     if (!(Number.isSafeInteger(leaseMs) && leaseMs > 0)) {
       throw new InvalidOptionError('leaseMs', 'must be a positive integer of ms.');
     }
-    const args: ClaimArgs = { key, fireAt, owner, leaseMs, exclusive, windowMs: this.windowMs };
+    const args: ClaimArgs = {
+      ...{ key, fireAt, owner, leaseMs, exclusive, windowMs: this.windowMs },
+      earlyToleranceMs: this.capabilities.earlyToleranceMs ?? DEFAULT_EARLY_TOLERANCE_MS,
+    };
     return this.executor.run<ClaimResult>('claim', args, request.signal);
   }
 

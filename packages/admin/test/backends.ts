@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Store } from '@fleetcron/core';
+import { EtcdStore } from '@fleetcron/store-etcd';
 import { PostgresStore } from '@fleetcron/store-postgres';
 import { RedisStore } from '@fleetcron/store-redis';
+import type {} from '@fleetcron/testkit';
+import { Etcd3 } from 'etcd3';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import type {} from '@fleetcron/testkit';
 import { inject } from 'vitest';
 
 /** A store on a real server of the test run, in its own namespace; `close()` ends its client. */
@@ -36,6 +38,20 @@ export const BACKENDS: Record<string, () => Promise<BackendFixture>> = {
       store,
       close: async () => {
         client.disconnect();
+      },
+    };
+  },
+  async etcd() {
+    const endpoints = inject('fleetcronEtcdEndpoints');
+    if (!endpoints)
+      throw new Error('no shared etcd: vitest.config.ts must use the testkit global setup');
+    const client = new Etcd3({ hosts: endpoints });
+    const store = new EtcdStore(client, { prefix: `admin/${randomUUID()}/` });
+    return {
+      store,
+      close: async () => {
+        await store.close();
+        client.close();
       },
     };
   },

@@ -100,9 +100,55 @@ export async function connectBackend(
   const { kind, url } = chooseBackend(options, env);
   if (kind === 'postgres') return connectPostgres(url, options, longLived);
   if (kind === 'redis') return connectRedis(url, options, longLived);
-  throw new UsageError(
-    'the etcd backend needs @fleetcron/store-etcd, which this build of the CLI does not include yet; use --postgres or --redis',
-  );
+  return connectEtcd(url, options, longLived);
+}
+
+/** Rejects with a timeout error when `promise` takes longer than `ms`. */
+function within<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** etcd3's fault-handling policy that runs each call once (no retry, no circuit breaker). */
+const runOnce = {
+  execute<T>(fn: (context: { signal: AbortSignal; attempt: number }) => PromiseLike<T> | T) {
+    return Promise.resolve().then(() => fn({ signal: new AbortController().signal, attempt: 0 }));
+  },
+};
+
+async function connectEtcd(
+  url: string,
+  options: BackendOptions,
+  longLived: boolean,
+): Promise<Backend> {
+  const { Etcd3 } = await import('etcd3');
+  const { EtcdStore } = await import('@fleetcron/store-etcd');
+  const hosts = url.replace(/^etcd:/i, 'http:').split(',');
+  // One-shot commands fail fast: etcd3's default retries and circuit breaker would wait seconds.
+  const client = new Etcd3({
+    hosts,
+    dialTimeout: 5000,
+    ...(longLived
+      ? {}
+      : { faultHandling: { host: () => runOnce as never, global: runOnce as never } }),
+  });
+  const close = async () => {
+    client.close();
+  };
+  try {
+    await within(client.get('fleetcron-cli-probe').string(), 5000);
+    const store = new EtcdStore(
+      client,
+      options.prefix === undefined ? {} : { prefix: options.prefix },
+    );
+    return { kind: 'etcd', url, store, fleet: new FleetClient({ store }), close };
+  } catch (error) {
+    await close();
+    throw new BackendUnavailableError('etcd', `connecting to ${redact(url)}`, error);
+  }
 }
 
 async function connectPostgres(

@@ -1,9 +1,11 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import type { Store } from '@fleetcron/core';
+import { EtcdStore } from '@fleetcron/store-etcd';
 import { PostgresStore } from '@fleetcron/store-postgres';
 import { RedisStore } from '@fleetcron/store-redis';
 import type {} from '@fleetcron/testkit';
+import { Etcd3 } from 'etcd3';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -49,6 +51,22 @@ const TARGETS: Record<string, () => Promise<Target>> = {
       store,
       close: async () => {
         client.disconnect();
+      },
+    };
+  },
+  async etcd() {
+    const endpoint = inject('fleetcronEtcdEndpoints')[0] as string;
+    const prefix = `cli/${randomUUID()}/`;
+    const client = new Etcd3({ hosts: endpoint });
+    const store = new EtcdStore(client, { prefix });
+    return {
+      args: ['--etcd', endpoint, '--prefix', prefix],
+      url: endpoint.replace(/^http:/, 'etcd:'),
+      namespace: ['--prefix', prefix],
+      store,
+      close: async () => {
+        await store.close();
+        client.close();
       },
     };
   },
@@ -197,9 +215,15 @@ describe('unreachable backends and bad URLs', () => {
     const redisDown = await runFleetcron(['instances'], { FLEETCRON_URL: 'redis://127.0.0.1:9' });
     expect(redisDown.code).toBe(3);
     expect(redisDown.stderr).toMatch(/^fleetcron: redis backend unavailable/);
+    const etcdDown = await runFleetcron(['jobs', '--etcd', 'http://127.0.0.1:9']);
+    expect(etcdDown.code).toBe(3);
+    expect(etcdDown.stderr).toMatch(
+      /^fleetcron: etcd backend unavailable during connecting to http:\/\/127\.0\.0\.1:9/,
+    );
     const secret = await runFleetcron(['jobs', '--postgres', 'postgres://u:hunter2@127.0.0.1:9/x']);
     expect(secret.stderr).not.toContain('hunter2');
-    for (const run of [pgDown, redisDown, secret]) expect(hasStackTrace(run.stderr)).toBe(false);
+    for (const run of [pgDown, redisDown, etcdDown, secret])
+      expect(hasStackTrace(run.stderr)).toBe(false);
   });
 
   it('exit 2 for a malformed URL, an unknown scheme or no backend at all', async () => {

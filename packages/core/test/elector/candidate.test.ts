@@ -126,6 +126,67 @@ describe('Candidate', () => {
     expect(candidates[0]!.assertLeader().term).toBeGreaterThan(leadership.term);
   });
 
+  it('a campaign answered after its local deadline is not relied on: the term is resigned on the backend', async () => {
+    const clock = new FakeClock();
+    const memory = new MemoryElector({ clock });
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const resigned: number[] = [];
+    const elector: Elector = {
+      backend: 'memory',
+      capabilities: memory.capabilities,
+      campaign: async (r) => {
+        const result = await memory.campaign(r);
+        await gate; // the answer is held back (a frozen process, a slow network)
+        return result;
+      },
+      renew: (t, ms) => memory.renew(t, ms),
+      resign: (t) => {
+        resigned.push(t.term);
+        return memory.resign(t);
+      },
+      leader: (e) => memory.leader(e),
+    };
+    const { candidates, events } = fleet(clock, ['a'], elector);
+    candidates[0]!.start();
+    await clock.advance(1);
+    clock.freeze(TTL); // the process stood still while the answer was on its way
+    release();
+    await clock.flush();
+    expect(candidates[0]!.isLeader).toBe(false);
+    expect(events.filter((e) => e.type === 'elected')).toEqual([]);
+    await clock.advance(TTL); // the step timed out meanwhile, or was answered late: either way resigned
+    expect(resigned).toContain(1);
+  });
+
+  it('a hanging campaign step times out after a TTL and is retried; listeners that throw are ignored', async () => {
+    const clock = new FakeClock();
+    const memory = new MemoryElector({ clock });
+    let hang = true;
+    const elector: Elector = {
+      backend: 'memory',
+      capabilities: memory.capabilities,
+      campaign: (r) => (hang ? new Promise(() => {}) : memory.campaign(r)),
+      renew: (t, ms) => memory.renew(t, ms),
+      resign: (t) => memory.resign(t),
+      leader: (e) => memory.leader(e),
+    };
+    const { candidates, events } = fleet(clock, ['a'], elector);
+    candidates[0]!.onChange(() => {
+      throw new Error('a faulty listener');
+    });
+    candidates[0]!.start();
+    await clock.advance(TTL + 1);
+    expect(
+      events.some((e) => e.type === 'error' && /did not answer within/.test(e.error.message)),
+    ).toBe(true);
+    hang = false;
+    await clock.advance(TTL / 3 + 1);
+    expect(candidates[0]!.isLeader).toBe(true);
+  });
+
   it('bad options: typed errors naming the field', () => {
     const elector = new MemoryElector();
     const bad: [Record<string, unknown>, string][] = [

@@ -1,6 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   at,
+  CORE_VERSION,
   cron,
   definitionHash,
   every,
@@ -11,6 +13,7 @@ import {
   MemoryLock,
   MemoryStore,
   type RegisteredJob,
+  registeredJob,
   type Store,
   type Trigger,
   triggerFromSpec,
@@ -68,6 +71,42 @@ describe('definitionHash', () => {
     expect(definitionHash({ ...base, catchUp: 'latest' })).not.toBe(h);
     const custom = { trigger: 'custom(a)', leaseMs: 1000, overlap: 'skip' };
     expect(definitionHash(custom)).not.toBe(definitionHash({ ...custom, trigger: 'custom(b)' }));
+  });
+});
+
+describe('registeredJob and CORE_VERSION', () => {
+  it('builds the heartbeat entry with the same hash as definitionHash', () => {
+    const trigger = cron('0 3 * * *', { tz: 'Europe/Berlin' });
+    const entry = registeredJob({ name: 'n', trigger, leaseMs: 5000, overlap: 'skip' });
+    expect(entry).toEqual({
+      name: 'n',
+      trigger: 'cron(0 3 * * * Europe/Berlin)',
+      spec: { kind: 'cron', expression: '0 3 * * *', tz: 'Europe/Berlin' },
+      definitionHash: definitionHash({
+        trigger: 'cron(0 3 * * * Europe/Berlin)',
+        spec: trigger.spec,
+        leaseMs: 5000,
+        overlap: 'skip',
+      }),
+      leaseMs: 5000,
+      overlap: 'skip',
+      catchUp: 'skip',
+    });
+    const latest = registeredJob({
+      name: 'n',
+      trigger,
+      leaseMs: 5000,
+      overlap: 'skip',
+      catchUp: 'latest',
+    });
+    expect(latest.definitionHash).not.toBe(entry.definitionHash);
+  });
+
+  it('CORE_VERSION is the package version', () => {
+    const manifest = JSON.parse(
+      readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),
+    ) as { version: string };
+    expect(CORE_VERSION).toBe(manifest.version);
   });
 });
 

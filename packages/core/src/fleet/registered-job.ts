@@ -1,0 +1,39 @@
+import type { CatchUpSpec, RegisteredJob } from '../registry.js';
+import type { Trigger } from '../trigger.js';
+import { definitionHash } from './definition-hash.js';
+import { triggerSpecOf } from './trigger-spec.js';
+
+/** What {@link registeredJob} needs to know about a job. */
+export interface RegisteredJobInput {
+  name: string;
+  trigger: Trigger;
+  leaseMs: number;
+  overlap: string;
+  /** Default `skip`. */
+  catchUp?: CatchUpSpec;
+}
+
+/**
+ * The job as a heartbeat publishes it: description, spec and definition hash computed the one
+ * way every instance computes them (for the scheduler's heartbeat).
+ */
+export function registeredJob(job: RegisteredJobInput): RegisteredJob {
+  const trigger = job.trigger.describe();
+  const spec = triggerSpecOf(job.trigger);
+  const catchUp = job.catchUp ?? 'skip';
+  return {
+    name: job.name,
+    trigger,
+    spec,
+    definitionHash: definitionHash({
+      trigger,
+      spec,
+      leaseMs: job.leaseMs,
+      overlap: job.overlap,
+      catchUp,
+    }),
+    leaseMs: job.leaseMs,
+    overlap: job.overlap,
+    catchUp,
+  };
+}

@@ -15,7 +15,10 @@ afterAll(async () => {
 
 runLockConformance({
   name: 'etcd',
-  capabilities: { minLeaseMs: 2000, leaseGranularityMs: 1000, durable: true, clock: 'client' },
+  capabilities: {
+    ...{ minLeaseMs: 2000, leaseGranularityMs: 1000, durable: true, clock: 'client' },
+    earlyToleranceMs: 250,
+  },
   create: async () => etcdFixture(await shared()),
   // A dedicated server the fault scenarios restart (etcd cannot drop connections on demand:
   // the testkit restarts it for dropConnections too).

@@ -67,6 +67,7 @@ describe('EtcdLock options', () => {
         leaseGranularityMs: 1000,
         durable: true,
         clock: 'client',
+        earlyToleranceMs: 250,
       });
       await lock.close();
     } finally {

@@ -9,6 +9,7 @@ const capabilities = {
   leaseGranularityMs: 1,
   durable: false,
   clock: 'backend',
+  earlyToleranceMs: 250,
 } as const;
 
 runLockConformance({

@@ -18,7 +18,10 @@ afterAll(() => durable.close());
 
 const options: LockConformanceOptions = {
   name: 'redis (appendonly, durable: true)',
-  capabilities: { minLeaseMs: 1, leaseGranularityMs: 1, durable: true, clock: 'backend' },
+  capabilities: {
+    ...{ minLeaseMs: 1, leaseGranularityMs: 1, durable: true, clock: 'backend' },
+    earlyToleranceMs: 250,
+  },
   create: async () => lockFixture((await durable.get()).url, { durable: true }),
 };
 

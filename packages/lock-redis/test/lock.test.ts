@@ -52,6 +52,8 @@ describe('options', () => {
       [{ windowMs: 1.5 }, 'windowMs'],
       [{ commandTimeoutMs: -1 }, 'commandTimeoutMs'],
       [{ durable: 'yes' }, 'durable'],
+      [{ earlyToleranceMs: -1 }, 'earlyToleranceMs'],
+      [{ earlyToleranceMs: 0.5 }, 'earlyToleranceMs'],
     ];
     for (const [options, field] of bad) {
       let thrown: unknown;
@@ -70,6 +72,7 @@ describe('options', () => {
       leaseGranularityMs: 1,
       durable: false,
       clock: 'backend',
+      earlyToleranceMs: 250,
     });
   });
 

@@ -139,7 +139,12 @@ export class EtcdFleet {
     this.stopWatching();
   }
 
-  private async watch(): Promise<Watcher | null> {
+  private watch(): Promise<Watcher | null> {
+    const attempt: Promise<Watcher | null> = this.createWatch(() => attempt);
+    return attempt;
+  }
+
+  private async createWatch(self: () => Promise<Watcher | null>): Promise<Watcher | null> {
     const requests = this.keys.allRequests();
     try {
       const watcher = await this.client.watch().prefix(requests).create();
@@ -157,7 +162,11 @@ export class EtcdFleet {
       });
       return watcher;
     } catch {
-      this.watcher = null; // polling covers it; the next subscriber tries again
+      // Polling covers the gap; try again in a second while anyone listens.
+      const retry = setTimeout(() => {
+        if (this.watchers.size > 0 && this.watcher === self()) this.watcher = this.watch();
+      }, 1000);
+      retry.unref?.();
       return null;
     }
   }

@@ -82,11 +82,14 @@ describe('EtcdStore on etcd', () => {
     }
   });
 
-  it('a stopped server gives BackendUnavailableError within the timeout, then recovers', async () => {
+  it('a stopped server gives BackendUnavailableError within the timeout, then recovers (reads, watch)', async () => {
     const etcd = await dedicated();
     const fixture = await etcdStoreFixture(etcd, { requestTimeoutMs: 1000 });
     try {
       const store = (await fixture.newStore()) as EtcdStore;
+      const writer = (await fixture.newStore()) as EtcdStore;
+      const woken: string[] = [];
+      const unsubscribe = store.watchRunRequests((job) => woken.push(job));
       await store.setPaused('job', true, { by: 'ops' });
       await etcd.stop?.();
       try {
@@ -107,6 +110,15 @@ describe('EtcdStore on etcd', () => {
         message: 'the store to read again after the restart',
       });
       expect(state).toMatchObject({ paused: true, pausedBy: 'ops' });
+      // The watch made before the outage wakes listeners again (etcd3 re-creates it).
+      await waitFor(
+        async () => {
+          await writer.requestRun({ job: 'after-restart', requestedBy: 'test' });
+          return woken.includes('after-restart');
+        },
+        { timeoutMs: 20_000, intervalMs: 200, message: 'the watch to wake after the restart' },
+      );
+      unsubscribe();
     } finally {
       await fixture.close();
     }

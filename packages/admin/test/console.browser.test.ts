@@ -1,0 +1,186 @@
+import { copyFileSync, mkdirSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { FleetClient } from '@fleetcron/core';
+import type {} from '@fleetcron/testkit';
+import type { BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createAdminHandler, toNodeListener } from '../src/index.js';
+import { launchBrowser, until } from './browser.js';
+import { type PgFleet, startPgFleet } from './pg-fleet.js';
+
+const WRITE = 'e2e-write-token-0123456789';
+const READ = 'e2e-read-token-0123456789';
+const SESSION = 'e2e-session-0123456789';
+const SCREENSHOT = fileURLToPath(new URL('../.reports/console.png', import.meta.url));
+const DOCS_IMAGE = fileURLToPath(new URL('../docs/console.png', import.meta.url));
+
+let fleet: PgFleet;
+let admin: Server;
+let origin: string;
+let browser: { context: BrowserContext; close(): Promise<void> };
+
+function listen(server: Server): Promise<string> {
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`),
+    ),
+  );
+}
+
+async function signIn(token: string): Promise<Page> {
+  const page = await browser.context.newPage();
+  await page.goto(`${origin}/admin/`);
+  await page.fill('#token', token);
+  await page.click('button[type=submit]');
+  await page.waitForSelector('#jobs');
+  return page;
+}
+
+const row = (page: Page, job: string) => page.locator(`#jobs tr[data-job="${job}"]`);
+
+async function confirmDialog(page: Page): Promise<void> {
+  const dialog = page.locator('dialog.confirm');
+  await dialog.waitFor();
+  await dialog.locator('button[data-confirm]').click();
+}
+
+beforeAll(async () => {
+  const url = inject('fleetcronPostgresUrl');
+  if (!url)
+    throw new Error('no shared PostgreSQL: vitest.config.ts must use the testkit global setup');
+  fleet = await startPgFleet(url);
+  const handler = createAdminHandler({
+    fleet: new FleetClient({ store: fleet.store }),
+    basePath: '/admin',
+    refreshMs: 1000,
+    tokens: [
+      { token: WRITE, role: 'write', name: 'ops' },
+      { token: READ, role: 'read', name: 'viewer' },
+    ],
+    // A session cookie, as an app's login would set: a cross-site form carries it along.
+    authorize: (request) =>
+      (request.headers.get('cookie') ?? '').includes(`fc_session=${SESSION}`)
+        ? { role: 'write', name: 'cookie-user' }
+        : false,
+  });
+  admin = createServer(toNodeListener(handler));
+  origin = await listen(admin);
+  browser = await launchBrowser();
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  admin?.closeAllConnections();
+  await new Promise((resolve) => admin?.close(resolve));
+  await fleet?.stop();
+});
+
+describe('the console in Chromium over a fleet of three Schedulers on PostgreSQL', () => {
+  it('without a token: the API answers 401 and the page asks to sign in', async () => {
+    expect((await fetch(`${origin}/admin/api/fleet`)).status).toBe(401);
+    const page = await browser.context.newPage();
+    const me = page.waitForResponse((r) => r.url().endsWith('/admin/api/me'));
+    await page.goto(`${origin}/admin/`);
+    expect((await me).status()).toBe(401);
+    await page.locator('form.login #token').waitFor();
+    expect(await page.locator('#jobs').count()).toBe(0);
+    await page.close();
+  });
+
+  it('pausing through the button makes the fleet record the next fires as skipped (paused)', async () => {
+    const page = await signIn(WRITE);
+    await row(page, 'tick').getByRole('button', { name: 'Pause' }).click();
+    await confirmDialog(page);
+    await row(page, 'tick').locator('.badge-paused').waitFor();
+    const state = await fleet.store.getJobState('tick');
+    expect(state).toMatchObject({ paused: true, pausedBy: 'admin:ops' });
+    const pausedAt = Date.now();
+    const skipped = await until('tick fires recorded skipped (paused)', async () => {
+      const page = await fleet.store.history('tick', { status: 'skipped', limit: 10 });
+      return (
+        page.executions.filter((e) => e.reason === 'paused' && e.fireAt > pausedAt).length >= 2
+      );
+    });
+    expect(skipped).toBe(true);
+    const ranWhilePaused = fleet.ledger.filter(
+      (e) => e.job === 'tick' && e.fireAt > pausedAt + 1000,
+    );
+    expect(ranWhilePaused).toEqual([]);
+    await page.click('a[href="#/jobs/tick"]');
+    await page
+      .locator('#history tr[data-status="skipped"]', { hasText: 'paused' })
+      .first()
+      .waitFor();
+    await page.getByRole('button', { name: 'Resume' }).click();
+    await confirmDialog(page);
+    await until('tick resumed', async () => !(await fleet.store.getJobState('tick')).paused);
+    await page.close();
+  });
+
+  it('a read-only token sees no buttons and gets 403 from the API', async () => {
+    const page = await signIn(READ);
+    await row(page, 'tick').waitFor();
+    expect(await page.locator('#jobs button').count()).toBe(0);
+    expect(await page.locator('#who').innerText()).toContain('read only');
+    const status = await page.evaluate(async (base) => {
+      const response = await fetch(`${base}/api/jobs/tick/pause`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${sessionStorage.getItem('fleetcron.token')}`,
+          'content-type': 'application/json',
+          'x-fleetcron-request': 'console',
+        },
+        body: '{}',
+      });
+      return response.status;
+    }, `${origin}/admin`);
+    expect(status).toBe(403);
+    expect((await fleet.store.getJobState('tick')).paused).toBe(false);
+    await page.close();
+  });
+
+  it('a cross-site form post is refused even with a valid session cookie', async () => {
+    await browser.context.addCookies([
+      { name: 'fc_session', value: SESSION, url: origin, sameSite: 'Lax' },
+    ]);
+    const evil = createServer((_req, res) => {
+      res.setHeader('content-type', 'text/html');
+      res.end(
+        `<form id="f" method="POST" action="${origin}/admin/api/jobs/tick/pause" enctype="text/plain"><input name='{"a":"' value='"}'></form><script>document.getElementById('f').submit()</script>`,
+      );
+    });
+    const evilOrigin = await listen(evil);
+    try {
+      const page = await browser.context.newPage();
+      const answer = page.waitForResponse((r) => r.url().endsWith('/admin/api/jobs/tick/pause'));
+      await page.goto(evilOrigin);
+      const response = await answer;
+      expect(response.status()).toBe(403);
+      await page.waitForURL(/\/pause$/);
+      expect(JSON.parse((await page.textContent('body')) ?? '')).toMatchObject({
+        error: { code: 'CROSS_SITE_REFUSED' },
+      });
+      expect((await response.request().allHeaders()).cookie).toContain(`fc_session=${SESSION}`);
+      expect((await fleet.store.getJobState('tick')).paused).toBe(false);
+      await page.close();
+    } finally {
+      evil.closeAllConnections();
+      await new Promise((resolve) => evil.close(resolve));
+      await browser.context.clearCookies();
+    }
+  });
+
+  it('saves a screenshot of the jobs table (docs/console.png with FLEETCRON_UPDATE_DOCS=1)', async () => {
+    const page = await signIn(WRITE);
+    await until(
+      'a finished run of every scheduled job',
+      async () => (await page.locator('#jobs .badge-succeeded, #jobs .badge-failed').count()) >= 2,
+    );
+    mkdirSync(fileURLToPath(new URL('../.reports/', import.meta.url)), { recursive: true });
+    await page.screenshot({ path: SCREENSHOT });
+    if (process.env.FLEETCRON_UPDATE_DOCS === '1') copyFileSync(SCREENSHOT, DOCS_IMAGE);
+    await page.close();
+  });
+});

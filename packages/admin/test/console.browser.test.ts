@@ -123,7 +123,7 @@ describe('the console in Chromium over a fleet of three Schedulers on PostgreSQL
     const page = await signIn(READ);
     await row(page, 'tick').waitFor();
     expect(await page.locator('#jobs button').count()).toBe(0);
-    expect(await page.locator('#who').innerText()).toContain('read only');
+    expect(await page.locator('#who').textContent()).toContain('read only');
     const status = await page.evaluate(async (base) => {
       const response = await fetch(`${base}/api/jobs/tick/pause`, {
         method: 'POST',

@@ -230,8 +230,19 @@ export function consoleMain(): void {
       job.paused
         ? h('button', { type: 'button', onclick: () => mutate(name, 'resume') }, 'Resume')
         : h('button', { type: 'button', onclick: () => mutate(name, 'pause') }, 'Pause'),
-      h('button', { type: 'button', onclick: () => mutate(name, 'run') }, 'Run now'),
+      definedBy(job) > 0
+        ? h('button', { type: 'button', onclick: () => mutate(name, 'run') }, 'Run now')
+        : h(
+            'button',
+            { type: 'button', disabled: true, title: 'No live instance defines this job' },
+            'Run now',
+          ),
     );
+  }
+
+  /** How many live instances define the job (0: only its stored state is known). */
+  function definedBy(job: Json): number {
+    return ((job.definedBy as unknown[] | undefined) ?? []).length;
   }
 
   function jobLink(name: string): HTMLElement {

@@ -48,6 +48,7 @@ time .abs { font-size: .8rem; color: var(--muted); }
 button { font: inherit; padding: .3rem .75rem; border-radius: 6px; border: 1px solid var(--line);
   background: var(--chip); color: var(--fg); cursor: pointer; min-height: 2.25rem; }
 button.primary { background: var(--accent); border-color: var(--accent); color: #fff; }
+button:disabled { opacity: .5; cursor: not-allowed; }
 button.link { border: none; background: none; color: var(--accent); padding: 0; min-height: 0; }
 .facts { display: grid; grid-template-columns: max-content 1fr; gap: .3rem 1rem; }
 .facts dt { color: var(--muted); }

@@ -119,6 +119,36 @@ describe('the console in Chromium over a fleet of three Schedulers on PostgreSQL
     await page.close();
   });
 
+  it('works by keyboard (confirmation dialog, Esc cancels) and fits a phone screen', async () => {
+    const page = await signIn(WRITE);
+    const pause = row(page, 'flaky').getByRole('button', { name: 'Pause' });
+    await pause.focus();
+    await page.keyboard.press('Enter');
+    const dialog = page.locator('dialog.confirm');
+    await dialog.waitFor();
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Pause');
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    expect((await fleet.store.getJobState('flaky')).paused).toBe(false);
+    // The auto-refresh re-renders the table: the focus stays on the same button.
+    const updated = await page.locator('p.status').textContent();
+    await until(
+      'a refresh',
+      async () => (await page.locator('p.status').textContent()) !== updated,
+    );
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-key'))).toBe(
+      'pause:flaky',
+    );
+    await page.setViewportSize({ width: 390, height: 844 });
+    await row(page, 'flaky').waitFor();
+    const overflow = await page.evaluate(
+      () => document.documentElement.scrollWidth - window.innerWidth,
+    );
+    expect(overflow).toBeLessThanOrEqual(0);
+    expect(await page.locator('#jobs thead').isVisible()).toBe(false);
+    await page.close();
+  });
+
   it('a read-only token sees no buttons and gets 403 from the API', async () => {
     const page = await signIn(READ);
     await row(page, 'tick').waitFor();

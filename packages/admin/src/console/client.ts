@@ -23,7 +23,8 @@ export function consoleMain(): void {
     loadedAt: number;
     error: string | null;
     history: { job: string; status: string; pages: Json[]; next: string | null } | null;
-  } = { role: null, name: '', fleet: null, loadedAt: 0, error: null, history: null };
+    notice: { text: string; kind: 'ok' | 'error' } | null;
+  } = { role: null, name: '', fleet: null, loadedAt: 0, error: null, history: null, notice: null };
   let timer: ReturnType<typeof setTimeout> | undefined;
 
   /** Creates an element; `attrs` keys starting with `on` are listeners. */
@@ -163,8 +164,17 @@ export function consoleMain(): void {
   function confirmAction(question: string, confirmLabel: string): Promise<boolean> {
     return new Promise((resolve) => {
       const dialog = h('dialog', { class: 'confirm', 'aria-labelledby': 'confirm-title' });
+      // Give the focus back to the button that opened the dialog (or its re-rendered twin).
+      const opener = document.activeElement as HTMLElement | null;
+      const openerKey = opener?.getAttribute('data-key') ?? null;
       const done = (ok: boolean): void => {
         dialog.remove();
+        const target = opener?.isConnected
+          ? opener
+          : openerKey
+            ? (root.querySelector(`[data-key="${CSS.escape(openerKey)}"]`) as HTMLElement | null)
+            : null;
+        target?.focus();
         resolve(ok);
       };
       dialog.append(
@@ -191,6 +201,7 @@ export function consoleMain(): void {
   }
 
   function notify(text: string, kind: 'ok' | 'error'): void {
+    state.notice = { text, kind };
     const box = document.getElementById('notice') as HTMLElement;
     box.className = `notice notice-${kind}`;
     box.textContent = text;
@@ -228,10 +239,22 @@ export function consoleMain(): void {
       'div',
       { class: 'actions' },
       job.paused
-        ? h('button', { type: 'button', onclick: () => mutate(name, 'resume') }, 'Resume')
-        : h('button', { type: 'button', onclick: () => mutate(name, 'pause') }, 'Pause'),
+        ? h(
+            'button',
+            { type: 'button', 'data-key': `resume:${name}`, onclick: () => mutate(name, 'resume') },
+            'Resume',
+          )
+        : h(
+            'button',
+            { type: 'button', 'data-key': `pause:${name}`, onclick: () => mutate(name, 'pause') },
+            'Pause',
+          ),
       definedBy(job) > 0
-        ? h('button', { type: 'button', onclick: () => mutate(name, 'run') }, 'Run now')
+        ? h(
+            'button',
+            { type: 'button', 'data-key': `run:${name}`, onclick: () => mutate(name, 'run') },
+            'Run now',
+          )
         : h(
             'button',
             { type: 'button', disabled: true, title: 'No live instance defines this job' },
@@ -393,7 +416,7 @@ export function consoleMain(): void {
           run.error
             ? h(
                 'details',
-                null,
+                { 'data-key': `run:${String(run.id)}` },
                 h('summary', null, String(run.error).split('\n')[0] ?? ''),
                 h('pre', null, String(run.error)),
               )
@@ -602,14 +625,29 @@ export function consoleMain(): void {
         ? h('span', { class: 'error-text' }, `Refresh failed: ${state.error}`)
         : `Updated ${localTime(state.loadedAt)}`,
     );
-    const focused = document.activeElement?.id;
-    root.replaceChildren(
-      nav(),
-      h('div', { id: 'notice', role: 'status' }),
-      status,
-      h('main', { id: 'main' }, view),
-    );
-    if (focused) document.getElementById(focused)?.focus();
+    // Re-rendering must not lose the keyboard position or what the user opened: remember the
+    // focused element and the open error details by a stable key, and restore them.
+    const keyOf = (el: Element | null): string | null => {
+      if (!el || el === document.body) return null;
+      if (el.id) return `[id="${CSS.escape(el.id)}"]`;
+      const key = el.getAttribute('data-key');
+      if (key !== null) return `[data-key="${CSS.escape(key)}"]`;
+      const href = el.getAttribute('href');
+      return href === null ? null : `[href="${CSS.escape(href)}"]`;
+    };
+    const active = document.activeElement;
+    const focused =
+      active?.tagName === 'SUMMARY' ? `${keyOf(active.parentElement)} > summary` : keyOf(active);
+    const open = Array.from(root.querySelectorAll('details[open]')).map(keyOf);
+    const notice = h('div', { id: 'notice', role: 'status' });
+    if (state.notice) {
+      notice.className = `notice notice-${state.notice.kind}`;
+      notice.textContent = state.notice.text;
+    }
+    root.replaceChildren(nav(), notice, status, h('main', { id: 'main' }, view));
+    for (const key of open) if (key) root.querySelector(key)?.setAttribute('open', '');
+    if (focused && root.contains(active) === false)
+      (root.querySelector(focused) as HTMLElement | null)?.focus();
   }
 
   async function refresh(): Promise<void> {
@@ -657,6 +695,7 @@ export function consoleMain(): void {
 
   window.addEventListener('hashchange', () => {
     state.history = null;
+    state.notice = null;
     void refresh();
   });
   document.addEventListener('visibilitychange', () => {

@@ -5,6 +5,8 @@
  * integers, and numbers cannot be mutated by accident the way `Date` objects can.
  */
 
+import { InvalidOptionError } from './errors.js';
+
 /** Default claim window: how long a fire stays claimable, and how long its claim is kept. */
 export const DEFAULT_WINDOW_MS = 5 * 60_000;
 
@@ -38,6 +40,22 @@ export interface ClaimRequest {
    * late win is handed back with {@link Lock.withdraw}.
    */
   signal?: AbortSignal;
+  /**
+   * Set to claim a fire missed while the whole fleet was down (catch-up, see DESIGN.md "Fleet
+   * control"). A catch-up claim of fire `T` wins only if `T` is newer than the job's mark (see
+   * {@link LockInspection.mark}) and unclaimed, and then moves the mark to `T`; a fire at or
+   * behind the mark is answered `lost`/`behind_mark`. The claim window does not apply: the
+   * fire is `stale` only when older than `catchUp.since` (the oldest fire the caller may catch
+   * up, i.e. `now - within` by its policy). Fires ahead of the backend's clock are still
+   * refused `early`. Requires a lock whose capabilities declare `durableMark`.
+   */
+  catchUp?: CatchUpClaim;
+}
+
+/** The catch-up part of a {@link ClaimRequest}. */
+export interface CatchUpClaim {
+  /** The oldest fire the caller may catch up, epoch ms: older fires are answered `stale`. */
+  since: number;
 }
 
 /** A granted lease: proof that `owner` holds fire `fireAt` of `key` until `expiresAt`. */
@@ -71,7 +89,12 @@ export type LostReason =
    * backend's clock reaches the fire wins. Locks without `earlyToleranceMs` refuse only claims
    * more than the claim window ahead.
    */
-  | 'early';
+  | 'early'
+  /**
+   * A catch-up claim of a fire at or behind the job's mark (the newest fire ever claimed): the
+   * fire ran, was skipped, or is older than one that was claimed. Nothing is recorded.
+   */
+  | 'behind_mark';
 
 /**
  * The answer to a claim. `backendTime`: the backend's clock when it executed the claim, epoch
@@ -100,6 +123,13 @@ export interface LockInspection {
   newestFireAt: number | null;
   /** Claimed fires still kept (not yet collected), oldest first. */
   fires: ClaimedFire[];
+  /**
+   * The job's mark: the newest fire ever claimed for the key (`won` or `busy`, by ordinary or
+   * catch-up claims), or `null` when none was. Unlike claim records it is never collected while
+   * the backend keeps the key; it only moves forward (a withdrawn claim does not move it back).
+   * Locks without a mark (`capabilities.durableMark` absent) answer `null`.
+   */
+  mark: number | null;
 }
 
 /**
@@ -126,6 +156,15 @@ export interface LockCapabilities {
    * window ahead, and a fast clock may start fires early.
    */
   earlyToleranceMs?: number;
+  /**
+   * The lock keeps the per-job mark of the newest claimed fire and accepts catch-up claims
+   * ({@link ClaimRequest.catchUp}). `true`: the mark survives a server restart (catch-up never
+   * replays a fire that ran). `false`: the mark is kept, but lost with the backend's memory
+   * (MemoryLock, Redis without persistence): after a restart a catch-up claim may run a fire that
+   * already ran. Absent: the lock has no mark and refuses catch-up claims; the scheduler then
+   * accepts only `catchUp: 'skip'`.
+   */
+  durableMark?: boolean;
 }
 
 /**
@@ -133,7 +172,10 @@ export interface LockCapabilities {
  *
  * - claim in one atomic step: a fire is won by exactly one owner, ever, within the window;
  * - keep each claim record at least until `fireAt + windowMs`, then collect it;
- * - accept claims in any order inside the window (no high-water mark);
+ * - accept ordinary claims in any order inside the window (the mark never refuses them);
+ * - keep a per-job mark of the newest claimed fire, moved forward by every claim that records a
+ *   fire, never collected while the key exists, and judge catch-up claims by it (when
+ *   `capabilities.durableMark` is declared);
  * - answer a re-sent identical claim from the same owner with the same result and lease;
  * - issue tokens that strictly increase per key;
  * - throw {@link BackendUnavailableError} (never answer `lost`) when the backend cannot be reached.
@@ -145,7 +187,10 @@ export interface Lock {
   readonly capabilities: LockCapabilities;
   /** The claim window in ms: fires older than `now - windowMs` are stale. */
   readonly windowMs: number;
-  /** Claims fire `request.fireAt` of `request.key` for `request.owner`. One round trip. */
+  /**
+   * Claims fire `request.fireAt` of `request.key` for `request.owner`, and moves the key's mark
+   * when a fire is recorded (`won` or `busy`). One round trip, catch-up claims included.
+   */
   claim(request: ClaimRequest): Promise<ClaimResult>;
   /** Renews `lease` for `leaseMs` from now; `null` when it is no longer held by its owner. */
   extend(lease: Lease, leaseMs: number): Promise<Lease | null>;
@@ -170,4 +215,19 @@ export interface Lock {
    * the user passed in. Optional.
    */
   close?(): Promise<void>;
+}
+
+/**
+ * Checks the catch-up part of a claim (adapters call it before sending): `catchUp.since` must be
+ * an integer epoch ms. Throws {@link InvalidOptionError} naming `catchUp.since` otherwise.
+ */
+export function assertCatchUpClaim(request: ClaimRequest): void {
+  if (request.catchUp === undefined) return;
+  const since = (request.catchUp as Partial<CatchUpClaim> | null)?.since;
+  if (typeof since !== 'number' || !Number.isSafeInteger(since)) {
+    throw new InvalidOptionError(
+      'catchUp.since',
+      `must be an integer epoch ms (the oldest fire to catch up), got ${String(since)}`,
+    );
+  }
 }

@@ -1,5 +1,6 @@
 import { type Clock, realClock } from './clock.js';
 import {
+  assertCatchUpClaim,
   type ClaimedFire,
   type ClaimRequest,
   type ClaimResult,
@@ -32,6 +33,8 @@ interface KeyState {
   leases: Map<string, Lease>;
   /** Last token issued for the key; kept forever so tokens never repeat. */
   lastToken: number;
+  /** The newest fire ever recorded for the key (the catch-up mark); kept forever. */
+  mark: number | null;
 }
 
 const slotOf = (lease: Pick<Lease, 'exclusive' | 'fireAt'>): string =>
@@ -59,11 +62,12 @@ export class MemoryLock implements Lock {
     this.earlyToleranceMs = earlyToleranceMs;
     this.capabilities = {
       ...{ minLeaseMs: 1, leaseGranularityMs: 1, durable: false },
-      ...{ clock: 'backend', earlyToleranceMs },
+      ...{ clock: 'backend', earlyToleranceMs, durableMark: false },
     };
   }
 
   async claim(request: ClaimRequest): Promise<ClaimResult> {
+    assertCatchUpClaim(request);
     const now = this.clock.now();
     return { ...this.decide(request, now), backendTime: now };
   }
@@ -78,9 +82,14 @@ export class MemoryLock implements Lock {
       if (existing.owner === owner) return this.replay(state, existing, key, fireAt, now);
       return { status: 'lost', key, fireAt, reason: 'claimed' };
     }
-    if (fireAt < now - this.windowMs) return { status: 'lost', key, fireAt, reason: 'stale' };
+    const { catchUp } = request;
+    if (catchUp && state.mark !== null && fireAt <= state.mark)
+      return { status: 'lost', key, fireAt, reason: 'behind_mark' };
+    const oldest = catchUp ? catchUp.since : now - this.windowMs;
+    if (fireAt < oldest) return { status: 'lost', key, fireAt, reason: 'stale' };
     if (fireAt > now + this.earlyToleranceMs)
       return { status: 'lost', key, fireAt, reason: 'early' };
+    state.mark = Math.max(state.mark ?? fireAt, fireAt);
 
     if (exclusive) {
       const live = state.leases.get('x');
@@ -131,7 +140,7 @@ export class MemoryLock implements Lock {
 
   async inspect(key: string): Promise<LockInspection> {
     const state = this.keys.get(key);
-    if (!state) return { leases: [], newestFireAt: null, fires: [] };
+    if (!state) return { leases: [], newestFireAt: null, fires: [], mark: null };
     this.collect(state, this.clock.now());
     const fires = [...state.fires.values()]
       .sort((a, b) => a.fireAt - b.fireAt)
@@ -139,7 +148,7 @@ export class MemoryLock implements Lock {
     const leases = [...state.leases.values()]
       .sort((a, b) => a.fireAt - b.fireAt)
       .map((l) => ({ ...l }));
-    return { leases, newestFireAt: fires.at(-1)?.fireAt ?? null, fires };
+    return { leases, newestFireAt: fires.at(-1)?.fireAt ?? null, fires, mark: state.mark };
   }
 
   /** Answers a claim re-sent by the owner that already holds the fire's record. */
@@ -163,7 +172,7 @@ export class MemoryLock implements Lock {
   private stateOf(key: string): KeyState {
     let state = this.keys.get(key);
     if (!state) {
-      state = { fires: new Map(), leases: new Map(), lastToken: 0 };
+      state = { fires: new Map(), leases: new Map(), lastToken: 0, mark: null };
       this.keys.set(key, state);
     }
     return state;

@@ -1,5 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { cron, every, type JobContext, Scheduler } from '@fleetcron/core';
+import {
+  cron,
+  definitionHash,
+  every,
+  type JobContext,
+  type RegisteredJob,
+  Scheduler,
+  type Trigger,
+} from '@fleetcron/core';
 import { PostgresLock } from '@fleetcron/lock-postgres';
 import { PostgresStore } from '@fleetcron/store-postgres';
 import pg from 'pg';
@@ -9,6 +17,18 @@ export interface LedgerEntry {
   job: string;
   instanceId: string;
   fireAt: number;
+}
+
+/** The registry entry of a job as its scheduler defines it (lease 5 s, overlap skip). */
+function registered(name: string, trigger: Trigger): RegisteredJob {
+  const spec = trigger.spec ?? null;
+  const base = {
+    trigger: trigger.describe(),
+    leaseMs: 5000,
+    overlap: 'skip',
+    catchUp: 'skip' as const,
+  };
+  return { name, spec, ...base, definitionHash: definitionHash({ ...base, spec }) };
 }
 
 /** A fleet of real Schedulers sharing one PostgreSQL schema (lock and store). */
@@ -38,33 +58,57 @@ export async function startPgFleet(url: string, size = 3): Promise<PgFleet> {
   const record = (ctx: JobContext) => {
     ledger.push({ job: ctx.job, instanceId: ctx.instanceId, fireAt: ctx.fireAt.getTime() });
   };
+  const triggers = {
+    tick: every(1000),
+    flaky: every(2000),
+    'nightly-report': cron('0 3 * * *', { tz: 'Europe/Berlin' }),
+  };
   const schedulers: Scheduler[] = [];
   for (let i = 0; i < size; i++) {
     const scheduler = new Scheduler({ lock, store, instanceId: `e2e-${i + 1}`, leaseMs: 5000 });
-    scheduler.add({ name: 'tick', trigger: every(1000), run: record });
+    scheduler.add({ name: 'tick', trigger: triggers.tick, run: record });
     scheduler.add({
       name: 'flaky',
-      trigger: every(2000),
+      trigger: triggers.flaky,
       run: (ctx) => {
         record(ctx);
         throw new Error('payment provider answered 503');
       },
     });
-    scheduler.add({
-      name: 'nightly-report',
-      trigger: cron('0 3 * * *', { tz: 'Europe/Berlin' }),
-      run: record,
-    });
+    scheduler.add({ name: 'nightly-report', trigger: triggers['nightly-report'], run: record });
     scheduler.start();
     schedulers.push(scheduler);
   }
+  // STAND-IN until the Scheduler heartbeats into the registry by itself (the scheduler side of
+  // issue 13): publish each scheduler's record through the Store API every second, with the
+  // jobs it defines. Remove this when `new Scheduler()` heartbeats.
+  const jobs = Object.entries(triggers).map(([name, trigger]) => registered(name, trigger));
+  const heartbeat = () =>
+    Promise.all(
+      schedulers.map((_, i) =>
+        store.heartbeat({
+          instanceId: `e2e-${i + 1}`,
+          host: 'e2e-host',
+          pid: process.pid,
+          version: '0.1.0',
+          startedAt: Date.now(),
+          heartbeatMs: 1000,
+          clock: null,
+          jobs,
+        }),
+      ),
+    ).catch(() => {});
+  await heartbeat();
+  const beat = setInterval(heartbeat, 1000);
   return {
     store,
     schedulers,
     ledger,
     jobs: ['flaky', 'nightly-report', 'tick'],
     async stop() {
+      clearInterval(beat);
       await Promise.all(schedulers.map((s) => s.stop({ drainMs: 2000 })));
+      await Promise.all(schedulers.map((_, i) => store.leave(`e2e-${i + 1}`))).catch(() => {});
       await pool.end();
     },
   };

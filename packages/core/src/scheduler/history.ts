@@ -5,18 +5,30 @@ import { settleWithin, type TimerSource } from './deadline.js';
 import type { SkipReason } from './fire-events.js';
 import { safeCall } from './safe.js';
 
+/** First pause before an outcome write that failed is sent again, ms (doubles each time). */
+export const OUTCOME_RETRY_MIN_MS = 100;
+/** Longest pause between two tries of an outcome write, ms. */
+export const OUTCOME_RETRY_MAX_MS = 5_000;
+
 /**
  * Writes execution history for one scheduler. Every write is bounded in time and contained: a
- * failing or hanging store is reported and never affects a run. Knows which writes are still
- * pending, so `stop()` can wait for them.
+ * failing or hanging store is reported and never affects a run. An outcome (terminal) write that
+ * fails is tried again with a bounded backoff until it lands or {@link HistoryWriter.abandon} is
+ * called (by `stop()` at its deadline), so a store outage shorter than the drain leaves no row
+ * `running`. Knows which writes are still pending, so `stop()` can wait for them.
  */
 export class HistoryWriter {
   private readonly pending = new Set<Promise<void>>();
+  private abandoned = new AbortController();
 
-  /** @param store where history goes; `null` records nothing. */
+  /**
+   * @param store where history goes; `null` records nothing.
+   * @param onAbandoned told about each outcome still unwritten when the writer is abandoned.
+   */
   constructor(
     private readonly store: Store | null,
     private readonly timers: TimerSource,
+    private readonly onAbandoned: (execution: Execution) => void = () => {},
   ) {}
 
   /** Whether there is a store to write to. */
@@ -25,23 +37,18 @@ export class HistoryWriter {
   }
 
   /**
-   * Records `execution`, giving up after `boundMs`; a failure or timeout goes to `onFailed`.
-   * Never rejects.
+   * Records `execution`, each try bounded by `boundMs`; a failure or timeout goes to `onFailed`
+   * (once per write). With `retry`, a failed write is sent again until it lands or the writer is
+   * abandoned. Never rejects.
    */
-  write(execution: Execution, boundMs: number, onFailed: (error: Error) => void): Promise<void> {
-    const store = this.store;
-    if (!store) return Promise.resolve();
-    const write = settleWithin(
-      safeCall(() => store.record(execution)),
-      boundMs,
-      () =>
-        new BackendUnavailableError(
-          store.backend,
-          'record',
-          new Error(`no answer in ${boundMs} ms`),
-        ),
-      this.timers,
-    ).catch((error: unknown) => onFailed(toError(error)));
+  write(
+    execution: Execution,
+    boundMs: number,
+    onFailed: (error: Error) => void,
+    retry = false,
+  ): Promise<void> {
+    if (!this.store) return Promise.resolve();
+    const write = this.tries(this.store, execution, boundMs, onFailed, retry);
     this.pending.add(write);
     void write.then(() => this.pending.delete(write));
     return write;
@@ -50,6 +57,61 @@ export class HistoryWriter {
   /** Resolves once every write issued so far was answered or given up on. */
   idle(): Promise<void> {
     return Promise.all([...this.pending]).then(() => undefined);
+  }
+
+  /** `stop()` is done waiting: outcome writes still being retried are given up (and reported). */
+  abandon(): void {
+    this.abandoned.abort();
+    this.abandoned = new AbortController(); // for writes after a restart
+  }
+
+  private async tries(
+    store: Store,
+    execution: Execution,
+    boundMs: number,
+    onFailed: (error: Error) => void,
+    retry: boolean,
+  ): Promise<void> {
+    const abandoned = this.abandoned.signal;
+    for (let attempt = 0; ; attempt++) {
+      const error = await this.once(store, execution, boundMs);
+      if (error === null) return;
+      if (attempt === 0) onFailed(error);
+      if (!retry) return;
+      if (abandoned.aborted || !(await this.pause(attempt, abandoned))) {
+        this.onAbandoned(execution);
+        return;
+      }
+    }
+  }
+
+  private once(store: Store, execution: Execution, boundMs: number): Promise<Error | null> {
+    const noAnswer = () =>
+      new BackendUnavailableError(store.backend, 'record', new Error(`no answer in ${boundMs} ms`));
+    return settleWithin(
+      safeCall(() => store.record(execution)),
+      boundMs,
+      noAnswer,
+      this.timers,
+    )
+      .then(() => null)
+      .catch((error: unknown) => toError(error));
+  }
+
+  /** Waits the backoff before try `attempt + 2`; `false` when abandoned meanwhile. */
+  private pause(attempt: number, signal: AbortSignal): Promise<boolean> {
+    const ms = Math.min(OUTCOME_RETRY_MAX_MS, OUTCOME_RETRY_MIN_MS * 2 ** attempt);
+    return new Promise((resolve) => {
+      const onAbandon = () => {
+        this.timers.clearTimer(handle);
+        resolve(false);
+      };
+      const handle = this.timers.setTimer(() => {
+        signal.removeEventListener('abort', onAbandon);
+        resolve(true);
+      }, ms);
+      signal.addEventListener('abort', onAbandon, { once: true });
+    });
   }
 }
 
@@ -73,7 +135,12 @@ export class FireHistory {
     private readonly writer: HistoryWriter,
     /** Told about every failed or timed-out write (publishes `store.failed`, logs). */
     private readonly onFailed: (error: Error) => void,
-    private readonly fire: { job: string; fireAt: number; instanceId: string },
+    private readonly fire: {
+      job: string;
+      fireAt: number;
+      instanceId: string;
+      requestedBy?: string | null;
+    },
     /** Bound on each write, ms. */
     private readonly boundMs: number,
   ) {}
@@ -107,17 +174,20 @@ export class FireHistory {
   skipped(reason: SkipReason, token: number | null, error: Error | null, at: number): boolean {
     if (this.ended) return false;
     this.ended = true;
-    void this.enqueue({
-      id: this.row?.id ?? randomUUID(),
-      ...this.fire,
-      status: 'skipped',
-      attempt: 0,
-      token,
-      startedAt: at,
-      finishedAt: at,
-      error: errorText(error),
-      reason,
-    });
+    void this.enqueue(
+      {
+        id: this.row?.id ?? randomUUID(),
+        ...this.fire,
+        status: 'skipped',
+        attempt: 0,
+        token,
+        startedAt: at,
+        finishedAt: at,
+        error: errorText(error),
+        reason,
+      },
+      true,
+    );
     return true;
   }
 
@@ -126,7 +196,8 @@ export class FireHistory {
     if (this.ended) return false;
     this.ended = true;
     if (this.row) {
-      void this.enqueue({ ...this.row, status, attempt, finishedAt: at, error: errorText(error) });
+      const error_ = errorText(error);
+      void this.enqueue({ ...this.row, status, attempt, finishedAt: at, error: error_ }, true);
     }
     return true;
   }
@@ -136,10 +207,13 @@ export class FireHistory {
     return this.chain;
   }
 
-  private enqueue(execution: Execution): Promise<void> {
+  /** Queues a write after this fire's earlier ones; an `outcome` write is retried until it lands. */
+  private enqueue(execution: Execution, outcome = false): Promise<void> {
     if (!this.writer.enabled) return this.chain;
     const row = { ...execution };
-    this.chain = this.chain.then(() => this.writer.write(row, this.boundMs, this.onFailed));
+    this.chain = this.chain.then(() =>
+      this.writer.write(row, this.boundMs, this.onFailed, outcome),
+    );
     return this.chain;
   }
 }

@@ -4,13 +4,14 @@ import type { Logger } from '../middleware.js';
 import { assertNonEmptyString, assertNonNegativeMs } from '../validate.js';
 import { ClaimLimiter } from './claim-limiter.js';
 import { ClockWatch } from './clock-watch.js';
+import { settledWithin } from './deadline.js';
 import { type FireDeps, FireRun } from './fire-run.js';
 import { HistoryWriter } from './history.js';
 import { type JobDefinition, type NormalizedJob, validateJob } from './job.js';
 import { type JobInfo, JobSlots } from './job-slots.js';
 import { type ResolvedOptions, resolveOptions, type SchedulerOptions } from './options.js';
 import { safeLogger } from './safe.js';
-import { drainFires } from './shutdown.js';
+import { drainFires, STOP_GRACE_MS } from './shutdown.js';
 import { TimerQueue } from './timer-queue.js';
 
 export { MAX_EARLY_RETRIES } from './claim-on-time.js';
@@ -85,7 +86,12 @@ export class Scheduler {
       this.log.error('fleetcron: timer callback failed', { error: toError(error) });
     });
     this.clockWatch.attach(this.queue);
-    this.history = new HistoryWriter(store, this.queue);
+    this.history = new HistoryWriter(store, this.queue, (execution) => {
+      this.log.error('fleetcron: the outcome of a run could not be written; its row may stay', {
+        ...{ id: execution.id, job: execution.job, status: execution.status },
+        fireAt: new Date(execution.fireAt).toISOString(),
+      });
+    });
     this.slots = new JobSlots({
       ...{ queue: this.queue, clock, instanceId, log: this.log, windowMs: lock.windowMs },
       isRunning: () => this.phase === 'running',
@@ -252,6 +258,8 @@ export class Scheduler {
         drainMs,
       );
     }
+    this.history.abandon(); // outcome writes still retried: given up now, logged with their id
+    await settledWithin(this.history.idle(), STOP_GRACE_MS, this.queue);
     this.queue.clear();
     this.phase = 'idle';
   }

@@ -129,7 +129,9 @@ describe('skips (overlap, backend down, paused) and failures', () => {
     s.add({ name: 'job', trigger: every(1000), run: (ctx) => void ran.push(ctx.fireAt.getTime()) });
     s.start();
     await fake.advance(5_000);
-    await s.stop();
+    const stopping = s.stop(); // outcome writes are retried until the drain ends
+    await fake.advance(15_000);
+    await stopping;
     rec.stop();
     expect(ran).toHaveLength(5);
     const failed = ofType(rec.events, 'store.failed');

@@ -1,5 +1,6 @@
 import { InvalidOptionError } from '@fleetcron/core';
 import {
+  type AdminActionRecord,
   type AdminFleet,
   getFleet,
   getHistory,
@@ -30,6 +31,12 @@ export interface AdminHandlerOptions extends AdminAuthOptions {
   refreshMs?: number;
   /** Called with unexpected errors (answered as 500 `INTERNAL`). Default: `console.error`. */
   onError?: (error: unknown) => void;
+  /**
+   * Called after every successful mutation, for an audit log. The Store keeps who paused a job
+   * and who asked for a run, but a resume clears `pausedBy`: this callback sees all three.
+   * Default: one `console.info` line. A throw here is passed to `onError`, never to the client.
+   */
+  onAction?: (record: AdminActionRecord) => void;
 }
 
 const MAX_BODY_BYTES = 4096;
@@ -135,6 +142,17 @@ export function createAdminHandler(options: AdminHandlerOptions): AdminHandler {
   const onError =
     options.onError ?? ((error: unknown) => console.error('[fleetcron admin]', error));
   const page = consolePage({ base, title, refreshMs });
+  const audit =
+    options.onAction ??
+    ((r: AdminActionRecord) =>
+      console.info(`[fleetcron admin] ${r.by} ${r.action} ${JSON.stringify(r.job)}`));
+  const onAction = (record: AdminActionRecord): void => {
+    try {
+      audit(record);
+    } catch (error) {
+      onError(error);
+    }
+  };
 
   async function api(request: Request, url: URL, rest: string): Promise<Response> {
     const who: AdminPrincipal | null = await authenticate(request);
@@ -170,7 +188,7 @@ export function createAdminHandler(options: AdminHandlerOptions): AdminHandler {
           );
         }
         await readJsonBody(request);
-        return postAction(fleet, route.name, route.tail as JobAction, who);
+        return postAction(fleet, route.name, route.tail as JobAction, who, onAction);
       }
     }
     return jsonError(404, 'NOT_FOUND', `no API route ${method} ${rest}`);

@@ -1,4 +1,4 @@
-export type { AdminFleet, JobAction } from './api/routes.js';
+export type { AdminActionRecord, AdminFleet, JobAction } from './api/routes.js';
 export * from './handler.js';
 export type {
   AdminAuthOptions,

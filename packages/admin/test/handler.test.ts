@@ -1,6 +1,11 @@
 import { FleetClient, MemoryStore } from '@fleetcron/core';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { type AdminHandler, CONSOLE_CSP, createAdminHandler } from '../src/index.js';
+import {
+  type AdminActionRecord,
+  type AdminHandler,
+  CONSOLE_CSP,
+  createAdminHandler,
+} from '../src/index.js';
 import { seedFleet } from './fleet-fixture.js';
 
 const WRITE = 'write-token-0123456789';
@@ -9,6 +14,7 @@ const ORIGIN = 'http://admin.test';
 
 let store: MemoryStore;
 let handler: AdminHandler;
+let actions: AdminActionRecord[];
 
 function call(path: string, init: RequestInit & { token?: string | null } = {}): Promise<Response> {
   const headers = new Headers(init.headers);
@@ -31,6 +37,7 @@ function mutate(
 }
 
 beforeEach(async () => {
+  actions = [];
   store = new MemoryStore();
   await seedFleet(store);
   handler = createAdminHandler({
@@ -43,6 +50,7 @@ beforeEach(async () => {
     onError: (error) => {
       throw error;
     },
+    onAction: (record) => actions.push(record),
   });
 });
 
@@ -167,6 +175,12 @@ describe('mutations', () => {
     expect(run.status).toBe(202);
     const taken = await store.takeRunRequests(['cleanup'], 'i-1');
     expect(taken.map((r) => r.requestedBy)).toEqual(['admin:ops']);
+    expect(actions.map((a) => [a.action, a.job, a.by])).toEqual([
+      ['pause', 'billing', 'admin:ops'],
+      ['resume', 'billing', 'admin:ops'],
+      ['run', 'cleanup', 'admin:ops'],
+    ]);
+    expect(actions[2]?.requestId).toBe(taken[0]?.id);
   });
 
   it('refuses mutations for the read role with 403 and changes nothing', async () => {
@@ -198,6 +212,7 @@ describe('mutations', () => {
       expect(await response.json()).toMatchObject({ error: { code: 'CROSS_SITE_REFUSED' } });
     }
     expect((await store.getJobState('billing')).paused).toBe(false);
+    expect(actions).toEqual([]);
     expect((await mutate('/api/jobs/billing/pause', WRITE, { origin: ORIGIN })).status).toBe(200);
   });
 

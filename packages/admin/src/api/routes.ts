@@ -13,6 +13,18 @@ export type AdminFleet = Pick<FleetClient, 'fleet' | 'history' | 'pause' | 'resu
 /** A job mutation of the API. */
 export type JobAction = 'pause' | 'resume' | 'run';
 
+/** One mutation done through the API, as `onAction` receives it (an audit record). */
+export interface AdminActionRecord {
+  action: JobAction;
+  job: string;
+  /** Who asked: `admin:<principal name>`, as stored with the pause or the run request. */
+  by: string;
+  /** When it was done, epoch ms (server clock). */
+  at: number;
+  /** The run request's id, for `run`. */
+  requestId?: string;
+}
+
 const MAX_LIMIT = 200;
 
 /** Reads `?limit=` (1..200, default 50) with a typed error naming the field. */
@@ -89,14 +101,17 @@ export async function postAction(
   name: string,
   action: JobAction,
   who: AdminPrincipal,
+  onAction: (record: AdminActionRecord) => void,
 ): Promise<Response> {
   const by = `admin:${who.name}`;
   if (action === 'run') {
     const request = await fleet.requestRun(name, { by });
+    onAction({ action, job: name, by, at: Date.now(), requestId: request.id });
     return json(202, { ok: true, job: name, action, by, request });
   }
   await assertKnownJob(fleet, name);
   if (action === 'pause') await fleet.pause(name, { by });
   else await fleet.resume(name, { by });
+  onAction({ action, job: name, by, at: Date.now() });
   return json(200, { ok: true, job: name, action, by });
 }

@@ -44,6 +44,8 @@ export async function serveCommand(
     basePath,
     title: `${backend.kind} fleet`,
     onError: (error) => io.err(`fleetcron serve: ${(error as Error)?.message ?? String(error)}`),
+    onAction: (r) =>
+      io.out(`${new Date(r.at).toISOString()} ${r.by} ${r.action} ${JSON.stringify(r.job)}`),
   });
   const server = createServer(toNodeListener(handler));
   await new Promise<void>((resolve, reject) => {

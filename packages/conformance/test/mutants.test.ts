@@ -16,6 +16,7 @@ import {
   NoBackendTime,
   OldestFirstStore,
   ReleaseIgnoresToken,
+  ReopensFinished,
   SplitsErrorText,
   TokensRepeat,
 } from './mutants/mutants.js';
@@ -81,10 +82,17 @@ describe('the store suite fails broken stores', () => {
       /boundErrorText/,
     );
   });
+  it('(s3) a late running write reopens a finished row: the late-running scenario fails', async () => {
+    const create = memoryStoreFixture(() => new ReopensFinished());
+    await expect(storeScenarios.lateRunningWrite.run({ name: 's3', create })).rejects.toThrow(
+      /keeps its terminal status/,
+    );
+  });
   it('the same scenarios pass on the reference MemoryStore', async () => {
     const create = memoryStoreFixture(() => new MemoryStore());
     await storeScenarios.historyPagination.run({ name: 'memory', create });
     await storeScenarios.errorTextBounded.run({ name: 'memory', create });
+    await storeScenarios.lateRunningWrite.run({ name: 'memory', create });
     expect(create).toBeTypeOf('function');
   });
 });

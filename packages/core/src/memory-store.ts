@@ -72,6 +72,8 @@ export class MemoryStore implements Store {
   }
 
   async record(execution: Execution): Promise<void> {
+    const current = this.executions.get(execution.id);
+    if (execution.status === 'running' && current && current.status !== 'running') return;
     const stored = { ...execution, error: boundErrorText(execution.error, this.maxErrorLength) };
     this.executions.set(execution.id, stored);
     if (TERMINAL_STATUSES.includes(execution.status)) {

@@ -105,7 +105,8 @@ export interface Store extends Partial<FleetStore> {
   /**
    * Inserts or updates (by `id`) an execution. When `status` is terminal it also updates the
    * job's `lastStatus`, `lastFireAt` and `lastFinishedAt`, in the same round trip where the
-   * backend allows it.
+   * backend allows it. A `running` write never replaces a terminal status (a late write of the
+   * start, landing after the outcome, is dropped in the same round trip).
    */
   record(execution: Execution): Promise<void>;
   /** One page of a job's history, newest first. */

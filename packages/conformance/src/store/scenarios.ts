@@ -14,6 +14,7 @@ import type { StoreConformanceOptions, StoreScenario } from '../types.js';
 import { using } from '../util.js';
 import { fleetClientView } from './fleet-client-scenario.js';
 import { fleetStoreScenarios } from './fleet-scenarios.js';
+import { lateRunningWrite } from './late-running-scenario.js';
 
 const BASE = Date.UTC(2026, 0, 1);
 const ALL_STATUSES: RunStatus[] = ['running', ...TERMINAL_STATUSES];
@@ -379,6 +380,7 @@ export const storeScenarios = {
   pruneByAge,
   sharedJobState,
   concurrentWriters,
+  lateRunningWrite,
   errorTextBounded,
   badQueryTyped,
   ...fleetStoreScenarios,

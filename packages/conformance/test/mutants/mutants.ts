@@ -106,3 +106,25 @@ export class NoBackendTime extends MemoryLock {
     return answer as ClaimResult;
   }
 }
+
+/**
+ * (s3) Store whose `record()` upserts unconditionally, as every store did before: a late
+ * `running` write replaces the finished row (the job's last outcome is left alone).
+ */
+export class ReopensFinished extends MemoryStore {
+  private readonly reopened = new Map<string, Execution>();
+
+  override async record(execution: Execution): Promise<void> {
+    if (execution.status === 'running') this.reopened.set(execution.id, { ...execution });
+    else this.reopened.delete(execution.id);
+    await super.record(execution);
+  }
+
+  override async history(job: string, query?: HistoryQuery): Promise<HistoryPage> {
+    const page = await super.history(job, query);
+    return {
+      ...page,
+      executions: page.executions.map((e) => ({ ...(this.reopened.get(e.id) ?? e) })),
+    };
+  }
+}

@@ -17,12 +17,13 @@ const TERMINAL = TERMINAL_STATUSES.map((s) => `'${s}'`).join(', ');
 
 /**
  * Upserts an execution by id and, when its status is terminal, the job's last outcome, in one
- * statement. Parameters: $1 id, $2 job, $3 fireAt, $4 status, $5 attempt, $6 instanceId,
+ * statement. A `running` write never replaces a terminal row (a late write of the start is
+ * dropped). Parameters: $1 id, $2 job, $3 fireAt, $4 status, $5 attempt, $6 instanceId,
  * $7 token, $8 startedAt, $9 finishedAt, $10 error, $11 reason, $12 requestedBy.
  */
 export function recordSql(t: StoreTables): string {
   return `WITH execution AS (
-  INSERT INTO ${t.executions} (${COLUMNS})
+  INSERT INTO ${t.executions} AS e (${COLUMNS})
   VALUES ($1::text, $2::text, $3::bigint, $4::text, $5::integer, $6::text, $7::bigint,
           $8::bigint, $9::bigint, $10::text, $11::text, $12::text)
   ON CONFLICT (id) DO UPDATE SET
@@ -30,6 +31,7 @@ export function recordSql(t: StoreTables): string {
     attempt = excluded.attempt, instance_id = excluded.instance_id, token = excluded.token,
     started_at = excluded.started_at, finished_at = excluded.finished_at,
     error = excluded.error, reason = excluded.reason, requested_by = excluded.requested_by
+  WHERE excluded.status <> 'running' OR e.status = 'running'
   RETURNING 1
 )
 INSERT INTO ${t.jobs} AS j (job, last_status, last_fire_at, last_finished_at)

@@ -1,6 +1,7 @@
 /**
  * The store's operations, run on one connection (worker thread, or inline on your `Database`).
- * `record` is one `BEGIN IMMEDIATE` transaction (execution row and job state together).
+ * `record` is one `BEGIN IMMEDIATE` transaction (execution row and job state together); a
+ * `running` write never replaces a terminal row.
  * Only type imports from outside: the worker thread loads this file by URL.
  */
 import type { Execution, JobState, RunStatus } from '@fleetcron/core';
@@ -44,7 +45,8 @@ function prepare(db: Database.Database) {
        job = excluded.job, fire_at = excluded.fire_at, status = excluded.status,
        attempt = excluded.attempt, instance_id = excluded.instance_id, token = excluded.token,
        started_at = excluded.started_at, finished_at = excluded.finished_at,
-       error = excluded.error, reason = excluded.reason, requested_by = excluded.requested_by`,
+       error = excluded.error, reason = excluded.reason, requested_by = excluded.requested_by
+     WHERE excluded.status <> 'running' OR fleetcron_executions.status = 'running'`,
   );
   const last = db.prepare(
     `INSERT INTO fleetcron_jobs (job, last_status, last_fire_at, last_finished_at)

@@ -10,6 +10,7 @@ export default defineConfig({
     index: 'src/index.ts',
     'fleet-child': 'src/fleet/child-instance.ts',
     'fleet-instance': 'src/fleet/instance.ts',
+    'fleet-requester': 'src/fleet/child-requester.ts',
     'elector-child': 'src/elector/child-candidate.ts',
     'elector-candidate': 'src/elector/candidate-module.ts',
   },

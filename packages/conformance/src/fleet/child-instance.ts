@@ -6,10 +6,16 @@
  * it while it blocks there, so the freeze is real and pinned to the point.
  */
 import { readSync, writeSync } from 'node:fs';
-import { every, realClock } from '@fleetcron/core';
-import { FROZEN_MARKER, type InstanceChildConfig } from './child-config.js';
+import { every, type JobDefinition, realClock } from '@fleetcron/core';
+import { type ChildJob, FROZEN_MARKER, type InstanceChildConfig } from './child-config.js';
 import { loadInstanceFactory } from './instance.js';
-import { FreezeTrap, instrumentLock, instrumentStore, ledgerJob } from './instrument.js';
+import {
+  FreezeTrap,
+  type Instrumentation,
+  instrumentLock,
+  instrumentStore,
+  ledgerJob,
+} from './instrument.js';
 import { Ledger } from './ledger.js';
 import { ParentChannel, remoteLock, remoteStore } from './remote.js';
 
@@ -28,24 +34,39 @@ function waitForGo(): void {
   }
 }
 
+/** The job definition of `job`: the ledger job with the job's policies. */
+function childJob(job: ChildJob, instrumentation: Instrumentation): JobDefinition {
+  const { name, everyMs, workMs, catchUp, onHolderLost } = job;
+  const run = ledgerJob(instrumentation, workMs);
+  const policies = {
+    ...(catchUp === undefined ? {} : { catchUp }),
+    ...(onHolderLost === undefined ? {} : { onHolderLost }),
+  };
+  return { name, trigger: every(everyMs), run, ...policies } as JobDefinition;
+}
+
 async function main(): Promise<void> {
   const config = JSON.parse(process.argv[2] ?? '') as InstanceChildConfig;
   const { instanceId, point } = config;
   const ledger = new Ledger(config.ledgerPath);
-  const trap = new FreezeTrap(point, instanceId, ledger, () => {
-    writeSync(1, `${FROZEN_MARKER} ${point}\n`);
-    waitForGo();
-  });
+  const trap =
+    point === null
+      ? undefined
+      : new FreezeTrap(point, instanceId, ledger, () => {
+          writeSync(1, `${FROZEN_MARKER} ${point}\n`);
+          waitForGo();
+        });
   const parent = new ParentChannel(process, config.lock.backend);
   const instrumentation = { ledger, instance: instanceId, trap };
   const factory = await loadInstanceFactory(config.instanceModule);
   const instance = factory({
     instanceId,
     lock: instrumentLock(remoteLock(parent, config.lock), instrumentation),
-    store: instrumentStore(remoteStore(parent, config.storeBackend), trap),
+    store: instrumentStore(remoteStore(parent, config.store), trap),
     clock: realClock,
     leaseMs: config.leaseMs,
-    jobs: [{ name: config.job, trigger: every(config.everyMs), run: ledgerJob(instrumentation) }],
+    ...(config.heartbeatMs === undefined ? {} : { heartbeatMs: config.heartbeatMs }),
+    jobs: config.jobs.map((job) => childJob(job, instrumentation)),
   });
   process.on('message', (message) => {
     if ((message as { t?: string } | null)?.t !== 'stop') return;
@@ -60,6 +81,7 @@ async function main(): Promise<void> {
       },
     );
   });
+  ledger.write({ kind: 'started', instance: instanceId });
   instance.start();
   process.send?.({ t: 'ready' });
 }

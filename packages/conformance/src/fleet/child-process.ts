@@ -3,7 +3,8 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { Lock, Store } from '@fleetcron/core';
 import { FROZEN_MARKER, type InstanceChildConfig } from './child-config.js';
-import { remoteLockInfo, serveBackend } from './remote.js';
+import type { RequesterConfig } from './child-requester.js';
+import { remoteLockInfo, remoteStoreInfo, serveBackend } from './remote.js';
 
 /** A fleet instance running in a child process (see `child-instance.ts`). */
 export interface InstanceChild {
@@ -16,20 +17,29 @@ export interface InstanceChild {
   thaw(): void;
   /** Asks the instance to stop, waits for the process to exit; resolves its exit code. */
   stop(timeoutMs: number): Promise<number | null>;
-  /** SIGCONT + SIGKILL if it still runs (cleanup). */
-  kill(): void;
+  /** SIGCONT + SIGKILL if it still runs (cleanup, or the fault itself); resolves on exit. */
+  kill(): Promise<void>;
   /** Everything the child wrote to stdout and stderr so far. */
   output(): string;
 }
 
-/** Node arguments that run the child script from TypeScript sources or from the build. */
-function childCommand(config: Omit<InstanceChildConfig, 'lock' | 'storeBackend'>): string[] {
+/** The child scripts: from the sources, and as built (their tsup entry names). */
+const SCRIPTS = {
+  instance: { source: './child-instance.ts', built: './fleet-child.js' },
+  requester: { source: './child-requester.ts', built: './fleet-requester.js' },
+} as const;
+
+/**
+ * Node arguments that run a child script from TypeScript sources or from the build;
+ * `typescriptModule`: the child imports a `.ts` module (needs tsx even from the build).
+ */
+export function childCommand(script: keyof typeof SCRIPTS, typescriptModule = false): string[] {
   const fromSource = import.meta.url.endsWith('.ts');
-  const script = fileURLToPath(
-    new URL(fromSource ? './child-instance.ts' : './fleet-child.js', import.meta.url),
+  const path = fileURLToPath(
+    new URL(fromSource ? SCRIPTS[script].source : SCRIPTS[script].built, import.meta.url),
   );
   const args: string[] = [];
-  if (fromSource || config.instanceModule.url.endsWith('.ts')) {
+  if (fromSource || typescriptModule) {
     let tsx: string;
     try {
       tsx = createRequire(import.meta.url).resolve('tsx');
@@ -42,7 +52,7 @@ function childCommand(config: Omit<InstanceChildConfig, 'lock' | 'storeBackend'>
     args.push('--import', tsx);
     if (fromSource) args.push('--conditions=source');
   }
-  return [...args, script];
+  return [...args, path];
 }
 
 /** Resolves when `child` sends `{ t: type }`; rejects if it exits first or after `timeoutMs`. */
@@ -80,7 +90,7 @@ function waitForMessage(
  * own client of the backend) and `store`. Resolves once the instance started.
  */
 export async function startInstanceChild(
-  config: Omit<InstanceChildConfig, 'lock' | 'storeBackend'>,
+  config: Omit<InstanceChildConfig, 'lock' | 'store'>,
   lock: Lock,
   store: Store,
   timeoutMs: number,
@@ -88,9 +98,10 @@ export async function startInstanceChild(
   const full: InstanceChildConfig = {
     ...config,
     lock: remoteLockInfo(lock),
-    storeBackend: store.backend,
+    store: remoteStoreInfo(store),
   };
-  const child = spawn(process.execPath, [...childCommand(config), JSON.stringify(full)], {
+  const command = childCommand('instance', config.instanceModule.url.endsWith('.ts'));
+  const child = spawn(process.execPath, [...command, JSON.stringify(full)], {
     stdio: ['pipe', 'pipe', 'pipe', 'ipc'],
   });
   let out = '';
@@ -152,10 +163,53 @@ export async function startInstanceChild(
       clearTimeout(timer);
       return code;
     },
-    kill() {
-      if (!alive()) return;
-      child.kill('SIGCONT');
-      child.kill('SIGKILL');
+    async kill() {
+      if (alive()) {
+        child.kill('SIGCONT');
+        child.kill('SIGKILL');
+      }
+      await exited;
     },
   };
+}
+
+/**
+ * Runs `child-requester.ts` in its own process: a process that registers no job asks the fleet
+ * to run `job` through a `FleetClient` over `store` (served from here). Resolves the request id
+ * once the child has asked and exited cleanly; rejects with its output otherwise.
+ */
+export async function requestRunFromChild(
+  config: Omit<RequesterConfig, 'store'>,
+  store: Store,
+  timeoutMs: number,
+): Promise<string> {
+  const full: RequesterConfig = { ...config, store: remoteStoreInfo(store) };
+  const child = spawn(process.execPath, [...childCommand('requester'), JSON.stringify(full)], {
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+  });
+  let out = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  child.on('error', () => {});
+  let id: string | null = null;
+  child.on('message', (m: unknown) => {
+    const message = m as { t?: string; id?: string } | null;
+    if (message?.t === 'requested') id = String(message.id);
+  });
+  const stopServing = serveBackend(child, null, store);
+  const timer = setTimeout(() => {
+    out += `\n[no exit in ${timeoutMs} ms: killed]\n`;
+    child.kill('SIGKILL');
+  }, timeoutMs);
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  clearTimeout(timer);
+  stopServing();
+  if (code !== 0 || id === null) {
+    throw new Error(`the requester process failed (exit ${code}):\n${out}`);
+  }
+  return id;
 }

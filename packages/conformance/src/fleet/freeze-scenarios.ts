@@ -162,8 +162,7 @@ function processFreeze(point: FreezePoint): FleetScenario {
           {
             instanceId: setup.frozen,
             leaseMs,
-            job: JOB,
-            everyMs: EVERY_MS,
+            jobs: [{ name: JOB, everyMs: EVERY_MS }],
             point,
             ledgerPath: ledger.path,
             instanceModule: options.instance ?? schedulerInstanceModule,
@@ -185,7 +184,7 @@ function processFreeze(point: FreezePoint): FleetScenario {
           const code = await child.stop(20_000 * scale);
           expect(code, `the frozen instance's process exits cleanly:\n${child.output()}`).toBe(0);
         } finally {
-          child.kill();
+          await child.kill();
           await taker?.stop();
         }
         await assertFreezeOutcome({

@@ -20,6 +20,8 @@ export interface FleetInstanceDeps {
   leaseMs: number;
   /** The jobs to run. */
   jobs: JobDefinition[];
+  /** Heartbeat interval into the store's registry, ms (default: the scheduler's). */
+  heartbeatMs?: number;
 }
 
 /** One running instance of the fleet, as the scenarios drive it. */
@@ -49,8 +51,9 @@ const DRAIN_MS = 5_000;
 
 /** The real thing: a fleetcron `Scheduler` with the given jobs. */
 export const schedulerInstance: FleetInstanceFactory = (deps) => {
-  const { instanceId, lock, store, clock, leaseMs } = deps;
-  const scheduler = new Scheduler({ instanceId, lock, store, clock, leaseMs });
+  const { instanceId, lock, store, clock, leaseMs, heartbeatMs } = deps;
+  const heartbeat = heartbeatMs === undefined ? {} : { heartbeatMs };
+  const scheduler = new Scheduler({ instanceId, lock, store, clock, leaseMs, ...heartbeat });
   for (const job of deps.jobs) scheduler.add(job);
   return {
     start: () => scheduler.start(),

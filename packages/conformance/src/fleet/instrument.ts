@@ -1,5 +1,6 @@
 import type { Execution, JobContext, Lease, Lock, Store } from '@fleetcron/core';
 import type { Ledger } from './ledger.js';
+import { methodNames } from './remote.js';
 
 /** Where a freeze scenario freezes its holder. */
 export type FreezePoint =
@@ -65,11 +66,13 @@ export function instrumentLock(inner: Lock, { ledger, instance, trap }: Instrume
     capabilities: inner.capabilities,
     windowMs: inner.windowMs,
     async claim(request) {
-      const { fireAt } = request;
-      ledger.write({ kind: 'claim', instance, fireAt });
+      const { fireAt, key } = request;
+      const catchUp = request.catchUp !== undefined;
+      ledger.write({ kind: 'claim', instance, fireAt, job: key, catchUp });
       const result = await inner.claim(request);
       const token = result.status === 'won' ? result.lease.token : null;
-      ledger.write({ kind: 'claimed', instance, fireAt, token, status: result.status });
+      const status = result.status === 'lost' ? `lost/${result.reason}` : result.status;
+      ledger.write({ kind: 'claimed', instance, fireAt, job: key, token, status, catchUp });
       if (result.status === 'won') {
         trap?.noteWon(fireAt, result.lease.token);
         trap?.reach('claim');
@@ -92,11 +95,17 @@ export function instrumentLock(inner: Lock, { ledger, instance, trap }: Instrume
     release: (lease) => inner.release(lease),
     inspect: (key) => inner.inspect(key),
   };
-  const withdraw = inner.withdraw?.bind(inner);
-  if (withdraw) lock.withdraw = withdraw;
-  const close = inner.close?.bind(inner);
-  if (close) lock.close = close;
-  return lock;
+  return forwardOthers(inner, lock);
+}
+
+/** Copies every method of `inner` that `outer` lacks (optional ones: withdraw, fleet control). */
+function forwardOthers<T extends object>(inner: T, outer: T): T {
+  const source = inner as unknown as Record<string, (...args: unknown[]) => unknown>;
+  const target = outer as unknown as Record<string, unknown>;
+  for (const name of methodNames(inner)) {
+    if (!(name in target)) target[name] = source[name]!.bind(inner);
+  }
+  return outer;
 }
 
 /**
@@ -104,7 +113,7 @@ export function instrumentLock(inner: Lock, { ledger, instance, trap }: Instrume
  * trap (after the store answered, before the scheduler sees the answer).
  */
 export function instrumentStore(inner: Store, trap?: FreezeTrap): Store {
-  return {
+  return forwardOthers(inner, {
     backend: inner.backend,
     async record(execution: Execution) {
       await inner.record(execution);
@@ -117,8 +126,9 @@ export function instrumentStore(inner: Store, trap?: FreezeTrap): Store {
       trap?.reach('store');
       return state;
     },
-    setPaused: (job, paused) => inner.setPaused(job, paused),
-  };
+    setPaused: (job, paused, options) =>
+      options === undefined ? inner.setPaused(job, paused) : inner.setPaused(job, paused, options),
+  });
 }
 
 /** How long the ledger job works after its start line, ms. */
@@ -129,14 +139,31 @@ export const JOB_WORK_MS = 50;
  * spring the trap (point `job`), writes `end`. Every abort of its signal is written too,
  * also one that comes after the job returned.
  */
-export function ledgerJob({ ledger, trap }: Instrumentation): (ctx: JobContext) => Promise<void> {
+export function ledgerJob(
+  { ledger, trap }: Instrumentation,
+  workMs = JOB_WORK_MS,
+): (ctx: JobContext) => Promise<void> {
   return async (ctx) => {
-    const line = { instance: ctx.instanceId, fireAt: ctx.fireAt.getTime(), token: ctx.token };
+    const line = {
+      instance: ctx.instanceId,
+      job: ctx.job,
+      fireAt: ctx.fireAt.getTime(),
+      token: ctx.token,
+    };
     const onAbort = () => ledger.write({ kind: 'abort', ...line });
     if (ctx.signal.aborted) onAbort();
     else ctx.signal.addEventListener('abort', onAbort, { once: true });
-    ledger.write({ kind: 'start', ...line });
-    await new Promise((resolve) => setTimeout(resolve, JOB_WORK_MS));
+    const { recovery, requestedBy } = ctx as JobContext & {
+      recovery?: boolean;
+      requestedBy?: string | null;
+    };
+    ledger.write({
+      kind: 'start',
+      ...line,
+      recovery: recovery === true,
+      requestedBy: requestedBy ?? null,
+    });
+    await new Promise((resolve) => setTimeout(resolve, workMs));
     // frozen at the end of its work: after the thaw the job settles at once, before any timer
     // of the scheduler can run, so only a check at settle time can tell that the lease is gone
     trap?.reach('job');

@@ -28,7 +28,13 @@ export type LedgerKind =
   /** The instance froze (`point`). */
   | 'freeze'
   /** The instance was let go after the freeze (`point`). */
-  | 'thaw';
+  | 'thaw'
+  /** The instance was started (its `start()` is about to be called). */
+  | 'started'
+  /** The instance was stopped (its `stop()` resolved). */
+  | 'stopped'
+  /** A run of `job` was requested from another process (`requestedBy`). */
+  | 'request';
 
 /** One line of the ledger. */
 export interface LedgerEntry {
@@ -46,6 +52,14 @@ export interface LedgerEntry {
   status?: string;
   aborted?: boolean;
   point?: string;
+  /** The job (claim, start and request lines of the fleet-control scenarios). */
+  job?: string;
+  /** On claim lines: the claim was a catch-up claim. */
+  catchUp?: boolean;
+  /** On start lines: the run's `ctx.recovery`. */
+  recovery?: boolean;
+  /** On start and request lines: who asked for the manual run (`null`: a scheduled fire). */
+  requestedBy?: string | null;
 }
 
 /**

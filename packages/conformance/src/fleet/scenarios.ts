@@ -70,7 +70,7 @@ export const skewedFleetExactlyOnce: FleetScenario = {
       const busy = new Set<number>();
       const trail = new Map<number, string[]>();
       const unsubscribe = subscribe((event) => {
-        if (!ours.has(event.instanceId)) return;
+        if (!ours.has(event.instanceId) || event.fireAt === undefined) return;
         const detail = 'reason' in event ? ` ${String(event.reason)}` : '';
         trail.set(event.fireAt, [
           ...(trail.get(event.fireAt) ?? []),

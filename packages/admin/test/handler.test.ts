@@ -81,6 +81,24 @@ describe('authentication', () => {
     );
   });
 
+  it('answers 500 INTERNAL without details when the authorize hook throws, and reports it', async () => {
+    const errors: unknown[] = [];
+    handler = createAdminHandler({
+      fleet: new FleetClient({ store }),
+      basePath: '/admin',
+      authorize: () => {
+        throw new Error('session store down: secret detail');
+      },
+      onError: (error) => errors.push(error),
+    });
+    const response = await call('/api/fleet', { token: null });
+    expect(response.status).toBe(500);
+    const body = JSON.stringify(await response.json());
+    expect(body).toContain('INTERNAL');
+    expect(body).not.toContain('secret detail');
+    expect(errors).toHaveLength(1);
+  });
+
   it('uses the authorize hook for requests without a known token', async () => {
     handler = createAdminHandler({
       fleet: new FleetClient({ store }),

@@ -1,5 +1,6 @@
 import {
   assertPositiveInteger,
+  BackendUnavailableError,
   boundErrorText,
   decodeCursor,
   type Execution,
@@ -30,6 +31,9 @@ import {
 
 /** Executions read per round trip when history filters by status. */
 const FILTER_BATCH = 200;
+
+/** Transactions `record()` tries when the execution changes between its read and its write. */
+const RECORD_ATTEMPTS = 5;
 
 /**
  * A {@link Store} on etcd v3: execution history (one key per execution, ordered by
@@ -71,35 +75,27 @@ export class EtcdStore implements Store {
       requestedBy: execution.requestedBy ?? null,
       error: boundErrorText(execution.error, this.options.maxErrorLength),
     };
-    const member = this.keys.member(startedAt, id);
     const indexKey = this.keys.index(job, id);
-    const previous = await this.call('record', (o) =>
-      this.client.get(indexKey).options(o).string(),
-    );
-    const ops = [
-      this.client.put(this.keys.executions(job) + member).value(JSON.stringify(stored)),
-      this.client.put(indexKey).value(member),
-    ];
-    if (previous !== null && previous !== member) {
-      ops.push(this.client.delete().key(this.keys.executions(job) + previous) as never);
+    for (let attempt = 1; ; attempt++) {
+      const previous = await this.call('record', (o) =>
+        this.client.get(indexKey).options(o).string(),
+      );
+      const written = await this.write(stored, previous);
+      if (written === 'refused') return;
+      if (written === 'written') {
+        if (previous === null) await this.trim(job);
+        return;
+      }
+      // 'changed': the row moved between the read and the transaction (another write of the
+      // same execution); read again. Only the scheduler writes an execution, twice at most.
+      if (attempt >= RECORD_ATTEMPTS) {
+        throw new BackendUnavailableError(
+          BACKEND,
+          'record',
+          new Error(`execution ${id} changed under each of ${RECORD_ATTEMPTS} transactions`),
+        );
+      }
     }
-    if (TERMINAL_STATUSES.includes(execution.status)) {
-      // Last writer wins, as in the other stores: no read-modify-write, no contention.
-      const outcome: Outcome = {
-        lastStatus: execution.status,
-        lastFireAt: execution.fireAt,
-        lastFinishedAt: execution.finishedAt,
-      };
-      ops.push(this.client.put(this.keys.outcome(job)).value(JSON.stringify(outcome)));
-    }
-    await this.call('record', (o) =>
-      this.client
-        .if(indexKey, 'Version', '>', -1)
-        .then(...ops)
-        .options(o)
-        .commit(),
-    );
-    if (previous === null) await this.trim(job);
   }
 
   async history(job: string, query: HistoryQuery = {}): Promise<HistoryPage> {
@@ -267,6 +263,58 @@ export class EtcdStore implements Store {
   async close(): Promise<void> {
     this.fleet.close();
     this.client.close();
+  }
+
+  /**
+   * Writes an execution whose index entry read `previous`, in one transaction. A `running` write
+   * never replaces a terminal one: it compares the stored row (and the index) to what it read,
+   * so a terminal write landing in between makes it `changed`, and a terminal row makes it
+   * `refused`. Other writes win unconditionally (last writer wins, as in the other stores).
+   */
+  private async write(
+    stored: Execution,
+    previous: string | null,
+  ): Promise<'written' | 'refused' | 'changed'> {
+    const { job, id } = stored;
+    const member = this.keys.member(stored.startedAt, id);
+    const indexKey = this.keys.index(job, id);
+    const previousKey = previous === null ? null : this.keys.executions(job) + previous;
+    const ops = [
+      this.client.put(this.keys.executions(job) + member).value(JSON.stringify(stored)),
+      this.client.put(indexKey).value(member),
+    ];
+    if (previousKey !== null && previous !== member) {
+      ops.push(this.client.delete().key(previousKey) as never);
+    }
+    if (TERMINAL_STATUSES.includes(stored.status)) {
+      const outcome: Outcome = {
+        lastStatus: stored.status,
+        lastFireAt: stored.fireAt,
+        lastFinishedAt: stored.finishedAt,
+      };
+      ops.push(this.client.put(this.keys.outcome(job)).value(JSON.stringify(outcome)));
+    }
+    let txn = this.client.if(indexKey, 'Version', '>', -1);
+    if (stored.status === 'running') {
+      if (previous === null || previousKey === null) {
+        txn = this.client.if(indexKey, 'Version', '==', 0);
+      } else {
+        const row = await this.call('record', (o) =>
+          this.client.get(previousKey).options(o).string(),
+        );
+        if (row !== null && (JSON.parse(row) as Execution).status !== 'running') return 'refused';
+        txn = this.client
+          .if(indexKey, 'Value', '==', previous)
+          .and(previousKey, row === null ? 'Version' : 'Value', '==', row ?? 0);
+      }
+    }
+    const result = await this.call('record', (o) =>
+      txn
+        .then(...ops)
+        .options(o)
+        .commit(),
+    );
+    return result.succeeded ? 'written' : 'changed';
   }
 
   /** Drops the oldest executions of `job` beyond `maxHistory`. */

@@ -4,7 +4,7 @@ import type { LockConformanceOptions, LockScenario } from '../types.js';
 import { describeResult, fireNear, leaseFor, using, wonLease } from '../util.js';
 import { clients, req } from './helpers.js';
 
-const EMPTY = { leases: [], newestFireAt: null, fires: [] };
+const EMPTY = { leases: [], newestFireAt: null, fires: [], mark: null };
 
 /** Scenario 1: `create()` gives fresh, isolated namespaces; capabilities match the declaration. */
 export const freshIsolatedFixtures: LockScenario = {

@@ -2,6 +2,7 @@ import { type ClaimResult, isFleetcronError, type Lock } from '@fleetcron/core';
 import { expect } from 'vitest';
 import type { LockConformanceOptions, LockFaultScenario, LockFaults } from '../types.js';
 import { describeResult, fireNear, leaseFor, pollUntil, spyOnCrashes, using } from '../util.js';
+import { catchUpMarkSurvivesRestart } from './catch-up-restart.js';
 import { req } from './helpers.js';
 import { restartDuringClaimBurst } from './restart-burst.js';
 
@@ -195,6 +196,7 @@ export const lockFaultScenarios = {
   droppedConnection,
   serverRestart,
   restartDuringClaimBurst,
+  catchUpMarkSurvivesRestart,
 } as const;
 
 /**

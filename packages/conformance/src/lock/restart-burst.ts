@@ -90,7 +90,7 @@ export const restartDuringClaimBurst: LockFaultScenario = {
     const ledger: LedgerEntry[] = [];
     const trail = new Map<string, string[]>();
     const unsubscribe = subscribe((event: FleetcronEvent) => {
-      if (!event.instanceId.endsWith(tag)) return;
+      if (!event.instanceId.endsWith(tag) || event.fireAt === undefined) return;
       const detail = 'reason' in event ? ` ${String(event.reason)}` : '';
       const id = fireId(event.job, event.fireAt);
       trail.set(id, [...(trail.get(id) ?? []), `${event.instanceId} ${event.type}${detail}`]);

@@ -1,4 +1,5 @@
 import type { LockScenario } from '../types.js';
+import { catchUpScenarios } from './catch-up.js';
 import {
   exclusiveBusyOnce,
   freshIsolatedFixtures,
@@ -46,6 +47,7 @@ export const lockScenarios = {
   skewedClientCannotSteal,
   mutualExclusionFuzz,
   withdrawHandsBack,
+  ...catchUpScenarios,
 } as const satisfies Record<string, LockScenario>;
 
 /** Name of a lock scenario. */

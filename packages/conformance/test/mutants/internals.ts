@@ -4,7 +4,12 @@ import type { ClaimedFire, Lease, MemoryLock } from '@fleetcron/core';
 export interface MemoryLockInternals {
   keys: Map<
     string,
-    { fires: Map<number, ClaimedFire>; leases: Map<string, Lease>; lastToken: number }
+    {
+      fires: Map<number, ClaimedFire>;
+      leases: Map<string, Lease>;
+      lastToken: number;
+      mark: number | null;
+    }
   >;
   collect(state: unknown, now: number): void;
 }

@@ -16,12 +16,15 @@ import {
   violations,
 } from './report/report.js';
 import { runFleetScenario } from './scale/fleet-run.js';
+import { skewViolations } from './skew/report.js';
+import { runSkewFire, SKEW_BACKENDS, type SkewRow } from './skew/run.js';
 import { summarize } from './stats.js';
 
 /** Steps the progress display counts for `options`. */
 export function totalSteps(options: BenchOptions): number {
   const perBackend = options.instances.length * options.rounds * VARIANTS.length + 1;
-  return 1 + options.backends.length * perBackend;
+  const skew = options.backends.filter((b) => SKEW_BACKENDS.includes(b)).length * 2;
+  return 1 + options.backends.length * perBackend + skew;
 }
 
 const firstLine = (error: unknown): string =>
@@ -35,6 +38,7 @@ export async function runBench(options: BenchOptions, progress: Progress): Promi
   const servers: ServerRow[] = [];
   const contention: CellResult[] = [];
   const fleet: FleetRow[] = [];
+  const skew: SkewRow[] = [];
   let single: BenchReport['single'] = null;
 
   // 1. One scheduler with many jobs, in a fresh process (clean RSS and CPU figures).
@@ -129,6 +133,24 @@ export async function runBench(options: BenchOptions, progress: Progress): Promi
           fleet.push(emptyFleet(name, options, firstLine(error)));
           progress.step(`${name} fleet`, `FAILED ${firstLine(error)}`);
         }
+        if (SKEW_BACKENDS.includes(name)) {
+          for (const mode of ['unskewed', 'skewed'] as const) {
+            progress.status(`${name}: skew scenario (${mode})`);
+            const row = await runSkewFire(backend, mode, {
+              jobs: options.quick ? 200 : 250,
+              deadlineMs: 20_000,
+              tag: runTag,
+            });
+            skew.push(row);
+            const l = row.lateness;
+            progress.step(
+              `${name} skew ${mode}`,
+              row.failure
+                ? `FAILED ${row.failure}`
+                : `ran ${row.ran}/${row.jobs}, dup ${row.duplicates}, lateness min ${l.min.toFixed(0)} p50 ${l.p50.toFixed(0)} p99 ${l.p99.toFixed(0)} max ${l.max.toFixed(0)} ms`,
+            );
+          }
+        }
       } finally {
         await inspector?.close().catch(() => {});
         await backend.close().catch(() => {});
@@ -161,7 +183,8 @@ export async function runBench(options: BenchOptions, progress: Progress): Promi
     ratios: ratioRows(contention),
     single,
     fleet,
-    failures: violations(contention, fleet),
+    skew,
+    failures: [...violations(contention, fleet), ...skewViolations(skew)],
     chartFile: null,
   };
 }

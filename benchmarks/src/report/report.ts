@@ -1,6 +1,8 @@
 import type { JobAccount } from '../accounting.js';
 import type { CellResult } from '../contention/run.js';
 import type { SingleScaleResult } from '../scale/single.js';
+import { skewSection } from '../skew/report.js';
+import type { SkewRow } from '../skew/run.js';
 import { ratio, type Summary } from '../stats.js';
 import { int, mib, ms, percent, times } from './format.js';
 import { table } from './markdown.js';
@@ -68,6 +70,8 @@ export interface BenchReport {
   ratios: RatioRow[];
   single: SingleScaleResult | { failure: string } | null;
   fleet: FleetRow[];
+  /** The clock-skew scenario (see `skew/run.ts`), one row per backend and mode. */
+  skew?: SkewRow[];
   /** Violations of once-per-fire and scenario failures: any entry makes the run exit 1. */
   failures: string[];
   chartFile: string | null;
@@ -343,6 +347,7 @@ export function renderMarkdown(report: BenchReport): string {
         'not a duplicate or a missed fire in the lock’s sense. Many of them mean the burst exceeded ' +
         'what the backend clears within that timeout.\n'
       : '',
+    report.skew ? skewSection(report.skew) : '',
   ];
   return parts.join('\n');
 }

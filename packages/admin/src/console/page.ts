@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { consoleMain } from './client.js';
+import { consoleDom } from './dom.js';
 import { CONSOLE_CSS } from './styles.js';
+import { consoleViews } from './views.js';
 
 /** One static file of the console, with its content type and a strong ETag. */
 export interface ConsoleAsset {
@@ -15,12 +17,18 @@ function asset(body: string, contentType: string): ConsoleAsset {
 }
 
 /**
- * The browser script: the compiled {@link consoleMain}, called once. Some transpilers (tsx,
- * esbuild with `keepNames`) wrap functions in a `__name(fn, "name")` helper that lives outside
- * the function; the one-line stand-in keeps the script working whichever built it.
+ * The browser script: {@link consoleMain} called with the rendering helpers and the views, each
+ * compiled function inserted through `toString()`. Some transpilers (tsx, esbuild with
+ * `keepNames`) wrap functions in a `__name(fn, "name")` helper that lives outside the function;
+ * the one-line stand-in keeps the script working whichever built it.
  */
 export const CONSOLE_SCRIPT = asset(
-  `"use strict";\nvar __name = function (target) { return target; };\n(${consoleMain.toString()})();\n`,
+  [
+    '"use strict";',
+    'var __name = function (target) { return target; };',
+    `(${consoleMain.toString()})((${consoleDom.toString()})(), ${consoleViews.toString()});`,
+    '',
+  ].join('\n'),
   'text/javascript; charset=utf-8',
 );
 

@@ -1,0 +1,284 @@
+/// <reference lib="dom" />
+import type { ConsoleDom, Json } from './dom.js';
+
+/** What the views need from the console's state and actions (see client.ts). */
+export interface ViewContext {
+  state(): { history: { job: string; status: string; pages: Json[]; next: string | null } | null };
+  jobs(): Json[];
+  instances(): Json[];
+  /** The job's buttons for the write role, `null` for read-only. */
+  actions(job: Json): HTMLElement | null;
+  /** Loads (or, with `more`, extends) a job's history with a status filter, then re-renders. */
+  showHistory(job: string, status: string, more: boolean): Promise<void>;
+}
+
+/**
+ * The console's pages: jobs table, instances list, a job's page with its history (runs in the
+ * browser; serialized with `toString()`, see client.ts). Self-contained apart from its
+ * arguments.
+ */
+export function consoleViews(dom: ConsoleDom, ctx: ViewContext) {
+  type Json = Record<string, unknown>;
+  const { h, time, badge, statusBadge, jobLink, cell, nextFireCell } = dom;
+
+  function jobsView(now: number): HTMLElement {
+    const list = ctx.jobs().sort((a, b) => String(a.name).localeCompare(String(b.name)));
+    const rows = list.map((job) =>
+      h(
+        'tr',
+        { 'data-job': String(job.name) },
+        cell('Job', jobLink(String(job.name))),
+        cell('Trigger', h('code', null, String(job.trigger ?? '—'))),
+        cell(
+          'Status',
+          job.paused ? badge('paused', 'paused') : badge('active', 'active'),
+          job.drift ? badge('drift', 'drift') : null,
+        ),
+        cell('Next fire', nextFireCell(job, now)),
+        cell('Last run', statusBadge(job.lastStatus), ' ', time(job.lastFinishedAt as number, now)),
+        cell('Actions', ctx.actions(job)),
+      ),
+    );
+    const drifting = list.filter((j) => j.drift).map((j) => String(j.name));
+    return h(
+      'section',
+      null,
+      h('h1', null, 'Jobs'),
+      drifting.length > 0
+        ? h(
+            'p',
+            { class: 'warning', role: 'alert' },
+            `Drift: live instances define ${drifting.join(', ')} differently. Deploy one definition everywhere.`,
+          )
+        : null,
+      list.length === 0
+        ? h(
+            'p',
+            { class: 'muted' },
+            'No jobs: no live instance defines any job and no job has history.',
+          )
+        : h(
+            'table',
+            { class: 'table', id: 'jobs' },
+            h(
+              'thead',
+              null,
+              h(
+                'tr',
+                null,
+                ...['Job', 'Trigger', 'Status', 'Next fire', 'Last run', 'Actions'].map((t) =>
+                  h('th', { scope: 'col' }, t),
+                ),
+              ),
+            ),
+            h('tbody', null, ...rows),
+          ),
+    );
+  }
+
+  function instancesView(now: number): HTMLElement {
+    const rows = ctx.instances().map((i) => {
+      const clock = i.clock as Json | null;
+      return h(
+        'tr',
+        null,
+        cell('Instance', h('code', null, String(i.instanceId))),
+        cell('Host', `${String(i.host)} (pid ${String(i.pid)})`),
+        cell('Version', String(i.version)),
+        cell('Started', time(i.startedAt as number, now)),
+        cell('Last seen', time(i.lastSeenAt as number, now)),
+        cell('Jobs', String(((i.jobs as Json[] | undefined) ?? []).length)),
+        cell('Clock offset', clock ? `${Math.round(Number(clock.offsetMs))} ms` : '—'),
+      );
+    });
+    return h(
+      'section',
+      null,
+      h('h1', null, 'Instances'),
+      rows.length === 0
+        ? h('p', { class: 'muted' }, 'No live instance.')
+        : h(
+            'table',
+            { class: 'table', id: 'instances' },
+            h(
+              'thead',
+              null,
+              h(
+                'tr',
+                null,
+                ...[
+                  'Instance',
+                  'Host',
+                  'Version',
+                  'Started',
+                  'Last seen',
+                  'Jobs',
+                  'Clock offset',
+                ].map((t) => h('th', { scope: 'col' }, t)),
+              ),
+            ),
+            h('tbody', null, ...rows),
+          ),
+    );
+  }
+
+  function historyTable(now: number): HTMLElement {
+    const executions = (ctx.state().history?.pages ?? []).flatMap(
+      (p) => (p.executions as Json[]) ?? [],
+    );
+    if (executions.length === 0)
+      return h('p', { class: 'muted', id: 'history-empty' }, 'No runs recorded.');
+    const rows = executions.map((run) =>
+      h(
+        'tr',
+        { 'data-status': String(run.status) },
+        cell('Fire', time(run.fireAt as number, now)),
+        cell(
+          'Status',
+          statusBadge(run.status),
+          run.reason ? h('span', { class: 'muted' }, ` (${String(run.reason)})`) : null,
+        ),
+        cell('Started', time(run.startedAt as number, now)),
+        cell(
+          'Took',
+          typeof run.finishedAt === 'number'
+            ? `${Math.max(0, (run.finishedAt as number) - (run.startedAt as number))} ms`
+            : '—',
+        ),
+        cell('Instance', h('code', null, String(run.instanceId))),
+        cell('Trigger', run.requestedBy ? `manual, by ${String(run.requestedBy)}` : 'schedule'),
+        cell(
+          'Error',
+          run.error
+            ? h(
+                'details',
+                { 'data-key': `run:${String(run.id)}` },
+                h('summary', null, String(run.error).split('\n')[0] ?? ''),
+                h('pre', null, String(run.error)),
+              )
+            : null,
+        ),
+      ),
+    );
+    return h(
+      'table',
+      { class: 'table', id: 'history' },
+      h(
+        'thead',
+        null,
+        h(
+          'tr',
+          null,
+          ...['Fire', 'Status', 'Started', 'Took', 'Instance', 'Trigger', 'Error'].map((t) =>
+            h('th', { scope: 'col' }, t),
+          ),
+        ),
+      ),
+      h('tbody', null, ...rows),
+    );
+  }
+
+  function jobView(name: string, now: number): HTMLElement {
+    const job = ctx.jobs().find((j) => j.name === name);
+    if (!job)
+      return h('section', null, h('h1', null, name), h('p', { class: 'warning' }, 'Unknown job.'));
+    const fires = ((job.nextFires as Json[] | undefined) ?? []).map((f) =>
+      h(
+        'li',
+        null,
+        h('code', null, String(f.utc)),
+        ' · ',
+        String(f.local ?? ''),
+        ' ',
+        h('span', { class: 'muted' }, String(f.zone ?? '')),
+      ),
+    );
+    const statuses = [
+      '',
+      'succeeded',
+      'failed',
+      'timed_out',
+      'skipped',
+      'lease_lost',
+      'aborted',
+      'running',
+    ];
+    const filter = h(
+      'select',
+      {
+        id: 'status-filter',
+        'aria-label': 'Show runs with status',
+        onchange: async (event: Event) => {
+          await ctx.showHistory(name, (event.target as HTMLSelectElement).value, false);
+        },
+      },
+      ...statuses.map((s) =>
+        h(
+          'option',
+          { value: s, selected: (ctx.state().history?.status ?? '') === s },
+          s === '' ? 'all statuses' : s,
+        ),
+      ),
+    );
+    return h(
+      'section',
+      null,
+      h('p', null, h('a', { href: '#/' }, '← Jobs')),
+      h(
+        'h1',
+        null,
+        name,
+        ' ',
+        job.paused ? badge('paused', 'paused') : badge('active', 'active'),
+        job.drift ? badge('drift', 'drift') : null,
+      ),
+      job.drift
+        ? h(
+            'p',
+            { class: 'warning', role: 'alert' },
+            'Drift: live instances define this job differently.',
+          )
+        : null,
+      h(
+        'dl',
+        { class: 'facts' },
+        h('dt', null, 'Trigger'),
+        h('dd', null, h('code', null, String(job.trigger ?? '—'))),
+        h('dt', null, 'Paused'),
+        h(
+          'dd',
+          null,
+          job.paused ? `yes${job.pausedBy ? `, by ${String(job.pausedBy)}` : ''}` : 'no',
+        ),
+        h('dt', null, 'Last run'),
+        h('dd', null, statusBadge(job.lastStatus), ' ', time(job.lastFinishedAt as number, now)),
+        h('dt', null, 'Defined on'),
+        h('dd', null, String(((job.definedBy as unknown[]) ?? []).length), ' live instance(s)'),
+      ),
+      ctx.actions(job),
+      h('h2', null, 'Next fires'),
+      fires.length ? h('ol', { class: 'fires' }, ...fires) : h('p', { class: 'muted' }, 'None.'),
+      h('h2', null, 'History'),
+      h('div', { class: 'toolbar' }, filter),
+      historyTable(now),
+      ctx.state().history?.next
+        ? h(
+            'button',
+            {
+              type: 'button',
+              class: 'secondary',
+              onclick: async () => {
+                await ctx.showHistory(name, ctx.state().history?.status ?? '', true);
+              },
+            },
+            'Older runs',
+          )
+        : null,
+    );
+  }
+
+  return { jobsView, instancesView, jobView };
+}
+
+/** What {@link consoleViews} returns. */
+export type ConsoleViews = ReturnType<typeof consoleViews>;

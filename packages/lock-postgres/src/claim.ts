@@ -10,7 +10,8 @@ export const NOW_MS = 'floor(extract(epoch FROM now()) * 1000)::bigint';
  * PL/pgSQL caches the plans of its statements per connection on its own, so a claim is planned
  * once per connection with no session state the client must manage (transaction poolers work).
  *
- * Parameters: key, fireAt, owner, leaseMs, exclusive, windowMs, waitMs, earlyMs. Returns one
+ * Parameters: key, fireAt, owner, leaseMs, exclusive, windowMs, waitMs, earlyMs, since (the
+ * oldest fire a catch-up claim may take; `NULL`, the default, for an ordinary claim). Returns one
  * {@link ClaimRow}. `waitMs` bounds the wait for the key's row lock (`lock_timeout`, local to the
  * claim's transaction) to the time the client still waits for the answer: a claim the client
  * has stopped waiting for cannot be granted the lock, and so cannot take effect, later.
@@ -29,17 +30,20 @@ export const NOW_MS = 'floor(extract(epoch FROM now()) * 1000)::bigint';
  * 3. Read the claim record again: this statement's snapshot is taken after the lock was granted,
  *    so a concurrent claim of the same fire that held the lock before us has committed and is
  *    visible. If it is there, answer as in 1 (no client-side re-run).
- * 4. Still none: decide from the locked, current row: busy (exclusive and a live exclusive
+ * 4. Still none: a catch-up claim (`since` set) of a fire at or behind the key's `mark` is
+ *    answered `behind_mark` (nothing written). Otherwise decide from the locked, current row:
+ *    busy (exclusive and a live exclusive
  *    lease), else token = last_token + 1 and the lease (the key's exclusive slot, or a per-fire
  *    row in `_leases`). Write the key row (bumping `claim_seq`, which older clients' single
- *    statement relies on), the claim record and the lease.
+ *    statement relies on, and moving `mark` to the newest recorded fire), the claim record and
+ *    the lease.
  * 5. Delete this key's claim records past `fireAt + windowMs` and its expired per-fire leases
  *    (only claims holding the key's lock do this, so clean-ups never wait on each other).
  */
 export function claimFunctionSql(t: LockTables): string {
   return `CREATE OR REPLACE FUNCTION ${t.claim}(
   p_key text, p_fire_at bigint, p_owner text, p_lease_ms bigint, p_exclusive boolean, p_window_ms bigint,
-  p_wait_ms bigint, p_early_ms bigint
+  p_wait_ms bigint, p_early_ms bigint, p_since bigint DEFAULT NULL
 ) RETURNS TABLE (
   step text, now_ms bigint, rec_owner text, rec_outcome text, rec_token bigint,
   won boolean, new_token bigint, recorded bigint,
@@ -50,11 +54,12 @@ DECLARE
   v_rec record;
   v_last bigint;
   v_x_expires bigint;
+  v_mark bigint;
   v_token bigint;
 BEGIN
   now_ms := v_now;
   recorded := 0;
-  IF p_fire_at < v_now - p_window_ms THEN
+  IF p_fire_at < coalesce(p_since, v_now - p_window_ms) THEN
     step := 'stale';
     RETURN NEXT;
     RETURN;
@@ -68,20 +73,26 @@ BEGIN
       RETURN;
     END IF;
     PERFORM set_config('lock_timeout', greatest(p_wait_ms, 1)::text || 'ms', true);
-    SELECT k.last_token, k.x_expires_at INTO v_last, v_x_expires
+    SELECT k.last_token, k.x_expires_at, k.mark INTO v_last, v_x_expires, v_mark
       FROM ${t.keys} k WHERE k.key = p_key FOR UPDATE;
     IF NOT FOUND THEN
       INSERT INTO ${t.keys} AS k (key, claim_seq, last_token) VALUES (p_key, 0, 0)
         ON CONFLICT (key) DO NOTHING;
-      SELECT k.last_token, k.x_expires_at INTO STRICT v_last, v_x_expires
+      SELECT k.last_token, k.x_expires_at, k.mark INTO STRICT v_last, v_x_expires, v_mark
         FROM ${t.keys} k WHERE k.key = p_key FOR UPDATE;
     END IF;
     SELECT c.owner, c.outcome, c.token INTO v_rec
       FROM ${t.claims} c WHERE c.key = p_key AND c.fire_at = p_fire_at;
     IF NOT FOUND THEN
+      IF p_since IS NOT NULL AND p_fire_at <= v_mark THEN
+        step := 'behind_mark';
+        RETURN NEXT;
+        RETURN;
+      END IF;
       step := 'new';
       IF p_exclusive AND coalesce(v_x_expires > v_now, false) THEN
-        UPDATE ${t.keys} k SET claim_seq = k.claim_seq + 1 WHERE k.key = p_key;
+        UPDATE ${t.keys} k SET claim_seq = k.claim_seq + 1, mark = greatest(k.mark, p_fire_at)
+        WHERE k.key = p_key;
         INSERT INTO ${t.claims} (key, fire_at, owner, outcome, token)
           VALUES (p_key, p_fire_at, p_owner, 'busy', NULL);
         won := false;
@@ -89,11 +100,12 @@ BEGIN
         v_token := v_last + 1;
         IF p_exclusive THEN
           UPDATE ${t.keys} k SET claim_seq = k.claim_seq + 1, last_token = v_token,
-            x_fire_at = p_fire_at, x_owner = p_owner, x_token = v_token,
+            mark = greatest(k.mark, p_fire_at), x_fire_at = p_fire_at, x_owner = p_owner, x_token = v_token,
             x_expires_at = v_now + p_lease_ms
           WHERE k.key = p_key;
         ELSE
-          UPDATE ${t.keys} k SET claim_seq = k.claim_seq + 1, last_token = v_token
+          UPDATE ${t.keys} k SET claim_seq = k.claim_seq + 1, last_token = v_token,
+            mark = greatest(k.mark, p_fire_at)
           WHERE k.key = p_key;
           INSERT INTO ${t.leases} AS l (key, fire_at, owner, token, expires_at)
             VALUES (p_key, p_fire_at, p_owner, v_token, v_now + p_lease_ms)
@@ -136,15 +148,15 @@ $fleetcron$`;
  * The claim statement: one call of the claim function (see {@link claimFunctionSql}), one round
  * trip, one implicit transaction. Parameters: $1 key, $2 fireAt, $3 owner, $4 leaseMs,
  * $5 exclusive, $6 windowMs, $7 waitMs (longest wait for the key's row lock), $8 earlyMs (the
- * early tolerance).
+ * early tolerance), $9 since (catch-up claims; `NULL` otherwise).
  */
 export function claimSql(t: LockTables): string {
-  return `SELECT * FROM ${t.claim}($1::text, $2::bigint, $3::text, $4::bigint, $5::boolean, $6::bigint, $7::bigint, $8::bigint)`;
+  return `SELECT * FROM ${t.claim}($1::text, $2::bigint, $3::text, $4::bigint, $5::boolean, $6::bigint, $7::bigint, $8::bigint, $9::bigint)`;
 }
 
 /** The row the claim function returns (bigints arrive as strings). */
 export interface ClaimRow {
-  step: 'existing' | 'stale' | 'early' | 'new';
+  step: 'existing' | 'stale' | 'early' | 'behind_mark' | 'new';
   now_ms: string;
   rec_owner: string | null;
   rec_outcome: 'won' | 'busy' | null;
@@ -173,6 +185,7 @@ function decide(request: ClaimRequest, storedOwner: string, row: ClaimRow): Clai
   switch (row.step) {
     case 'stale':
     case 'early':
+    case 'behind_mark':
       return { status: 'lost', key, fireAt, reason: row.step };
     case 'existing': {
       if (row.rec_owner !== storedOwner) return { status: 'lost', key, fireAt, reason: 'claimed' };

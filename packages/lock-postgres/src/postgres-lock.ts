@@ -3,6 +3,7 @@ import {
   type ClaimedFire,
   type ClaimRequest,
   type ClaimResult,
+  assertCatchUpClaim,
   DEFAULT_EARLY_TOLERANCE_MS,
   InvalidOptionError,
   type Lease,
@@ -29,7 +30,8 @@ import {
 /**
  * What {@link PostgresLock} declares: millisecond leases, judged by the database's `now()`;
  * durable, since claim records, leases and token counters are committed rows; claims more than
- * `earlyToleranceMs` (option, default 250) ahead of `now()` are refused `early`.
+ * `earlyToleranceMs` (option, default 250) ahead of `now()` are refused `early`; the catch-up
+ * mark is a column of the key's row, so it is durable too.
  */
 export const POSTGRES_LOCK_CAPABILITIES: Readonly<LockCapabilities> = Object.freeze({
   minLeaseMs: 1,
@@ -37,6 +39,7 @@ export const POSTGRES_LOCK_CAPABILITIES: Readonly<LockCapabilities> = Object.fre
   durable: true,
   clock: 'backend',
   earlyToleranceMs: DEFAULT_EARLY_TOLERANCE_MS,
+  durableMark: true,
 });
 
 /**
@@ -79,6 +82,7 @@ export class PostgresLock implements Lock {
 
   async claim(request: ClaimRequest): Promise<ClaimResult> {
     assertIntegerMs('fireAt', request.fireAt);
+    assertCatchUpClaim(request);
     const owner = encodeText(request.owner);
     const deadline = this.statements.deadline();
     const values = [
@@ -90,6 +94,7 @@ export class PostgresLock implements Lock {
       this.windowMs,
       Math.ceil(this.options.statementTimeoutMs), // row-lock wait bound: see README
       this.options.earlyToleranceMs,
+      request.catchUp?.since ?? null,
     ];
     // One round trip: the claim function locks, re-reads and decides on the server, so a claim
     // never runs twice. Safe to repeat after a broken connection: the same owner gets a replay.
@@ -173,8 +178,13 @@ export class PostgresLock implements Lock {
     );
     const fires: ClaimedFire[] = [];
     const leases: Lease[] = [];
+    let mark: number | null = null;
     for (const row of rows) {
       const fireAt = Number(row.fire_at);
+      if (row.kind === 'mark') {
+        mark = fireAt;
+        continue;
+      }
       const owner = decodeText(row.owner);
       const token = row.token === null ? null : Number(row.token);
       if (row.kind === 'fire') {
@@ -192,7 +202,7 @@ export class PostgresLock implements Lock {
     }
     fires.sort((a, b) => a.fireAt - b.fireAt);
     leases.sort((a, b) => a.fireAt - b.fireAt);
-    return { leases, newestFireAt: fires.at(-1)?.fireAt ?? null, fires };
+    return { leases, newestFireAt: fires.at(-1)?.fireAt ?? null, fires, mark };
   }
 
   /** Nothing to free: the lock holds no timers or connections of its own (the pool is yours). */

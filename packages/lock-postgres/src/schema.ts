@@ -3,7 +3,10 @@ import { type PostgresLockOptions, resolveLockOptions } from './options.js';
 
 /** Quoted, schema-qualified names of the lock's three tables and its claim function. */
 export interface LockTables {
-  /** One row per key: fencing-token counter, claim sequence and the exclusive lease. */
+  /**
+   * One row per key, never deleted: fencing-token counter, claim sequence, the catch-up mark and
+   * the exclusive lease.
+   */
   keys: string;
   /** One row per claimed fire, kept for the claim window. */
   claims: string;
@@ -47,6 +50,8 @@ export function postgresLockSchema(
   x_token      bigint,
   x_expires_at bigint
 );
+-- The catch-up mark: the newest fire ever claimed for the key (never collected, never decreases).
+ALTER TABLE ${t.keys} ADD COLUMN IF NOT EXISTS mark bigint;
 CREATE TABLE IF NOT EXISTS ${t.claims} (
   key     text COLLATE "C" NOT NULL,
   fire_at bigint NOT NULL,
@@ -63,9 +68,11 @@ CREATE TABLE IF NOT EXISTS ${t.leases} (
   expires_at bigint NOT NULL,
   PRIMARY KEY (key, fire_at)
 );
--- Earlier signatures of the claim function (before waitMs; before earlyMs), dropped so one remains.
+-- Earlier signatures of the claim function (before waitMs; before earlyMs; before since), dropped
+-- so one remains. Older clients' 8-argument calls resolve to the new one (since defaults to NULL).
 DROP FUNCTION IF EXISTS ${t.claim}(text, bigint, text, bigint, boolean, bigint);
 DROP FUNCTION IF EXISTS ${t.claim}(text, bigint, text, bigint, boolean, bigint, bigint);
+DROP FUNCTION IF EXISTS ${t.claim}(text, bigint, text, bigint, boolean, bigint, bigint, bigint);
 ${claimFunctionSql(t)};
 `;
 }

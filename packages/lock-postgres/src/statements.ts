@@ -67,6 +67,7 @@ SELECT EXISTS (SELECT 1 FROM rec) AS withdrawn`;
 /**
  * Reads a key: $1 key, $2 windowMs. One row per kept claim record (`kind` = `fire`) and per live
  * lease (`exclusive`, `per_fire`); records past their window and expired leases are left out.
+ * One `mark` row (`fire_at` = the key's catch-up mark) when the key has one.
  */
 export function inspectSql(t: LockTables): string {
   return `WITH p AS (SELECT $1::text AS key, $2::bigint AS window_ms, ${NOW_MS} AS now_ms)
@@ -77,12 +78,15 @@ SELECT 'exclusive', k.x_fire_at, k.x_owner, NULL, k.x_token, k.x_expires_at
 FROM ${t.keys} k JOIN p ON k.key = p.key WHERE k.x_expires_at > p.now_ms
 UNION ALL
 SELECT 'per_fire', l.fire_at, l.owner, NULL, l.token, l.expires_at
-FROM ${t.leases} l JOIN p ON l.key = p.key WHERE l.expires_at > p.now_ms`;
+FROM ${t.leases} l JOIN p ON l.key = p.key WHERE l.expires_at > p.now_ms
+UNION ALL
+SELECT 'mark', k.mark, '', NULL, NULL, NULL
+FROM ${t.keys} k JOIN p ON k.key = p.key WHERE k.mark IS NOT NULL`;
 }
 
 /** A row of {@link inspectSql} (bigints arrive as strings). */
 export interface InspectRow {
-  kind: 'fire' | 'exclusive' | 'per_fire';
+  kind: 'fire' | 'exclusive' | 'per_fire' | 'mark';
   fire_at: string;
   owner: string;
   outcome: 'won' | 'busy' | null;

@@ -1,9 +1,9 @@
 import {
+  assertCatchUpClaim,
   BackendUnavailableError,
   type ClaimedFire,
   type ClaimRequest,
   type ClaimResult,
-  assertCatchUpClaim,
   DEFAULT_EARLY_TOLERANCE_MS,
   InvalidOptionError,
   type Lease,

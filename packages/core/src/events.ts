@@ -16,8 +16,37 @@ interface EventBase {
   at: number;
 }
 
+/** What every fleet event (not about one fire) carries. */
+interface FleetEventBase {
+  /** Instance that published the event. */
+  instanceId: string;
+  /** When the event happened on the instance's clock, epoch ms. */
+  at: number;
+  /** Absent: a fleet event is not about one fire (kept so `event.fireAt` reads on any event). */
+  fireAt?: undefined;
+}
+
 /**
- * Lifecycle events of a fire. Exporters (OpenTelemetry, logs) subscribe with
+ * Events about the fleet rather than one fire: they carry no `fireAt` (narrow on `type`).
+ */
+export type FleetEvent =
+  /**
+   * Live instances disagree on the definition of `job` (one of this instance's jobs): published
+   * when the disagreement starts or changes, not on every heartbeat. `definitions`: each
+   * definition hash with the instances using it, majority first.
+   */
+  | (FleetEventBase & {
+      type: 'fleet.drift';
+      job: string;
+      definitions: Array<{ hash: string; instances: string[] }>;
+    })
+  /** The live instances agree again on `job`'s definition (after a `fleet.drift`). */
+  | (FleetEventBase & { type: 'fleet.drift_resolved'; job: string })
+  /** A heartbeat into the store (or reading the live instances) failed; fires are not affected. */
+  | (FleetEventBase & { type: 'heartbeat.failed'; job?: undefined; error: Error });
+
+/**
+ * Lifecycle events of a fire, and {@link FleetEvent}s. Exporters (OpenTelemetry, logs) subscribe with
  * {@link subscribe}; core never depends on them.
  */
 export type FleetcronEvent =
@@ -80,7 +109,8 @@ export type FleetcronEvent =
       offsetMs: number;
       rttMs: number;
       boundMs: number;
-    });
+    })
+  | FleetEvent;
 
 /** The `type` of every event. */
 export type FleetcronEventType = FleetcronEvent['type'];

@@ -1,4 +1,4 @@
-import type { FleetcronEvent, JobContext } from '@fleetcron/core';
+import type { JobContext } from '@fleetcron/core';
 import { FakeClock, silentLogger } from '@fleetcron/core';
 import { context } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
@@ -108,7 +108,7 @@ export function jobContext(overrides: Partial<JobContext> = {}): JobContext {
 /** Base fields of an event about `ctx`'s fire. */
 export function about(
   ctx: JobContext,
-): Pick<FleetcronEvent, 'instanceId' | 'job' | 'fireAt' | 'at'> {
+): { instanceId: string; job: string; fireAt: number; at: number } {
   return {
     instanceId: ctx.instanceId,
     job: ctx.job,

@@ -4,6 +4,12 @@ import type { JobHandler, Middleware } from '../middleware.js';
 import type { Trigger } from '../trigger.js';
 import { assertPositiveMs } from '../validate.js';
 import { nextFire } from './fire-plan.js';
+import {
+  type CatchUpPolicy,
+  checkCatchUp,
+  checkHolderLost,
+  type HolderLostPolicy,
+} from './job-policies.js';
 import { assertKnownKeys } from './known-keys.js';
 
 /** Longest job name (the lock key limit of every backend). */
@@ -30,6 +36,10 @@ export interface JobDefinition {
   overlap?: OverlapPolicy;
   /** Middleware for this job, inside the scheduler's middleware. */
   middleware?: Middleware[];
+  /** Fires missed while the whole fleet was down: `'skip'` (default), `'latest'`, `{ max, within }`. */
+  catchUp?: CatchUpPolicy;
+  /** A fire whose holder died: `'record'` it `lease_lost` (default) or also `'rerun'` it once. */
+  onHolderLost?: HolderLostPolicy;
 }
 
 /** A validated job definition (internal). */
@@ -40,6 +50,8 @@ export interface NormalizedJob {
   readonly leaseMs: number;
   readonly overlap: OverlapPolicy;
   readonly middleware: readonly Middleware[];
+  readonly catchUp: CatchUpPolicy;
+  readonly onHolderLost: HolderLostPolicy;
 }
 
 /**
@@ -128,6 +140,8 @@ export function validateJob(
     leaseMs,
     overlap: checkOverlap(d.overlap),
     middleware: validateMiddleware('middleware', d.middleware),
+    catchUp: checkCatchUp(d.catchUp),
+    onHolderLost: checkHolderLost(d.onHolderLost),
   };
 }
 
@@ -139,6 +153,8 @@ const JOB_KEYS = Object.keys({
   leaseMs: true,
   overlap: true,
   middleware: true,
+  catchUp: true,
+  onHolderLost: true,
 } satisfies Record<keyof JobDefinition, true>);
 
 /**

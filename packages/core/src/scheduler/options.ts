@@ -10,6 +10,7 @@ import {
   assertPositiveMs,
 } from '../validate.js';
 import { DEFAULT_CLOCK_SKEW_WARN_MS } from './clock-watch.js';
+import { DEFAULT_HEARTBEAT_MS } from './heartbeat.js';
 import { defaultInstanceId } from './instance-id.js';
 import { normalizeLeaseMs, validateMiddleware } from './job.js';
 import { assertKnownKeys } from './known-keys.js';
@@ -18,6 +19,8 @@ import { assertKnownKeys } from './known-keys.js';
 export const DEFAULT_LEASE_MS = 30_000;
 /** Default time `stop()` waits for running jobs before aborting them. */
 export const DEFAULT_DRAIN_MS = 10_000;
+/** Default interval of fleet run-request polling, ms. */
+export const DEFAULT_RUN_REQUEST_POLL_MS = 1_000;
 /** Default bound on claims one scheduler has in flight at once. */
 export const DEFAULT_MAX_CONCURRENT_CLAIMS = 16;
 
@@ -53,6 +56,17 @@ export interface SchedulerOptions {
    * clock (the fleet's clock), ms. Fires follow the backend's clock either way. Default 1,000.
    */
   clockSkewWarnMs?: number;
+  /**
+   * With a store that has fleet control: how often this instance heartbeats into the fleet
+   * registry (and checks drift, sweeps for fires whose holder died), ms. Default 10,000. The
+   * instance counts as gone when unseen for 3 heartbeats.
+   */
+  heartbeatMs?: number;
+  /**
+   * With a store that has fleet control but no push (`watchRunRequests`): how often fleet run
+   * requests are polled, ms. Default 1,000. With push, also the fallback poll interval.
+   */
+  runRequestPollMs?: number;
 }
 
 /** Validated scheduler options (internal). */
@@ -67,6 +81,8 @@ export interface ResolvedOptions {
   drainMs: number;
   maxConcurrentClaims: number;
   clockSkewWarnMs: number;
+  heartbeatMs: number;
+  runRequestPollMs: number;
 }
 
 const hasMethods = (value: unknown, names: readonly string[]): boolean =>
@@ -90,6 +106,10 @@ export function resolveOptions(options: unknown): ResolvedOptions {
   assertPositiveInteger('maxConcurrentClaims', maxConcurrentClaims);
   const clockSkewWarnMs = o.clockSkewWarnMs ?? DEFAULT_CLOCK_SKEW_WARN_MS;
   assertNonNegativeMs('clockSkewWarnMs', clockSkewWarnMs);
+  const heartbeatMs = o.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
+  assertPositiveMs('heartbeatMs', heartbeatMs);
+  const runRequestPollMs = o.runRequestPollMs ?? DEFAULT_RUN_REQUEST_POLL_MS;
+  assertPositiveMs('runRequestPollMs', runRequestPollMs);
   return {
     lock,
     store: checkStore(o.store),
@@ -101,6 +121,8 @@ export function resolveOptions(options: unknown): ResolvedOptions {
     drainMs,
     maxConcurrentClaims,
     clockSkewWarnMs,
+    heartbeatMs,
+    runRequestPollMs,
   };
 }
 
@@ -116,6 +138,8 @@ const OPTION_KEYS = Object.keys({
   drainMs: true,
   maxConcurrentClaims: true,
   clockSkewWarnMs: true,
+  heartbeatMs: true,
+  runRequestPollMs: true,
 } satisfies Record<keyof SchedulerOptions, true>);
 
 const CLOCK_METHODS = ['now', 'monotonic', 'setTimer', 'clearTimer', 'sleep'] as const;

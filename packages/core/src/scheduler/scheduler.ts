@@ -6,6 +6,7 @@ import { ClaimLimiter } from './claim-limiter.js';
 import { ClockWatch } from './clock-watch.js';
 import { settledWithin } from './deadline.js';
 import { type FireDeps, FireRun } from './fire-run.js';
+import { FleetControl } from './fleet-control.js';
 import { HistoryWriter } from './history.js';
 import { type JobDefinition, type NormalizedJob, validateJob } from './job.js';
 import { type JobInfo, JobSlots } from './job-slots.js';
@@ -18,12 +19,14 @@ export { MAX_EARLY_RETRIES } from './claim-on-time.js';
 export { DEFAULT_CLOCK_SKEW_WARN_MS } from './clock-watch.js';
 export { abortMarginMs, settleWithin, type TimerSource } from './deadline.js';
 export type { SkipReason } from './fire-events.js';
+export { DEFAULT_HEARTBEAT_MS } from './heartbeat.js';
 export { defaultInstanceId } from './instance-id.js';
 export type { JobDefinition, OverlapPolicy } from './job.js';
 export { MAX_JOB_NAME_LENGTH } from './job.js';
+export type { CatchUpPolicy, HolderLostPolicy } from './job-policies.js';
 export type { JobInfo } from './job-slots.js';
 export type { SchedulerOptions } from './options.js';
-export { DEFAULT_DRAIN_MS, DEFAULT_LEASE_MS } from './options.js';
+export { DEFAULT_DRAIN_MS, DEFAULT_LEASE_MS, DEFAULT_RUN_REQUEST_POLL_MS } from './options.js';
 export { STOP_GRACE_MS } from './shutdown.js';
 
 /** Options of {@link Scheduler.stop}. */
@@ -68,6 +71,8 @@ export class Scheduler {
   private readonly log: Logger;
   private readonly deps: FireDeps;
   private readonly clockWatch: ClockWatch;
+  /** Registry heartbeat and drift watch; `null` when the store has no fleet control. */
+  private readonly fleet: FleetControl | null;
   /** Aborted when `stop()` begins (fires waiting to claim again are dropped); renewed by start(). */
   private claimsStopped = new AbortController();
   private phase: Phase = 'idle';
@@ -106,6 +111,12 @@ export class Scheduler {
       acceptsRuns: () => this.phase === 'running' || this.phase === 'draining',
       acceptsClaims: () => this.phase === 'running',
     };
+    this.fleet = FleetControl.create(store, {
+      ...{ queue: this.queue, instanceId, heartbeatMs: this.options.heartbeatMs, log: this.log },
+      now: () => clock.now(),
+      jobs: () => [...this.slots.byName.values()].map((slot) => slot.def),
+      clockOffset: () => this.clockOffset(),
+    });
   }
 
   /** `idle` (not started, or stopped), `running`, or `stopping` (inside `stop()`). */
@@ -158,6 +169,7 @@ export class Scheduler {
     this.phase = 'running';
     this.claimsStopped = new AbortController();
     this.slots.scheduleAll();
+    this.fleet?.start();
   }
 
   /**
@@ -247,6 +259,7 @@ export class Scheduler {
       this.phase = 'draining';
       this.claimsStopped.abort();
       this.slots.cancelAll();
+      const leaving = this.fleet?.stop(); // leaves the registry while the fires drain
       await drainFires(
         {
           fires: () => [...this.fires],
@@ -257,6 +270,7 @@ export class Scheduler {
         },
         drainMs,
       );
+      await leaving;
     }
     this.history.abandon(); // outcome writes still retried: given up now, logged with their id
     await settledWithin(this.history.idle(), STOP_GRACE_MS, this.queue);

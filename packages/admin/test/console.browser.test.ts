@@ -135,7 +135,9 @@ describe('the console in Chromium over a fleet of three Schedulers on PostgreSQL
     await row(page, 'tick').getByRole('button', { name: 'Pause' }).click();
     await confirmDialog(page);
     await row(page, 'tick').locator('.badge-paused').waitFor();
-    expect(await row(page, 'tick').locator('.skip-note').textContent()).toBe('will be skipped (paused)');
+    expect(await row(page, 'tick').locator('.skip-note').textContent()).toBe(
+      'will be skipped (paused)',
+    );
     const state = await fleet.store.getJobState('tick');
     expect(state).toMatchObject({ paused: true, pausedBy: 'admin:ops' });
     const pausedAt = Date.now();

@@ -77,7 +77,9 @@ afterAll(async () => {
   await fleet?.stop();
 });
 
-describe('the console in Chromium over a fleet of three Schedulers on PostgreSQL', () => {
+describe('the console in Chromium over a fleet of three Schedulers on PostgreSQL', {
+  timeout: 60_000,
+}, () => {
   it('without a token: the API answers 401 and the page asks to sign in', async () => {
     expect((await fetch(`${origin}/admin/api/fleet`)).status).toBe(401);
     const page = await browser.context.newPage();

@@ -9,6 +9,8 @@ export interface ChildJob {
   everyMs: number;
   /** How long each run works, ms (default `JOB_WORK_MS`). */
   workMs?: number;
+  /** The job's overlap policy (default: the scheduler's). */
+  overlap?: 'skip' | 'allow';
   /** The job's catch-up policy (default: the scheduler's). */
   catchUp?: CatchUpSpec;
   /** What the fleet does with a fire whose holder died (default: the scheduler's). */
@@ -22,6 +24,11 @@ export interface InstanceChildConfig {
   jobs: ChildJob[];
   /** Where the instance freezes (`null`: never). */
   point: FreezePoint | null;
+  /**
+   * `true`: the child builds its instance, says `ready` and starts it only on the parent's `go`
+   * (so several children start together); default: it starts at once.
+   */
+  startOnGo?: boolean;
   /** Heartbeat interval of the instance, ms (default: the scheduler's). */
   heartbeatMs?: number;
   ledgerPath: string;

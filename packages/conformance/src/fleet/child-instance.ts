@@ -36,9 +36,10 @@ function waitForGo(): void {
 
 /** The job definition of `job`: the ledger job with the job's policies. */
 function childJob(job: ChildJob, instrumentation: Instrumentation): JobDefinition {
-  const { name, everyMs, workMs, catchUp, onHolderLost } = job;
+  const { name, everyMs, workMs, overlap, catchUp, onHolderLost } = job;
   const run = ledgerJob(instrumentation, workMs);
   const policies = {
+    ...(overlap === undefined ? {} : { overlap }),
     ...(catchUp === undefined ? {} : { catchUp }),
     ...(onHolderLost === undefined ? {} : { onHolderLost }),
   };
@@ -68,7 +69,16 @@ async function main(): Promise<void> {
     ...(config.heartbeatMs === undefined ? {} : { heartbeatMs: config.heartbeatMs }),
     jobs: config.jobs.map((job) => childJob(job, instrumentation)),
   });
+  const start = () => {
+    instance.start();
+    ledger.write({ kind: 'started', instance: instanceId });
+  };
   process.on('message', (message) => {
+    if ((message as { t?: string } | null)?.t === 'go') {
+      start();
+      process.send?.({ t: 'started' });
+      return;
+    }
     if ((message as { t?: string } | null)?.t !== 'stop') return;
     instance.stop().then(
       () => {
@@ -81,8 +91,7 @@ async function main(): Promise<void> {
       },
     );
   });
-  ledger.write({ kind: 'started', instance: instanceId });
-  instance.start();
+  if (!config.startOnGo) start();
   process.send?.({ t: 'ready' });
 }
 

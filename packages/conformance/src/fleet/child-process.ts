@@ -11,6 +11,8 @@ export interface InstanceChild {
   readonly pid: number;
   /** Resolves once the child blocks at its freeze point; rejects after `timeoutMs` or on exit. */
   waitFrozen(timeoutMs: number): Promise<void>;
+  /** Starts an instance made with `startOnGo`; resolves once it started. */
+  go(timeoutMs: number): Promise<void>;
   /** SIGSTOP: the real freeze. */
   freeze(): void;
   /** Lets a frozen child go: SIGCONT, and the byte its blocking read waits for. */
@@ -144,6 +146,11 @@ export async function startInstanceChild(
           reject(new Error(`the instance child exited (${code}) before freezing:\n${out}`));
         });
       });
+    },
+    go(ms) {
+      const started = waitForMessage(child, 'started', ms, output);
+      child.send({ t: 'go' });
+      return started;
     },
     freeze() {
       child.kill('SIGSTOP');

@@ -29,7 +29,7 @@ export type LedgerKind =
   | 'freeze'
   /** The instance was let go after the freeze (`point`). */
   | 'thaw'
-  /** The instance was started (its `start()` is about to be called). */
+  /** The instance was started (written just after its `start()` returned). */
   | 'started'
   /** The instance was stopped (its `stop()` resolved). */
   | 'stopped'

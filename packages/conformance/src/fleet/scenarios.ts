@@ -13,6 +13,7 @@ import {
 import { expect } from 'vitest';
 import type { FleetConformanceOptions, FleetScenario, LockFixture } from '../types.js';
 import { leaseFor, pollUntil, using, waitUntilTime } from '../util.js';
+import { driftFlagged } from './drift-scenario.js';
 import { freezeScenarios } from './freeze-scenarios.js';
 import { fleetOnBackendClock } from './skew-scenario.js';
 
@@ -238,6 +239,7 @@ export const fleetScenarios = {
   fleetOnBackendClock,
   pausedHolderAborted,
   ...freezeScenarios,
+  driftFlagged,
 } as const satisfies Record<string, FleetScenario>;
 
 /** Name of a fleet scenario. */

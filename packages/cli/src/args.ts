@@ -5,7 +5,7 @@ export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
-/** Parsed options of any command (each command accepts a subset, see {@link COMMAND_OPTIONS}). */
+/** Parsed options of any command (each command accepts a subset, see `COMMAND_OPTIONS`). */
 export interface CliOptions {
   tz?: string;
   count?: string;

@@ -1,0 +1,61 @@
+import type { Lock, Store } from '@fleetcron/core';
+import { type FleetInstanceFactory, schedulerInstance } from '../../src/fleet/instance.js';
+
+/**
+ * Mutant fleets for the self-test of the fleet-control scenarios: the real `Scheduler`, with one
+ * piece of fleet control broken by wrapping what it is given. Each scenario must fail on its
+ * mutant. Loaded by URL (children import this module too).
+ */
+
+/** Copies every own and inherited method of `inner` onto a plain object, bound to `inner`. */
+function copyOf<T extends object>(inner: T): T {
+  const copy: Record<string, unknown> = {};
+  for (let o: object | null = inner; o && o !== Object.prototype; o = Object.getPrototypeOf(o)) {
+    for (const name of Object.getOwnPropertyNames(o)) {
+      const value = (inner as Record<string, unknown>)[name];
+      if (name in copy || name === 'constructor') continue;
+      copy[name] = typeof value === 'function' ? value.bind(inner) : value;
+    }
+  }
+  return copy as T;
+}
+
+/** c1: the store hides the registry (no heartbeat): the fleet never learns of drift. */
+export const noRegistry: FleetInstanceFactory = (deps) => {
+  const store = copyOf(deps.store) as Store & Record<string, unknown>;
+  delete store.heartbeat;
+  return schedulerInstance({ ...deps, store });
+};
+
+/** c2: the scheduler never sees a run request (none taken, no push). */
+export const ignoresRunRequests: FleetInstanceFactory = (deps) => {
+  const store = copyOf(deps.store);
+  store.takeRunRequests = async () => [];
+  store.watchRunRequests = () => () => {};
+  return schedulerInstance({ ...deps, store });
+};
+
+/** c3: every catch-up claim is refused as behind the mark: no missed fire is ever caught up. */
+export const refusesCatchUp: FleetInstanceFactory = (deps) => {
+  const lock: Lock = copyOf(deps.lock);
+  const claim = lock.claim;
+  lock.claim = (request) =>
+    request.catchUp === undefined
+      ? claim(request)
+      : Promise.resolve({
+          status: 'lost',
+          key: request.key,
+          fireAt: request.fireAt,
+          reason: 'behind_mark',
+        });
+  return schedulerInstance({ ...deps, lock });
+};
+
+/** c4: a `lease_lost` outcome is never written: the dead holder's row stays `running`. */
+export const dropsLeaseLost: FleetInstanceFactory = (deps) => {
+  const store = copyOf(deps.store);
+  const record = store.record;
+  store.record = (execution) =>
+    execution.status === 'lease_lost' ? Promise.resolve() : record(execution);
+  return schedulerInstance({ ...deps, store });
+};

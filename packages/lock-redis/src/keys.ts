@@ -10,9 +10,11 @@ export interface LockKeys {
   leases: string;
   /** String: the last fencing token issued for the key. Never expires. */
   token: string;
+  /** String: the catch-up mark, the newest fire ever recorded for the key. Never expires. */
+  mark: string;
 }
 
-/** The keys of job `key` under `prefix`: `{prefix:encodedKey}:f:<fireAt>|fires|leases|token`. */
+/** The keys of job `key` under `prefix`: `{prefix:encodedKey}:f:<fireAt>|fires|leases|token|mark`. */
 export function lockKeys(prefix: string, key: string): LockKeys {
   const tag = `{${prefix}:${encodeKeyPart(key)}}`;
   return {
@@ -20,5 +22,6 @@ export function lockKeys(prefix: string, key: string): LockKeys {
     fires: `${tag}:fires`,
     leases: `${tag}:leases`,
     token: `${tag}:token`,
+    mark: `${tag}:mark`,
   };
 }

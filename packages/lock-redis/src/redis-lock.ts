@@ -1,4 +1,5 @@
 import {
+  assertCatchUpClaim,
   assertPositiveMs,
   type ClaimedFire,
   type ClaimRequest,
@@ -115,6 +116,8 @@ export class RedisLock implements Lock {
       durable: options.durable ?? false,
       clock: 'backend',
       earlyToleranceMs: resolveEarlyTolerance(options.earlyToleranceMs),
+      // The mark is a key without TTL: it survives a restart exactly when the server persists.
+      durableMark: options.durable ?? false,
     };
     this.commands = new RedisCommands(redis, commandTimeoutMs);
   }
@@ -122,6 +125,7 @@ export class RedisLock implements Lock {
   async claim(request: ClaimRequest): Promise<ClaimResult> {
     const { key, fireAt, owner, exclusive } = request;
     assertFireAt(fireAt);
+    assertCatchUpClaim(request);
     const leaseMs = Math.ceil(request.leaseMs);
     assertPositiveMs('leaseMs', leaseMs);
     const keys = this.keysOf(key);
@@ -132,10 +136,11 @@ export class RedisLock implements Lock {
       (signal) =>
         claimScript.run(
           this.redis,
-          [keys.fire + fireAt, keys.fires, keys.leases, keys.token],
+          [keys.fire + fireAt, keys.fires, keys.leases, keys.token, keys.mark],
           [
             ...[String(fireAt), owner, String(leaseMs), exclusive ? '1' : '0'],
             ...[String(this.windowMs), String(this.capabilities.earlyToleranceMs)],
+            request.catchUp ? String(request.catchUp.since) : '',
           ],
           signal,
         ),
@@ -219,16 +224,26 @@ export class RedisLock implements Lock {
 
   async inspect(key: string): Promise<LockInspection> {
     const keys = this.keysOf(key);
-    const [members, leaseValues] = (await this.commands.call('inspect', (signal) =>
-      inspectScript.run(this.redis, [keys.fires, keys.leases], [String(this.windowMs)], signal),
-    )) as [string[], string[]];
+    const [members, leaseValues, mark] = (await this.commands.call('inspect', (signal) =>
+      inspectScript.run(
+        this.redis,
+        [keys.fires, keys.leases, keys.mark],
+        [String(this.windowMs)],
+        signal,
+      ),
+    )) as [string[], string[], string];
     const fires = members.map(parseRecord).sort((a, b) => a.fireAt - b.fireAt);
     const leases: Lease[] = [];
     for (let i = 0; i + 1 < leaseValues.length; i += 2) {
       leases.push(parseLease(key, leaseValues[i] === 'x', leaseValues[i + 1]!));
     }
     leases.sort((a, b) => a.fireAt - b.fireAt);
-    return { leases, newestFireAt: fires.at(-1)?.fireAt ?? null, fires };
+    return {
+      leases,
+      newestFireAt: fires.at(-1)?.fireAt ?? null,
+      fires,
+      mark: mark === '' ? null : Number(mark),
+    };
   }
 
   /**

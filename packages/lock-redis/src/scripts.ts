@@ -12,6 +12,7 @@
  * - KEYS leases: HASH, field = `x` (exclusive slot) or `<fireAt>` (per-fire slot),
  *   value = `token|expiresAt|fireAt|owner`.
  * - KEYS token: STRING, the last fencing token issued (no TTL).
+ * - KEYS mark: STRING, the catch-up mark: the newest fire ever recorded (no TTL, never decreases).
  *
  * Numbers are passed and returned as decimal strings and formatted with `%d`: Lua numbers are
  * doubles, exact for the integers used here (< 2^53), but `tostring` would switch to exponent
@@ -29,21 +30,26 @@ end
 `;
 
 /**
- * claim(KEYS = fire, fires, leases, token; ARGV = fireAt, owner, leaseMs, exclusive '1'|'0',
- * windowMs, earlyMs) → {'won', token, expiresAt, exclusive '1'|'0', now} | {'busy', now} |
- * {'lost', reason, now}. `now` is the Redis clock (`TIME`) the claim was judged by. A fire with
- * no record more than `earlyMs` ahead of it is refused `early` (nothing written).
+ * claim(KEYS = fire, fires, leases, token, mark; ARGV = fireAt, owner, leaseMs, exclusive
+ * '1'|'0', windowMs, earlyMs, since) → {'won', token, expiresAt, exclusive '1'|'0', now} |
+ * {'busy', now} | {'lost', reason, now}. `now` is the Redis clock (`TIME`) the claim was judged
+ * by. A fire with no record more than `earlyMs` ahead of it is refused `early` (nothing
+ * written). `since` is empty for an ordinary claim; for a catch-up claim it replaces the window
+ * as the staleness bound, and a fire at or behind the mark is refused `behind_mark`. Every
+ * recorded fire (won or busy) moves the mark forward.
  */
 export const CLAIM = `${COMMON}
-local fireKey, fires, leases, tokenKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local fireKey, fires, leases, tokenKey, markKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local fireAtText, owner = ARGV[1], ARGV[2]
 local fireAt, leaseMs, window = tonumber(ARGV[1]), tonumber(ARGV[3]), tonumber(ARGV[5])
 local exclusive = ARGV[4] == '1'
 local earlyMs = tonumber(ARGV[6])
+local since = tonumber(ARGV[7])
 local nowText = fmt(now)
 
 -- A record older than the window counts as collected (its key may outlive it by 1 ms).
-if fireAt < now - window then return {'lost', 'stale', nowText} end
+-- Catch-up claims are bounded by their since instead (the mark guards them).
+if fireAt < (since or now - window) then return {'lost', 'stale', nowText} end
 
 local function liveLease(slot)
   local v = redis.call('HGET', leases, slot)
@@ -68,6 +74,9 @@ end
 
 if fireAt > now + earlyMs then return {'lost', 'early', nowText} end
 
+local mark = tonumber(redis.call('GET', markKey))
+if since and mark and fireAt <= mark then return {'lost', 'behind_mark', nowText} end
+
 -- Record the fire: its own key, expiring by itself 1 ms after fireAt + window (Redis deletes a
 -- key at once when PEXPIREAT is not in the future), plus the index inspect() reads.
 local function recordFire(value)
@@ -77,6 +86,7 @@ local function recordFire(value)
   redis.call('ZADD', fires, fireAtText, fireAtText)
   local newest = redis.call('ZRANGE', fires, -1, -1, 'WITHSCORES')
   redis.call('PEXPIREAT', fires, fmt(tonumber(newest[2]) + window + 1))
+  if not mark or fireAt > mark then redis.call('SET', markKey, fireAtText) end
 end
 
 if exclusive and liveLease('x') then
@@ -149,8 +159,8 @@ return 0
 `;
 
 /**
- * inspect(KEYS = fires, leases; ARGV = windowMs) → {records as
- * `fireAt|value`, oldest first; live leases as a flat field/value list}. Read-only: filters by
+ * inspect(KEYS = fires, leases, mark; ARGV = windowMs) → {records as
+ * `fireAt|value`, oldest first; live leases as a flat field/value list; the mark or ''}. Read-only: filters by
  * the Redis clock instead of collecting. Reads the fire keys it finds in the index (same hash
  * slot as the declared keys, so this works on a Cluster); their names are derived from the
  * declared `...:fires` key, so a client-side ioredis `keyPrefix` applies to them too.
@@ -173,7 +183,7 @@ for i = 2, #all, 2 do
     live[#live + 1] = all[i]
   end
 end
-return {records, live}
+return {records, live, redis.call('GET', KEYS[3]) or ''}
 `;
 
 /**

@@ -35,7 +35,10 @@ function clusterFixture(): LockFixture {
 
 const options: LockConformanceOptions = {
   name: 'redis cluster',
-  capabilities: { minLeaseMs: 1, leaseGranularityMs: 1, durable: false, clock: 'backend' },
+  capabilities: {
+    ...{ minLeaseMs: 1, leaseGranularityMs: 1, durable: false, clock: 'backend' },
+    durableMark: false,
+  },
   create: async () => clusterFixture(),
 };
 
@@ -80,6 +83,7 @@ describe('redis cluster', () => {
     lockScenarios.oddKeys,
     lockScenarios.tokensIncrease,
     lockScenarios.withdrawHandsBack,
+    lockScenarios.catchUpJudgedByMark,
   ]) {
     it(scenario.title, () => scenario.run(options), scenario.timeoutMs);
   }

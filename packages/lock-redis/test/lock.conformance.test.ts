@@ -10,6 +10,7 @@ const capabilities = {
   durable: false,
   clock: 'backend',
   earlyToleranceMs: 250,
+  durableMark: false,
 } as const;
 
 runLockConformance({

@@ -21,6 +21,7 @@ const options: LockConformanceOptions = {
   capabilities: {
     ...{ minLeaseMs: 1, leaseGranularityMs: 1, durable: true, clock: 'backend' },
     earlyToleranceMs: 250,
+    durableMark: true,
   },
   create: async () => lockFixture((await durable.get()).url, { durable: true }),
 };
@@ -36,6 +37,7 @@ describe(`${options.name} lock conformance (durability subset)`, () => {
     lockScenarios.oneWinnerPerFire,
     lockScenarios.replaySameLease,
     lockScenarios.tokensIncrease,
+    lockScenarios.catchUpJudgedByMark,
   ];
   for (const scenario of subset) {
     it(scenario.title, () => scenario.run(options), scenario.timeoutMs);

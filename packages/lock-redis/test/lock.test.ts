@@ -73,6 +73,7 @@ describe('options', () => {
       durable: false,
       clock: 'backend',
       earlyToleranceMs: 250,
+      durableMark: false,
     });
   });
 
@@ -117,7 +118,9 @@ describe('key layout', () => {
     expect(won.status).toBe('won');
     const keys = lockKeys(prefix, key);
     const all = (await c.keys(`{${prefix}:*`)).sort();
-    expect(all).toEqual([keys.fire + fireAt, keys.fires, keys.leases, keys.token].sort());
+    expect(all).toEqual(
+      [keys.fire + fireAt, keys.fires, keys.leases, keys.token, keys.mark].sort(),
+    );
     expect(await c.pexpiretime(keys.fire + fireAt)).toBe(fireAt + windowMs + 1);
     expect(await c.pexpiretime(keys.fires)).toBe(fireAt + windowMs + 1);
     if (won.status === 'won') {
@@ -129,6 +132,8 @@ describe('key layout', () => {
       expect(won.lease.expiresAt).toBeLessThanOrEqual(redisNow + 10_000);
     }
     expect(await c.pttl(keys.token)).toBe(-1); // the token counter never expires
+    expect(await c.pttl(keys.mark)).toBe(-1); // nor does the catch-up mark
+    expect(await c.get(keys.mark)).toBe(String(fireAt));
   });
   it("works under the client's ioredis keyPrefix (inspect included)", async () => {
     const url = sharedUrl();
@@ -144,6 +149,7 @@ describe('key layout', () => {
     expect(seen.fires.map((f) => f.outcome)).toEqual(['won', 'busy']);
     const raw = await client();
     expect(await raw.exists(`app:${lockKeys(prefix, 'kp').fire}${t}`)).toBe(1);
+    expect(seen.mark, 'the mark read under the keyPrefix').toBe(t + 1);
   });
 });
 

@@ -1,13 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import {
-  cron,
-  definitionHash,
-  every,
-  type JobContext,
-  type RegisteredJob,
-  Scheduler,
-  type Trigger,
-} from '@fleetcron/core';
+import { cron, every, type JobContext, Scheduler } from '@fleetcron/core';
 import { PostgresLock } from '@fleetcron/lock-postgres';
 import { PostgresStore } from '@fleetcron/store-postgres';
 import pg from 'pg';
@@ -17,18 +9,6 @@ export interface LedgerEntry {
   job: string;
   instanceId: string;
   fireAt: number;
-}
-
-/** The registry entry of a job as its scheduler defines it (lease 5 s, overlap skip). */
-function registered(name: string, trigger: Trigger): RegisteredJob {
-  const spec = trigger.spec ?? null;
-  const base = {
-    trigger: trigger.describe(),
-    leaseMs: 5000,
-    overlap: 'skip',
-    catchUp: 'skip' as const,
-  };
-  return { name, spec, ...base, definitionHash: definitionHash({ ...base, spec }) };
 }
 
 /** A fleet of real Schedulers sharing one PostgreSQL schema (lock and store). */
@@ -65,7 +45,13 @@ export async function startPgFleet(url: string, size = 3): Promise<PgFleet> {
   };
   const schedulers: Scheduler[] = [];
   for (let i = 0; i < size; i++) {
-    const scheduler = new Scheduler({ lock, store, instanceId: `e2e-${i + 1}`, leaseMs: 5000 });
+    const scheduler = new Scheduler({
+      lock,
+      store,
+      instanceId: `e2e-${i + 1}`,
+      leaseMs: 5000,
+      heartbeatMs: 1000,
+    });
     scheduler.add({ name: 'tick', trigger: triggers.tick, run: record });
     scheduler.add({
       name: 'flaky',
@@ -79,36 +65,13 @@ export async function startPgFleet(url: string, size = 3): Promise<PgFleet> {
     scheduler.start();
     schedulers.push(scheduler);
   }
-  // STAND-IN until the Scheduler heartbeats into the registry by itself (the scheduler side of
-  // issue 13): publish each scheduler's record through the Store API every second, with the
-  // jobs it defines. Remove this when `new Scheduler()` heartbeats.
-  const jobs = Object.entries(triggers).map(([name, trigger]) => registered(name, trigger));
-  const heartbeat = () =>
-    Promise.all(
-      schedulers.map((_, i) =>
-        store.heartbeat({
-          instanceId: `e2e-${i + 1}`,
-          host: 'e2e-host',
-          pid: process.pid,
-          version: '0.1.0',
-          startedAt: Date.now(),
-          heartbeatMs: 1000,
-          clock: null,
-          jobs,
-        }),
-      ),
-    ).catch(() => {});
-  await heartbeat();
-  const beat = setInterval(heartbeat, 1000);
   return {
     store,
     schedulers,
     ledger,
     jobs: ['flaky', 'nightly-report', 'tick'],
     async stop() {
-      clearInterval(beat);
       await Promise.all(schedulers.map((s) => s.stop({ drainMs: 2000 })));
-      await Promise.all(schedulers.map((_, i) => store.leave(`e2e-${i + 1}`))).catch(() => {});
       await pool.end();
     },
   };

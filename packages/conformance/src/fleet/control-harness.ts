@@ -2,7 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Execution, every, type JobDefinition, MemoryStore, realClock } from '@fleetcron/core';
+import {
+  type Execution,
+  every,
+  type JobDefinition,
+  type LockCapabilities,
+  MemoryStore,
+  realClock,
+} from '@fleetcron/core';
 import type { FleetConformanceOptions, LockFixture } from '../types.js';
 import { leaseFor, using } from '../util.js';
 import type { ChildJob } from './child-config.js';
@@ -30,6 +37,8 @@ export interface ControlSetup {
   factory: FleetInstanceFactory;
   ledger: Ledger;
   store: MemoryStore;
+  /** What the fixture's lock declares. */
+  capabilities: LockCapabilities;
   leaseMs: number;
   scale: number;
   /** Unique per scenario run: suffix of instance ids. */
@@ -61,6 +70,7 @@ export async function withControlSetup(
         factory,
         ledger,
         store: new MemoryStore(),
+        capabilities,
         leaseMs: leaseFor(capabilities, options.leaseMs ?? 2000),
         scale: options.timeScale ?? 1,
         tag,

@@ -136,6 +136,10 @@ export function formatLedger(entries: LedgerEntry[]): string {
         e.status ?? '',
         e.point ?? '',
         e.aborted === undefined ? '' : `aborted=${e.aborted}`,
+        e.job === undefined ? '' : `job ${e.job}`,
+        e.catchUp ? 'catch-up' : '',
+        e.recovery ? 'recovery' : '',
+        e.requestedBy ? `requestedBy ${e.requestedBy}` : '',
       ].filter(Boolean);
       return `+${ms(e.mono - origin).padStart(8)} ${e.instance} ${e.kind} ${extra.join(' ')}`;
     })

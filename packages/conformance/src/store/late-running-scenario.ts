@@ -4,8 +4,10 @@ import { expect } from 'vitest';
 import type { StoreScenario } from '../types.js';
 import { using } from '../util.js';
 
-/** Concurrent `running` / terminal write pairs in the race part of the scenario. */
-const RACES = 20;
+/** Executions whose terminal write races `running` writes in the race part of the scenario. */
+const RACES = 200;
+/** Most `running` writes one execution gets while its terminal write is in flight. */
+const MAX_RACING_WRITES = 50;
 const BASE = Date.UTC(2026, 0, 2);
 
 /** A finished execution of `job`, `i` seconds after BASE, with a fresh UUID. */
@@ -27,9 +29,16 @@ function execution(job: string, i: number, overrides: Partial<Execution> = {}): 
   };
 }
 
-/** A job's whole history (the scenario writes fewer than 100 rows per job). */
+/** A job's whole history, page by page. */
 async function readAll(store: Store, job: string): Promise<Execution[]> {
-  return (await store.history(job, { limit: 100 })).executions;
+  const all: Execution[] = [];
+  let cursor: string | null = null;
+  do {
+    const page = await store.history(job, { limit: 100, cursor });
+    all.push(...page.executions);
+    cursor = page.nextCursor;
+  } while (cursor);
+  return all;
 }
 
 /** The `running` row of a finished execution, as the scheduler first writes it. */
@@ -93,21 +102,32 @@ export const lateRunningWrite: StoreScenario = {
       const races = Array.from({ length: RACES }, (_, i) =>
         execution('late-race', 1000 + i, { status: i % 2 ? 'failed' : 'succeeded' }),
       );
-      await Promise.all(
-        races.map((done, i) =>
-          i % 2
-            ? Promise.all([other.record(done), store.record(startOf(done))])
-            : Promise.all([store.record(startOf(done)), other.record(done)]),
-        ),
-      );
+      await Promise.all(races.map((done) => race(store, other, done)));
       const rows = await readAll(other, 'late-race');
       expect(
+        rows.filter((e) => e.status === 'running').map((e) => e.id),
+        'executions a racing running write reopened',
+      ).toEqual([]);
+      expect(
         rows.map(outcomeOf).sort((a, b) => (a.id < b.id ? -1 : 1)),
-        'a running write racing the terminal write of the same execution never wins',
+        'every raced execution keeps its terminal write',
       ).toEqual(races.map(outcomeOf).sort((a, b) => (a.id < b.id ? -1 : 1)));
     });
   },
 };
+
+/**
+ * Records `done` through `other` while `store` keeps writing its `running` row, one write after
+ * another, until the terminal write has returned: some `running` write straddles it.
+ */
+async function race(store: Store, other: Store, done: Execution): Promise<void> {
+  let finished = false;
+  const terminal = other.record(done).then(() => {
+    finished = true;
+  });
+  for (let n = 0; n < MAX_RACING_WRITES && !finished; n++) await store.record(startOf(done));
+  await terminal;
+}
 
 async function expectFinished(store: Store, done: Execution, what: string): Promise<void> {
   const rows = (await store.history(done.job, { limit: 100 })).executions;

@@ -43,6 +43,11 @@ function report(error: unknown, io: CliIo): ExitCode {
         ? ` (${error.cause.message})`
         : '';
     io.err(`fleetcron: ${error.message}${cause}`);
+    if (/relation "[^"]+" does not exist/.test(error.message + cause)) {
+      io.err(
+        "fleetcron: the store has no tables in this schema: check --schema, or run the store's migrate() (the fleet's instances do at start)",
+      );
+    }
     if (error.code === 'BACKEND_UNAVAILABLE') return EXIT.unreachable;
     if (error.code === 'UNKNOWN_JOB') return EXIT.unknownJob;
     return EXIT.invalid;

@@ -220,9 +220,18 @@ describe('unreachable backends and bad URLs', () => {
     expect(etcdDown.stderr).toMatch(
       /^fleetcron: etcd backend unavailable during connecting to http:\/\/127\.0\.0\.1:9/,
     );
+    const noTables = await runFleetcron([
+      'jobs',
+      '--postgres',
+      inject('fleetcronPostgresUrl'),
+      '--schema',
+      'no_such_schema',
+    ]);
+    expect(noTables.code).toBe(3);
+    expect(noTables.stderr).toContain('the store has no tables in this schema: check --schema');
     const secret = await runFleetcron(['jobs', '--postgres', 'postgres://u:hunter2@127.0.0.1:9/x']);
     expect(secret.stderr).not.toContain('hunter2');
-    for (const run of [pgDown, redisDown, etcdDown, secret])
+    for (const run of [pgDown, redisDown, etcdDown, noTables, secret])
       expect(hasStackTrace(run.stderr)).toBe(false);
   });
 

@@ -68,6 +68,16 @@ export interface JobContext {
   readonly log: Logger;
   /** The scheduler's clock; middleware sleeps on it so tests can use a fake clock. */
   readonly clock: Clock;
+  /**
+   * Who asked for this run when it is a manual fire (`scheduler.trigger()` or a fleet run
+   * request); `null` for a scheduled fire. Always set by the scheduler.
+   */
+  readonly requestedBy?: string | null;
+  /**
+   * `true` when this run re-runs a fire whose holder died (`onHolderLost: 'rerun'`): the
+   * first run may have done part of the work. Always set by the scheduler.
+   */
+  readonly recovery?: boolean;
 }
 
 /** Calls the rest of the chain, optionally with a changed context (e.g. another signal). */

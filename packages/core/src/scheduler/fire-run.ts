@@ -1,45 +1,17 @@
-import type { Clock } from '../clock.js';
 import { type LeaseLostError, toError } from '../errors.js';
 import type { ClockSample } from '../fleet-clock/offset-estimator.js';
-import type { Lease, Lock } from '../lock.js';
-import type { Logger, Middleware } from '../middleware.js';
-import type { Store } from '../store.js';
-import type { ClaimLimiter } from './claim-limiter.js';
+import type { Lease } from '../lock.js';
+import type { Logger } from '../middleware.js';
 import { claimOnTime, type OnTimeContext } from './claim-on-time.js';
-import type { ClockWatch } from './clock-watch.js';
 import type { LeaseDeadline } from './deadline.js';
 import { FireEvents, type SkipReason } from './fire-events.js';
+import type { FireDeps, FireKind, FireOutcome } from './fire-types.js';
 import { HeldLease } from './held-lease.js';
-import { FireHistory, type HistoryWriter } from './history.js';
+import { FireHistory } from './history.js';
 import type { NormalizedJob } from './job.js';
 import { isPaused } from './paused-check.js';
 import { type RunVerdict, runChain, verdictOf } from './run-chain.js';
 import { safeLogger } from './safe.js';
-import type { TimerQueue } from './timer-queue.js';
-
-/** What one fire needs from its scheduler. */
-export interface FireDeps {
-  readonly lock: Lock;
-  /** Read for the paused flag; history goes through `history`. */
-  readonly store: Store | null;
-  readonly history: HistoryWriter;
-  /** The fleet's clock (corrected by the backend's time; see `ClockWatch`). */
-  readonly clock: Clock;
-  readonly queue: TimerQueue;
-  /** Takes the backend times of claim and renewal answers. */
-  readonly clockWatch: ClockWatch;
-  /** Aborted when `stop()` begins: a fire waiting to claim again after `early` is dropped. */
-  readonly claimsStopped: () => AbortSignal;
-  readonly instanceId: string;
-  readonly logger: Logger;
-  readonly middleware: readonly Middleware[];
-  /** Bounds the claims in flight; a fire waits here for its turn before it claims. */
-  readonly claims: ClaimLimiter;
-  /** False once `stop()` gave up draining: a claim won after that is handed back, not run. */
-  acceptsRuns(): boolean;
-  /** False once `stop()` began: a fire still waiting for a claim slot is dropped unsent. */
-  acceptsClaims(): boolean;
-}
 
 /**
  * One fire, as steps: claim → start the lease keeper → run the middleware chain → finish.
@@ -50,6 +22,8 @@ export interface FireDeps {
 export class FireRun {
   /** Settles when the fire is completely handled (lease given back, history written). */
   readonly done: Promise<void>;
+  /** How it ended here: `lost`/`dropped` until a status is recorded. */
+  outcome: FireOutcome = { status: 'lost', reason: null };
   private readonly events: FireEvents;
   private readonly history: FireHistory;
   private readonly log: Logger;
@@ -67,6 +41,7 @@ export class FireRun {
     private readonly deps: FireDeps,
     readonly job: NormalizedJob,
     readonly fireAt: number,
+    readonly kind: FireKind = {},
   ) {
     const { instanceId, clock } = deps;
     this.log = safeLogger(deps.logger, {
@@ -79,7 +54,7 @@ export class FireRun {
       this.events.storeFailed(error);
       this.log.warn('fleetcron: could not write history', { error });
     };
-    const fire = { job: job.name, fireAt, instanceId };
+    const fire = { job: job.name, fireAt, instanceId, requestedBy: kind.requestedBy ?? null };
     this.history = new FireHistory(deps.history, onFailed, fire, job.leaseMs / 3);
     this.done = new Promise((resolve) => {
       this.markDone = resolve;
@@ -129,7 +104,10 @@ export class FireRun {
     const claim = await claimOnTime(this.claimContext(), this.job, this.fireAt); // 1. claim
     if (claim.status === 'failed') return this.skip('backend_unavailable', null, claim.error);
     if (claim.status === 'busy') return this.skip('overlap', null, null);
-    if (claim.status !== 'won') return;
+    if (claim.status !== 'won') {
+      this.outcome = { status: claim.status === 'dropped' ? 'dropped' : 'lost', reason: null };
+      return;
+    }
     const held = this.hold(claim.lease, claim.sentAt);
     if (held.deadline.passed()) return this.handBack('lease_expired');
     if (this.refusesRuns()) return this.handBack('stopping');
@@ -215,6 +193,8 @@ export class FireRun {
       return await runChain({
         ...{ job: this.job, middleware, fireAt: this.fireAt, startedAt, instanceId, clock },
         lease: held.deadline.view(held.token),
+        requestedBy: this.kind.requestedBy ?? null,
+        recovery: this.kind.recovery ?? false,
         signal: held.controller.signal,
         log: safeLogger(this.log, { token: held.token }),
         onAttempt: (attempt) => {
@@ -231,6 +211,7 @@ export class FireRun {
     const held = this.holding;
     const { clock } = this.deps;
     if (!held || !this.history.finished(status, this.attempt, error, clock.now())) return;
+    this.outcome = { status, reason: null };
     held.keeper.stop();
     if (error && status !== 'lease_lost') this.log.warn('fleetcron: run failed', { status, error });
     const durationMs = clock.monotonic() - this.startedMono;
@@ -245,6 +226,7 @@ export class FireRun {
 
   private skip(reason: SkipReason, token: number | null, error: Error | null): void {
     if (this.history.skipped(reason, token, error, this.deps.clock.now())) {
+      this.outcome = { status: 'skipped', reason };
       this.events.skipped(reason);
     }
   }

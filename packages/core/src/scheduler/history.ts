@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { BackendUnavailableError, toError } from '../errors.js';
+import type { Logger } from '../middleware.js';
 import type { Execution, RunStatus, Store } from '../store.js';
 import { settleWithin, type TimerSource } from './deadline.js';
 import type { SkipReason } from './fire-events.js';
@@ -113,6 +114,16 @@ export class HistoryWriter {
       signal.addEventListener('abort', onAbandon, { once: true });
     });
   }
+}
+
+/** Logs an outcome given up on by {@link HistoryWriter.abandon}, with its id. */
+export function logUnwritten(log: Logger): (execution: Execution) => void {
+  return (execution) => {
+    log.error('fleetcron: the outcome of a run could not be written; its row may stay', {
+      ...{ id: execution.id, job: execution.job, status: execution.status },
+      fireAt: new Date(execution.fireAt).toISOString(),
+    });
+  };
 }
 
 /** Text kept in the store for an error: its stack (which starts with the message). */

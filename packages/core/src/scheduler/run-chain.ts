@@ -22,6 +22,10 @@ export interface ChainInput {
   readonly signal: AbortSignal;
   readonly log: Logger;
   readonly clock: Clock;
+  /** Who asked for a manual fire, `null` for a scheduled one. */
+  readonly requestedBy: string | null;
+  /** Re-run of a fire whose holder died. */
+  readonly recovery: boolean;
   /** Told the attempt number each time the chain calls the job (`retry()` calls it again). */
   onAttempt(attempt: number): void;
 }
@@ -44,6 +48,8 @@ export async function runChain(input: ChainInput): Promise<Error | null> {
     signal: input.signal,
     log: input.log,
     clock: input.clock,
+    requestedBy: input.requestedBy,
+    recovery: input.recovery,
   };
   const chain = compose([...input.middleware, ...job.middleware], (c) => {
     input.onAttempt(c.attempt);

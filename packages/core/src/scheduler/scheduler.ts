@@ -1,16 +1,20 @@
-import { FleetcronError, InvalidOptionError, SchedulerStoppedError, toError } from '../errors.js';
+import { SchedulerStoppedError, toError } from '../errors.js';
 import type { ClockOffset } from '../fleet-clock/offset-estimator.js';
 import type { Logger } from '../middleware.js';
-import { assertNonEmptyString, assertNonNegativeMs } from '../validate.js';
+import type { PauseOptions } from '../registry.js';
+import { assertNonNegativeMs } from '../validate.js';
 import { ClaimLimiter } from './claim-limiter.js';
 import { ClockWatch } from './clock-watch.js';
 import { settledWithin } from './deadline.js';
-import { type FireDeps, FireRun } from './fire-run.js';
+import { FireRun } from './fire-run.js';
+import type { FireDeps, FireKind } from './fire-types.js';
 import { FleetControl } from './fleet-control.js';
-import { HistoryWriter } from './history.js';
+import { HistoryWriter, logUnwritten } from './history.js';
 import { type JobDefinition, type NormalizedJob, validateJob } from './job.js';
 import { type JobInfo, JobSlots } from './job-slots.js';
+import { type ManualRunOutcome, ManualRuns } from './manual-runs.js';
 import { type ResolvedOptions, resolveOptions, type SchedulerOptions } from './options.js';
+import { setJobPaused, unknownJob } from './pause.js';
 import { safeLogger } from './safe.js';
 import { drainFires, STOP_GRACE_MS } from './shutdown.js';
 import { TimerQueue } from './timer-queue.js';
@@ -25,6 +29,8 @@ export type { JobDefinition, OverlapPolicy } from './job.js';
 export { MAX_JOB_NAME_LENGTH } from './job.js';
 export type { CatchUpPolicy, HolderLostPolicy } from './job-policies.js';
 export type { JobInfo } from './job-slots.js';
+export type { ManualRunOutcome } from './manual-runs.js';
+export { MANUAL_CLAIM_TRIES } from './manual-runs.js';
 export type { SchedulerOptions } from './options.js';
 export { DEFAULT_DRAIN_MS, DEFAULT_LEASE_MS, DEFAULT_RUN_REQUEST_POLL_MS } from './options.js';
 export { STOP_GRACE_MS } from './shutdown.js';
@@ -73,6 +79,7 @@ export class Scheduler {
   private readonly clockWatch: ClockWatch;
   /** Registry heartbeat and drift watch; `null` when the store has no fleet control. */
   private readonly fleet: FleetControl | null;
+  private readonly manual: ManualRuns;
   /** Aborted when `stop()` begins (fires waiting to claim again are dropped); renewed by start(). */
   private claimsStopped = new AbortController();
   private phase: Phase = 'idle';
@@ -91,16 +98,11 @@ export class Scheduler {
       this.log.error('fleetcron: timer callback failed', { error: toError(error) });
     });
     this.clockWatch.attach(this.queue);
-    this.history = new HistoryWriter(store, this.queue, (execution) => {
-      this.log.error('fleetcron: the outcome of a run could not be written; its row may stay', {
-        ...{ id: execution.id, job: execution.job, status: execution.status },
-        fireAt: new Date(execution.fireAt).toISOString(),
-      });
-    });
+    this.history = new HistoryWriter(store, this.queue, logUnwritten(this.log));
     this.slots = new JobSlots({
       ...{ queue: this.queue, clock, instanceId, log: this.log, windowMs: lock.windowMs },
       isRunning: () => this.phase === 'running',
-      launch: (job, fireAt) => this.launch(job, fireAt),
+      launch: (job, fireAt) => void this.launch(job, fireAt),
     });
     this.deps = {
       ...{ lock, store, history: this.history, clock, queue: this.queue, instanceId, logger },
@@ -111,9 +113,19 @@ export class Scheduler {
       acceptsRuns: () => this.phase === 'running' || this.phase === 'draining',
       acceptsClaims: () => this.phase === 'running',
     };
-    this.fleet = FleetControl.create(store, {
-      ...{ queue: this.queue, instanceId, heartbeatMs: this.options.heartbeatMs, log: this.log },
+    this.manual = new ManualRuns({
+      log: this.log,
       now: () => clock.now(),
+      launch: (job, fireAt, kind) => this.launch(job, fireAt, kind),
+    });
+    const { heartbeatMs, runRequestPollMs: pollMs } = this.options;
+    this.fleet = FleetControl.create(store, {
+      ...{ queue: this.queue, instanceId, heartbeatMs, pollMs, log: this.log },
+      now: () => clock.now(),
+      runRequest: (request) => {
+        const job = this.phase === 'running' ? this.slots.byName.get(request.job)?.def : undefined;
+        void this.manual.runRequest(request, job);
+      },
       jobs: () => [...this.slots.byName.values()].map((slot) => slot.def),
       clockOffset: () => this.clockOffset(),
     });
@@ -214,44 +226,42 @@ export class Scheduler {
   }
 
   /**
-   * Pauses a job fleet-wide through the store: fires are still claimed (so nobody else runs
-   * them) but recorded as `skipped` (reason `paused`) instead of run. Rejects with
-   * `InvalidOptionError` (field `store`) without a store, and `UNKNOWN_JOB` for an unknown name.
+   * Runs job `name` here now, as a manual fire: claimed on the job's lock key (so it obeys the
+   * job's lease and overlap rule), with its own identity (a fire time that is never a scheduled
+   * fire), recorded with `requestedBy` = `by` (default `'local'`). Resolves how it ended (see
+   * {@link ManualRunOutcome}); never rejects once started. Throws `UNKNOWN_JOB` when no job of
+   * that name is registered here, `SchedulerStoppedError` unless the scheduler is running.
    */
-  async pause(name: string): Promise<void> {
-    await this.setPaused(name, true);
-  }
-
-  /** Resumes a job paused with {@link Scheduler.pause}, fleet-wide. */
-  async resume(name: string): Promise<void> {
-    await this.setPaused(name, false);
-  }
-
-  private async setPaused(name: string, paused: boolean): Promise<void> {
-    const store = this.options.store;
-    if (!store) {
-      throw new InvalidOptionError(
-        'store',
-        `${paused ? 'pause' : 'resume'}() needs a store: pass { store } to new Scheduler().`,
-      );
+  trigger(name: string, options: { by?: string } = {}): Promise<ManualRunOutcome> {
+    const job = this.slots.byName.get(name)?.def;
+    if (!job) return Promise.reject(unknownJob(name));
+    if (this.phase !== 'running') {
+      return Promise.reject(new SchedulerStoppedError('trigger() needs a running scheduler'));
     }
-    assertNonEmptyString('name', name);
-    if (!this.slots.byName.has(name)) {
-      throw new FleetcronError(
-        'UNKNOWN_JOB',
-        `no job named ${JSON.stringify(name)} is registered on this scheduler.`,
-        { field: 'name' },
-      );
-    }
-    await store.setPaused(name, paused);
+    return this.manual.run(job, options.by ?? 'local');
   }
 
-  private launch(job: NormalizedJob, fireAt: number): void {
-    const fire = new FireRun(this.deps, job, fireAt);
+  /**
+   * Pauses job `name` fleet-wide through the store: fires are still claimed (so nobody else runs
+   * them) but recorded as `skipped` (reason `paused`) instead of run. The job need not be
+   * registered here. Rejects with `InvalidOptionError` (field `store`) without a store.
+   */
+  async pause(name: string, options: PauseOptions = {}): Promise<void> {
+    await setJobPaused(this.options.store, name, true, options);
+  }
+
+  /** Resumes a job paused with {@link Scheduler.pause} (from any process), fleet-wide. */
+  async resume(name: string, options: PauseOptions = {}): Promise<void> {
+    await setJobPaused(this.options.store, name, false, options);
+  }
+
+  private launch(job: NormalizedJob, fireAt: number, kind: FireKind = {}): FireRun {
+    const fire = new FireRun(this.deps, job, fireAt, kind);
     this.fires.add(fire);
     void fire.done.then(() => {
       this.fires.delete(fire);
     });
+    return fire;
   }
 
   private async shutdown(drainMs: number): Promise<void> {

@@ -171,7 +171,7 @@ describe('skips (overlap, backend down, paused) and failures', () => {
     expect(ran).toEqual([start + 1000, start + 2000, start + 6000, start + 7000]);
   });
 
-  it('pause() needs a store and a registered job', async () => {
+  it('pause() needs a store, not a registered job (issue 13: pause from any process)', async () => {
     const lock = new MemoryLock();
     const bare = new Scheduler({ lock });
     bare.add({ name: 'job', trigger: every(1000), run: () => {} });
@@ -179,9 +179,12 @@ describe('skips (overlap, backend down, paused) and failures', () => {
       code: 'INVALID_OPTION',
       field: 'store',
     });
-    const withStore = new Scheduler({ lock, store: new MemoryStore() });
-    await expect(withStore.resume('nope')).rejects.toMatchObject({
-      code: 'UNKNOWN_JOB',
+    const store = new MemoryStore();
+    const withStore = new Scheduler({ lock, store });
+    await withStore.pause('elsewhere');
+    expect((await store.getJobState('elsewhere')).paused).toBe(true);
+    await expect(withStore.resume('')).rejects.toMatchObject({
+      code: 'INVALID_OPTION',
       field: 'name',
     });
   });

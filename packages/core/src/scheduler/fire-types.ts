@@ -1,0 +1,48 @@
+import type { Clock } from '../clock.js';
+import type { Lock } from '../lock.js';
+import type { Logger, Middleware } from '../middleware.js';
+import type { RunStatus, Store } from '../store.js';
+import type { ClaimLimiter } from './claim-limiter.js';
+import type { ClockWatch } from './clock-watch.js';
+import type { SkipReason } from './fire-events.js';
+import type { HistoryWriter } from './history.js';
+import type { TimerQueue } from './timer-queue.js';
+
+/** What one fire needs from its scheduler. */
+export interface FireDeps {
+  readonly lock: Lock;
+  /** Read for the paused flag; history goes through `history`. */
+  readonly store: Store | null;
+  readonly history: HistoryWriter;
+  /** The fleet's clock (corrected by the backend's time; see `ClockWatch`). */
+  readonly clock: Clock;
+  readonly queue: TimerQueue;
+  /** Takes the backend times of claim and renewal answers. */
+  readonly clockWatch: ClockWatch;
+  /** Aborted when `stop()` begins: a fire waiting to claim again after `early` is dropped. */
+  readonly claimsStopped: () => AbortSignal;
+  readonly instanceId: string;
+  readonly logger: Logger;
+  readonly middleware: readonly Middleware[];
+  /** Bounds the claims in flight; a fire waits here for its turn before it claims. */
+  readonly claims: ClaimLimiter;
+  /** False once `stop()` gave up draining: a claim won after that is handed back, not run. */
+  acceptsRuns(): boolean;
+  /** False once `stop()` began: a fire still waiting for a claim slot is dropped unsent. */
+  acceptsClaims(): boolean;
+}
+
+/** What kind of fire this is, beyond a scheduled one. */
+export interface FireKind {
+  /** A manual fire: who asked (recorded as `requestedBy`). */
+  readonly requestedBy?: string | null;
+  /** A re-run of a fire whose holder died (`ctx.recovery`). */
+  readonly recovery?: boolean;
+}
+
+/** How a fire ended on this instance: its recorded status, or why it was not claimed here. */
+export interface FireOutcome {
+  readonly status: RunStatus | 'lost' | 'dropped';
+  /** The skip reason when `status` is `skipped`. */
+  readonly reason: SkipReason | null;
+}

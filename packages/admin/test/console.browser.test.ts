@@ -113,22 +113,31 @@ describe('the console in Chromium over a fleet of three Schedulers on PostgreSQL
     await page.close();
   });
 
-  it('run now records one run request with who asked, which the fleet takes exactly once', async () => {
-    // The scheduler side (taking the request and running the job) is not in core yet: this
-    // checks the console's part end to end: the button, the request in PostgreSQL with who
-    // asked, consumed once by three concurrent takers, and no scheduled run of the job.
+  it('run now runs the job once on the fleet and its history page shows the run', async () => {
     const page = await signIn(WRITE);
+    const before = fleet.ledger.filter((e) => e.job === 'nightly-report').length;
+    expect(before).toBe(0);
     await row(page, 'nightly-report').getByRole('button', { name: 'Run now' }).click();
     await confirmDialog(page);
     await page.locator('#notice.notice-ok').waitFor();
-    expect(await page.locator('#notice').textContent()).toBe('Run of "nightly-report" requested.');
-    const taken = await Promise.all(
-      ['e2e-1', 'e2e-2', 'e2e-3'].map((id) => fleet.store.takeRunRequests(['nightly-report'], id)),
+    const finished = await until(
+      'the manual run of nightly-report in history',
+      async () => {
+        const history = await fleet.store.history('nightly-report', {});
+        return history.executions.find(
+          (e) => e.requestedBy === 'admin:ops' && e.finishedAt !== null,
+        );
+      },
+      20_000,
     );
-    expect(taken.flat().map((r) => [r.job, r.requestedBy])).toEqual([
-      ['nightly-report', 'admin:ops'],
-    ]);
-    expect(fleet.ledger.filter((e) => e.job === 'nightly-report')).toEqual([]);
+    expect(finished?.status).toBe('succeeded');
+    expect(fleet.ledger.filter((e) => e.job === 'nightly-report')).toHaveLength(1);
+    await page.click('a[href="#/jobs/nightly-report"]');
+    const runRow = page.locator('#history tr[data-status="succeeded"]', {
+      hasText: 'manual, by admin:ops',
+    });
+    await runRow.waitFor();
+    expect(await page.locator('#history tbody tr').count()).toBe(1);
     await page.close();
   });
 

@@ -13,7 +13,7 @@ import {
 import { expect } from 'vitest';
 import type { FleetConformanceOptions, FleetScenario, LockFixture } from '../types.js';
 import { leaseFor, pollUntil, using, waitUntilTime } from '../util.js';
-import { driftFlagged } from './drift-scenario.js';
+import { fleetControlScenarios } from './control-scenarios.js';
 import { freezeScenarios } from './freeze-scenarios.js';
 import { fleetOnBackendClock } from './skew-scenario.js';
 
@@ -239,7 +239,7 @@ export const fleetScenarios = {
   fleetOnBackendClock,
   pausedHolderAborted,
   ...freezeScenarios,
-  driftFlagged,
+  ...fleetControlScenarios,
 } as const satisfies Record<string, FleetScenario>;
 
 /** Name of a fleet scenario. */

@@ -22,7 +22,10 @@ export function triggerSpecOf(trigger: Trigger): TriggerSpec | null {
 export function triggerFromSpec(spec: TriggerSpec): Trigger {
   switch (spec?.kind) {
     case 'cron':
-      return cron(spec.expression, { tz: spec.tz });
+      return cron(
+        spec.expression,
+        spec.seed === undefined ? { tz: spec.tz } : { tz: spec.tz, seed: spec.seed },
+      );
     case 'every':
       return every(spec.ms, { anchor: spec.anchor });
     case 'at':

@@ -2,6 +2,7 @@ import { DuplicateJobError, InvalidOptionError, LeaseTooShortError, toError } fr
 import type { LockCapabilities } from '../lock.js';
 import type { JobHandler, Middleware } from '../middleware.js';
 import type { Trigger } from '../trigger.js';
+import type { CronTrigger } from '../triggers/cron.js';
 import { assertPositiveMs } from '../validate.js';
 import { nextFire } from './fire-plan.js';
 import {
@@ -122,7 +123,7 @@ export function validateJob(
   const d = definition as Partial<JobDefinition>;
   const name = checkName(d.name);
   if (context.existing.has(name)) throw new DuplicateJobError(name);
-  const trigger = checkTrigger(d.trigger, context.now);
+  const trigger = seededByName(checkTrigger(d.trigger, context.now), name);
   if (typeof d.run !== 'function') {
     throw new InvalidOptionError(
       'run',
@@ -202,6 +203,16 @@ function checkOverlap(value: unknown): OverlapPolicy {
     );
   }
   return overlap;
+}
+
+/**
+ * A cron trigger using `H` without its own seed is seeded with the job name (as Jenkins does),
+ * so jobs sharing `H * * * *` spread over the hour; every instance computes the same times.
+ */
+function seededByName(trigger: Trigger, name: string): Trigger {
+  const c = trigger as Partial<CronTrigger>;
+  if (!c.hashed || c.seed !== undefined || typeof c.withSeed !== 'function') return trigger;
+  return c.withSeed(name);
 }
 
 /**

@@ -15,6 +15,8 @@ export interface CompiledCron {
   readonly match: WallClockMatcher;
   /** False when the hour field allows all 24 hours (DST rule: fire at every matching instant). */
   readonly hourRestricted: boolean;
+  /** The six fields with every `H` replaced by the values it chose (for `describe()`). */
+  readonly resolved: string;
 }
 
 const NICKNAMES: Record<string, string> = {
@@ -68,14 +70,20 @@ export function normalizeCron(expression: string): string[] {
   return fields;
 }
 
-function parse(fields: readonly string[]): CronExpression {
+function parse(fields: readonly string[], seed?: string): CronExpression {
   const expression = fields.join(' ');
   // hashSeed: cron-parser's `H` would otherwise be random per process; instances must agree.
+  // The scheduler seeds it with the job name; without a seed, the expression seeds it.
   return CronExpressionParser.parse(expression, {
     tz: 'UTC',
     currentDate: 0,
-    hashSeed: expression,
+    hashSeed: seed ?? expression,
   });
+}
+
+/** Whether a field list uses `H` (hashed values; `THU` is no `H`). */
+export function usesHash(fields: readonly string[]): boolean {
+  return fields.some((field) => /(^|[^A-Z])H/i.test(field));
 }
 
 function nextOf(expr: CronExpression, wall: number): number | null {
@@ -92,10 +100,14 @@ function nextOf(expr: CronExpression, wall: number): number | null {
  * filter keeps the day if it is the one the rule names, or (both day fields restricted, cron's
  * OR rule) if the day-of-week field matches it.
  */
-function dayRuleMatcher(fields: readonly string[], rule: DayOfMonthRule): WallClockMatcher {
+function dayRuleMatcher(
+  fields: readonly string[],
+  rule: DayOfMonthRule,
+  seed?: string,
+): WallClockMatcher {
   const [second = '0', minute = '*', hour = '*', , month = '*', dow = '*'] = fields;
-  const times = parse([second, minute, hour, '*', month, '*']);
-  const days = dow === '*' || dow === '?' ? null : parse(['0', '0', '0', '*', '*', dow]);
+  const times = parse([second, minute, hour, '*', month, '*'], seed);
+  const days = dow === '*' || dow === '?' ? null : parse(['0', '0', '0', '*', '*', dow], seed);
   return (wall) => {
     let from = wall;
     for (let skip = 0; skip < MAX_DAY_SKIPS; skip++) {
@@ -116,12 +128,16 @@ function dayRuleMatcher(fields: readonly string[], rule: DayOfMonthRule): WallCl
   };
 }
 
-/** Compiles six normalised fields. Throws cron-parser's Error for a bad expression. */
-export function compileCron(fields: readonly string[]): CompiledCron {
+/**
+ * Compiles six normalised fields; `H` is seeded by `seed` (default: the expression). Throws
+ * cron-parser's Error for a bad expression.
+ */
+export function compileCron(fields: readonly string[], seed?: string): CompiledCron {
   assertNoBeforeLastInDayOfWeek(fields[5] ?? '*');
   const rule = dayOfMonthRule(fields[3] ?? '*');
-  const expr = parse(rule ? [...fields.slice(0, 3), '*', ...fields.slice(4)] : fields);
+  const expr = parse(rule ? [...fields.slice(0, 3), '*', ...fields.slice(4)] : fields, seed);
   const hourRestricted = expr.fields.hour.values.length !== 24;
-  if (rule) return { match: dayRuleMatcher(fields, rule), hourRestricted };
-  return { match: (wall) => nextOf(expr, wall), hourRestricted };
+  const resolved = rule ? fields.join(' ') : expr.stringify(true);
+  if (rule) return { match: dayRuleMatcher(fields, rule, seed), hourRestricted, resolved };
+  return { match: (wall) => nextOf(expr, wall), hourRestricted, resolved };
 }

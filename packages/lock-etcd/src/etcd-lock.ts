@@ -1,4 +1,5 @@
 import {
+  assertCatchUpClaim,
   BackendUnavailableError,
   type ClaimedFire,
   type ClaimRequest,
@@ -11,7 +12,13 @@ import {
   type LockCapabilities,
   type LockInspection,
 } from '@fleetcron/core';
-import { type Etcd3, EtcdLeaseInvalidError, type IKeyValue, type ITxnResponse } from 'etcd3';
+import {
+  type Etcd3,
+  EtcdLeaseInvalidError,
+  type ICompare,
+  type IKeyValue,
+  type ITxnResponse,
+} from 'etcd3';
 import { fireAtOfKey, KeyLayout } from './keys.js';
 import { JobLeasePool, type PooledLease } from './lease-pool.js';
 import { lockClientOf } from './lock-client.js';
@@ -26,7 +33,10 @@ import {
   getOp,
   getPrefixOp,
   kvsOf,
+  markBefore,
+  markOf,
   modifiedAt,
+  moveMarkOp,
   parseValue,
   putOp,
 } from './rpc.js';
@@ -85,6 +95,7 @@ export class EtcdLock implements Lock {
     durable: true,
     clock: 'client',
     earlyToleranceMs: DEFAULT_EARLY_TOLERANCE_MS,
+    durableMark: true,
   };
   readonly windowMs: number;
   /** Prefix of every key this adapter reads and writes. */
@@ -131,9 +142,12 @@ export class EtcdLock implements Lock {
     if (!(leaseMs >= ETCD_MIN_LEASE_MS)) {
       throw new LeaseTooShortError('leaseMs', leaseMs, ETCD_MIN_LEASE_MS, BACKEND);
     }
+    assertCatchUpClaim(request);
     const startedAt = performance.now();
     const now = this.clock.now();
-    if (fireAt < now - this.windowMs) return { status: 'lost', key, fireAt, reason: 'stale' };
+    // Catch-up claims are bounded by their `since` instead of the window (the mark guards them).
+    const oldest = request.catchUp ? request.catchUp.since : now - this.windowMs;
+    if (fireAt < oldest) return { status: 'lost', key, fireAt, reason: 'stale' };
     if (this.held.size > HELD_SWEEP_SIZE) this.sweepHeld(now);
 
     const claimKey = this.keys.claim(key, fireAt);
@@ -152,11 +166,15 @@ export class EtcdLock implements Lock {
     }
 
     let retriedLeases = false;
+    // A catch-up claim wins only ahead of the mark: "the mark is older", or "there is no mark"
+    // (etcd cannot compare a missing key's value; a failed claim's reads say which applies).
+    const markKey = this.keys.mark(key);
+    let markGuard: ICompare[] = request.catchUp ? [markBefore(markKey, fireAt)] : [];
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const [recordLease, jobLease] = await this.leasesFor(fireAt, leaseMs, startedAt);
       let res: ITxnResponse;
       try {
-        res = await this.tryWin(request, recordLease, jobLease, now);
+        res = await this.tryWin(request, recordLease, jobLease, now, markGuard);
       } catch (error) {
         if (error instanceof EtcdLeaseInvalidError && !retriedLeases) {
           // A lease we cached expired under us (clock jump, server restored from backup): drop
@@ -181,6 +199,17 @@ export class EtcdLock implements Lock {
       }
       if (!usesLease(res, jobLease)) this.pool.giveBack(jobLease);
       if (kvsOf(res, 0)[0]) return this.answerRecorded(request, res, now);
+      if (request.catchUp) {
+        const mark = markOf(kvsOf(res, 3)[0]);
+        if (mark !== null && fireAt <= mark) {
+          return { status: 'lost', key, fireAt, reason: 'behind_mark' };
+        }
+        const guard = mark === null ? absent(markKey) : markBefore(markKey, fireAt);
+        if (guard.target !== markGuard[0]?.target) {
+          markGuard = [guard];
+          continue;
+        }
+      }
 
       // No record, but the job's exclusive lease is live: record the fire as busy, atomically
       // with "still no record and still the same lease".
@@ -190,13 +219,14 @@ export class EtcdLock implements Lock {
       try {
         busy = await this.rpc.txn(
           'claim',
-          [absent(claimKey), modifiedAt(this.keys.exclusive(key), live.mod_revision)],
+          [absent(claimKey), modifiedAt(this.keys.exclusive(key), live.mod_revision), ...markGuard],
           [
             putOp(
               claimKey,
               { owner: request.owner, outcome: 'busy' } satisfies ClaimValue,
               recordLease,
             ),
+            moveMarkOp(markKey, fireAt),
           ],
           this.reads(request),
           request.signal,
@@ -213,7 +243,7 @@ export class EtcdLock implements Lock {
       }
       if (busy.succeeded) return { status: 'busy', key, fireAt };
       if (kvsOf(busy, 0)[0]) return this.answerRecorded(request, busy, now);
-      // The exclusive lease changed between the two transactions: start over.
+      // The exclusive lease (or the mark) changed between the two transactions: start over.
     }
     throw new BackendUnavailableError(
       BACKEND,
@@ -338,6 +368,7 @@ export class EtcdLock implements Lock {
         getPrefixOp(this.keys.claimPrefix(key)),
         getOp(this.keys.exclusive(key)),
         getPrefixOp(this.keys.perFirePrefix(key)),
+        getOp(this.keys.mark(key)),
       ],
       [],
     );
@@ -371,7 +402,12 @@ export class EtcdLock implements Lock {
       });
     }
     leases.sort((a, b) => a.fireAt - b.fireAt);
-    return { leases, newestFireAt: fires.at(-1)?.fireAt ?? null, fires };
+    return {
+      leases,
+      newestFireAt: fires.at(-1)?.fireAt ?? null,
+      fires,
+      mark: markOf(kvsOf(res, 3)[0]),
+    };
   }
 
   /**
@@ -387,16 +423,20 @@ export class EtcdLock implements Lock {
     this.client.close();
   }
 
-  /** The claim transaction of the common path. */
+  /**
+   * The claim transaction of the common path; `markGuard` holds a catch-up claim's condition on
+   * the mark. Every win moves the mark forward in the same transaction.
+   */
   private tryWin(
     request: ClaimRequest,
     recordLease: string,
     jobLease: PooledLease,
     now: number,
+    markGuard: ICompare[],
   ): Promise<ITxnResponse> {
     const { key, fireAt, owner, leaseMs, exclusive } = request;
     const claimKey = this.keys.claim(key, fireAt);
-    const compare = [absent(claimKey)];
+    const compare = [absent(claimKey), ...markGuard];
     if (exclusive) compare.push(absent(this.keys.exclusive(key)));
     const leaseValue: LeaseValue = { owner, fireAt, expiresAt: now + leaseMs };
     return this.rpc.txn(
@@ -405,18 +445,23 @@ export class EtcdLock implements Lock {
       [
         putOp(claimKey, { owner, outcome: 'won' } satisfies ClaimValue, recordLease),
         putOp(this.keys.slot(request), leaseValue, jobLease.id),
+        moveMarkOp(this.keys.mark(key), fireAt),
       ],
       this.reads(request),
       request.signal,
     );
   }
 
-  /** Reads of a failed claim: the claim record, the exclusive lease key, the per-fire key. */
+  /**
+   * Reads of a failed claim: the claim record, the exclusive lease key, the per-fire key, the
+   * mark.
+   */
   private reads(request: ClaimRequest) {
     return [
       getOp(this.keys.claim(request.key, request.fireAt)),
       getOp(this.keys.exclusive(request.key)),
       getOp(this.keys.perFire(request.key, request.fireAt)),
+      getOp(this.keys.mark(request.key)),
     ];
   }
 

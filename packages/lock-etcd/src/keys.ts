@@ -7,6 +7,8 @@
  * {prefix}c/{job}/{fireAt}   claim record of one fire: {"owner","outcome"}; token = create_revision
  * {prefix}x/{job}            the job's exclusive lease: {"owner","fireAt","expiresAt"}
  * {prefix}f/{job}/{fireAt}   the lease of one non-exclusive fire (same value)
+ * {prefix}m/{job}            the job's catch-up mark: the newest claimed fireAt, encoded as below
+ *                            (no lease: never expires; only ever replaced by a newer fire)
  * ```
  *
  * `fireAt` is written as 16 zero-padded digits so keys sort by time in `etcdctl get --prefix`.
@@ -38,6 +40,11 @@ export class KeyLayout {
   /** Exclusive lease key of job `key`. */
   exclusive(key: string): Buffer {
     return Buffer.from(`${this.prefix}x/${encodeURIComponent(key)}`);
+  }
+
+  /** Catch-up mark key of job `key` (value: {@link encodeFireAt} of the newest claimed fire). */
+  mark(key: string): Buffer {
+    return Buffer.from(`${this.prefix}m/${encodeURIComponent(key)}`);
   }
 
   /** Lease key of non-exclusive fire `fireAt` of job `key`. */

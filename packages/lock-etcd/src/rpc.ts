@@ -7,7 +7,7 @@ import {
   type IRequestOp,
   type ITxnResponse,
 } from 'etcd3';
-import { prefixEnd } from './keys.js';
+import { encodeFireAt, prefixEnd } from './keys.js';
 
 /** Backend name used in errors and capabilities. */
 export const BACKEND = 'etcd';
@@ -155,6 +155,39 @@ export function deleteOp(key: Buffer): IRequestOp {
 }
 
 /** Compare: `key` does not exist (its create revision is 0). */
+/**
+ * Moves the catch-up mark at `markKey` forward to `fireAt` (a nested transaction inside a claim's
+ * success branch): put when the stored mark is older, or when there is none. etcd compares values
+ * as bytes, which orders {@link encodeFireAt} values like the numbers for fires at or after
+ * 1970; a value compare on a missing key is always false, hence the inner "absent" branch.
+ */
+export function moveMarkOp(markKey: Buffer, fireAt: number): IRequestOp {
+  const value = Buffer.from(encodeFireAt(fireAt));
+  const put: IRequestOp = { request_put: { key: markKey, value } };
+  return {
+    request_txn: {
+      compare: [markBefore(markKey, fireAt)],
+      success: [put],
+      failure: [{ request_txn: { compare: [absent(markKey)], success: [put], failure: [] } }],
+    },
+  };
+}
+
+/** Compare: the mark at `markKey` exists and is older than `fireAt`. */
+export function markBefore(markKey: Buffer, fireAt: number): ICompare {
+  return {
+    key: markKey,
+    target: 'Value',
+    result: 'Less',
+    value: Buffer.from(encodeFireAt(fireAt)),
+  };
+}
+
+/** The fire time a mark key holds, or `null` for no key. */
+export function markOf(kv: IKeyValue | undefined): number | null {
+  return kv ? Number(kv.value.toString()) : null;
+}
+
 export function absent(key: Buffer): ICompare {
   return { key, target: 'Create', result: 'Equal', create_revision: 0 };
 }

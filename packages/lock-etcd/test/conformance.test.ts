@@ -18,6 +18,7 @@ runLockConformance({
   capabilities: {
     ...{ minLeaseMs: 2000, leaseGranularityMs: 1000, durable: true, clock: 'client' },
     earlyToleranceMs: 250,
+    durableMark: true,
   },
   create: async () => etcdFixture(await shared()),
   // A dedicated server the fault scenarios restart (etcd cannot drop connections on demand:

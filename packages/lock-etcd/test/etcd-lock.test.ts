@@ -68,6 +68,7 @@ describe('EtcdLock options', () => {
         durable: true,
         clock: 'client',
         earlyToleranceMs: 250,
+        durableMark: true,
       });
       await lock.close();
     } finally {

@@ -58,7 +58,14 @@ export const fleetOnBackendClock: FleetScenario = {
           leaseMs,
           instanceId: `clock${offset}-${tag}`,
         });
-        scheduler.add({ name: 'backend-clock-job', trigger: every(1000), run: record });
+        // per-fire leases: a fire never waits on another fire's lease (no `busy` skips), so every
+        // fire of the span must run
+        scheduler.add({
+          name: 'backend-clock-job',
+          trigger: every(1000),
+          overlap: 'allow',
+          run: record,
+        });
         schedulers.push({ scheduler, offset });
       }
       let startedAt = 0;

@@ -187,7 +187,7 @@ export const skewedClientCannotSteal: LockScenario = {
       ] as const;
       const key = 'skew';
       const lease = leaseFor(options.capabilities, 20_000);
-      const t = fireNear(-10_000);
+      const t = fireNear(-40_000); // in the past even for the client 30 s behind
       const held = wonLease(await honest.claim(req(key, t, 'honest', lease)), 'honest holder');
       for (const [i, [label, lock]] of skewed.entries()) {
         const owner = `skewed${label}`;

@@ -2,7 +2,13 @@ import { copyFileSync, mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { FleetClient } from '@fleetcron/core';
+import {
+  cron,
+  definitionHash,
+  FleetClient,
+  MemoryStore,
+  type RegisteredJob,
+} from '@fleetcron/core';
 import type {} from '@fleetcron/testkit';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -92,7 +98,17 @@ describe('the console in Chromium over a fleet of three Schedulers on PostgreSQL
   });
 
   it('shows every job with its next fire, and failed runs with their error', async () => {
-    const page = await signIn(WRITE);
+    const page = await browser.context.newPage();
+    const requested: string[] = [];
+    const refused: string[] = [];
+    page.on('request', (request) => requested.push(request.url()));
+    page.on('console', (message) => {
+      if (/Content Security Policy|Refused to/i.test(message.text())) refused.push(message.text());
+    });
+    await page.goto(`${origin}/admin/`);
+    await page.fill('#token', WRITE);
+    await page.click('button[type=submit]');
+    await page.waitForSelector('#jobs');
     for (const job of fleet.jobs) {
       const next = row(page, job).locator('td[data-label="Next fire"] time');
       await next.waitFor();
@@ -110,6 +126,11 @@ describe('the console in Chromium over a fleet of three Schedulers on PostgreSQL
     expect(
       await page.locator('#history tr[data-status="failed"] details summary').first().textContent(),
     ).toContain('payment provider answered 503');
+    // Nothing loaded from outside the handler, nothing blocked by the CSP.
+    expect(requested.length).toBeGreaterThan(3);
+    const outside = requested.filter((url) => !url.startsWith(`${origin}/admin/`));
+    expect(outside.filter((url) => !url.startsWith('data:'))).toEqual([]);
+    expect(refused).toEqual([]);
     await page.close();
   });
 
@@ -276,5 +297,60 @@ describe('the console in Chromium over a fleet of three Schedulers on PostgreSQL
     });
     if (process.env.FLEETCRON_UPDATE_DOCS === '1') copyFileSync(SCREENSHOT, DOCS_IMAGE);
     await page.close();
+  });
+});
+
+describe('drift and the instances list in Chromium', { timeout: 60_000 }, () => {
+  it('flags a job two live instances define differently and lists both instances', async () => {
+    const store = new MemoryStore();
+    const billing = (expression: string): RegisteredJob => {
+      const trigger = cron(expression, { tz: 'Europe/Berlin' });
+      const spec = trigger.spec ?? null;
+      const base = {
+        trigger: trigger.describe(),
+        leaseMs: 30_000,
+        overlap: 'skip',
+        catchUp: 'skip' as const,
+      };
+      return { name: 'billing', spec, ...base, definitionHash: definitionHash({ ...base, spec }) };
+    };
+    for (const [id, expression] of [
+      ['old-deploy', '0 3 * * *'],
+      ['new-deploy', '0 4 * * *'],
+    ] as const) {
+      await store.heartbeat({
+        instanceId: id,
+        host: 'h',
+        pid: 1,
+        version: '0.1.0',
+        startedAt: Date.now(),
+        heartbeatMs: 60_000,
+        clock: null,
+        jobs: [billing(expression)],
+      });
+    }
+    const handler = createAdminHandler({
+      fleet: new FleetClient({ store }),
+      token: WRITE,
+      basePath: '/admin',
+    });
+    const server = createServer(toNodeListener(handler));
+    const driftOrigin = await listen(server);
+    try {
+      const page = await browser.context.newPage();
+      await page.goto(`${driftOrigin}/admin/`);
+      await page.fill('#token', WRITE);
+      await page.click('button[type=submit]');
+      await page.locator('#jobs tr[data-job="billing"] .badge-drift').waitFor();
+      expect(await page.locator('p.warning[role="alert"]').textContent()).toContain('billing');
+      await page.click('a[href="#/instances"]');
+      await page.locator('#instances').waitFor();
+      expect(await page.locator('#instances tbody tr').count()).toBe(2);
+      expect(await page.locator('#instances').textContent()).toContain('new-deploy');
+      await page.close();
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

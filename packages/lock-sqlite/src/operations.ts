@@ -11,7 +11,7 @@ import { SQLITE_LOCK_SCHEMA } from './schema.js';
 
 /**
  * Arguments of the `claim` operation (a `ClaimRequest` without its signal, plus the window and
- * the early tolerance).
+ * the early tolerance). `since`: a catch-up claim's oldest fire (`null` for an ordinary claim).
  */
 export interface ClaimArgs {
   key: string;
@@ -21,6 +21,7 @@ export interface ClaimArgs {
   exclusive: boolean;
   windowMs: number;
   earlyToleranceMs: number;
+  since: number | null;
 }
 
 /** Records and leases deleted per collection pass (keeps each transaction short). */
@@ -83,6 +84,11 @@ function prepare(db: Database.Database) {
       { fire_at: number; owner: string; outcome: 'won' | 'busy'; token: number | null }
     >('SELECT fire_at, owner, outcome, token FROM fleetcron_claims WHERE key = ? ORDER BY fire_at'),
     count: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM fleetcron_claims'),
+    mark: db.prepare<[string], { mark: number }>('SELECT mark FROM fleetcron_marks WHERE key = ?'),
+    moveMark: db.prepare(
+      `INSERT INTO fleetcron_marks (key, mark) VALUES (?, ?)
+       ON CONFLICT (key) DO UPDATE SET mark = max(mark, excluded.mark)`,
+    ),
   };
 }
 
@@ -132,8 +138,17 @@ function decide(db: Database.Database, args: ClaimArgs, now: number): ClaimResul
     }
     return { status: 'lost', key, fireAt, reason: 'claimed' };
   }
-  if (fireAt < now - windowMs) return { status: 'lost', key, fireAt, reason: 'stale' };
+  // Catch-up claims are bounded by their since instead of the window (the mark guards them).
+  if (fireAt < (args.since ?? now - windowMs))
+    return { status: 'lost', key, fireAt, reason: 'stale' };
   if (fireAt > now + args.earlyToleranceMs) return { status: 'lost', key, fireAt, reason: 'early' };
+  if (args.since !== null) {
+    const mark = s.mark.get(key)?.mark;
+    if (mark !== undefined && fireAt <= mark) {
+      return { status: 'lost', key, fireAt, reason: 'behind_mark' };
+    }
+  }
+  s.moveMark.run(key, fireAt);
   const keepUntil = fireAt + windowMs;
   if (exclusive) {
     const live = s.lease.get(key, 'x');
@@ -177,7 +192,8 @@ function inspectIn(db: Database.Database, key: string): LockInspection {
     token: r.token,
   }));
   const leases = s.leasesOf.all(key, now).map(toLease);
-  return { leases, newestFireAt: fires.at(-1)?.fireAt ?? null, fires };
+  const mark = s.mark.get(key)?.mark ?? null;
+  return { leases, newestFireAt: fires.at(-1)?.fireAt ?? null, fires, mark };
 }
 
 /** Deletes one batch of records past their window and of expired leases; returns how many. */

@@ -5,6 +5,7 @@
  * - `fleetcron_claims`: one record per claimed fire, kept until `keep_until` (= fireAt + windowMs).
  * - `fleetcron_leases`: live leases; slot `x` is a job's exclusive lease, else the fire time.
  * - `fleetcron_tokens`: the last fencing token of each key, kept forever so tokens never repeat.
+ * - `fleetcron_marks`: the catch-up mark of each key (the newest fire ever recorded), kept forever.
  */
 export const SQLITE_LOCK_SCHEMA = `
 CREATE TABLE IF NOT EXISTS fleetcron_claims (
@@ -31,5 +32,9 @@ CREATE INDEX IF NOT EXISTS fleetcron_leases_expiry ON fleetcron_leases (expires_
 CREATE TABLE IF NOT EXISTS fleetcron_tokens (
   key        TEXT    PRIMARY KEY,
   last_token INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS fleetcron_marks (
+  key  TEXT    PRIMARY KEY,
+  mark INTEGER NOT NULL
 ) WITHOUT ROWID;
 `;

@@ -1,4 +1,5 @@
 import {
+  assertCatchUpClaim,
   type ClaimRequest,
   type ClaimResult,
   DEFAULT_EARLY_TOLERANCE_MS,
@@ -22,7 +23,7 @@ import { type ClaimArgs, lockOperations } from './operations.js';
  * it reads the same system clock (`Date.now()` inside the transaction, returned as the answers'
  * `backendTime`); a per-scheduler clock passed to the scheduler never judges expiry or
  * staleness. Durable: records are on disk. Claims more than `earlyToleranceMs` (option, default
- * 250) ahead of the host clock are refused `early`.
+ * 250) ahead of the host clock are refused `early`. The catch-up mark is a row of the file too.
  */
 export const SQLITE_LOCK_CAPABILITIES: LockCapabilities = Object.freeze({
   minLeaseMs: 1,
@@ -30,6 +31,7 @@ export const SQLITE_LOCK_CAPABILITIES: LockCapabilities = Object.freeze({
   durable: true,
   clock: 'backend',
   earlyToleranceMs: DEFAULT_EARLY_TOLERANCE_MS,
+  durableMark: true,
 });
 
 /** Options of {@link SqliteLock}. */
@@ -114,9 +116,11 @@ export class SqliteLock implements Lock {
     if (!(Number.isSafeInteger(leaseMs) && leaseMs > 0)) {
       throw new InvalidOptionError('leaseMs', 'must be a positive integer of ms.');
     }
+    assertCatchUpClaim(request);
     const args: ClaimArgs = {
       ...{ key, fireAt, owner, leaseMs, exclusive, windowMs: this.windowMs },
       earlyToleranceMs: this.capabilities.earlyToleranceMs ?? DEFAULT_EARLY_TOLERANCE_MS,
+      since: request.catchUp?.since ?? null,
     };
     return this.executor.run<ClaimResult>('claim', args, request.signal);
   }

@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.js';
 import { BackendUnavailableError, SchedulerStoppedError, toError } from '../errors.js';
 import type { ClockSample } from '../fleet-clock/offset-estimator.js';
-import type { ClaimResult, Lease, Lock } from '../lock.js';
+import type { CatchUpClaim, ClaimResult, Lease, Lock } from '../lock.js';
 import type { Logger } from '../middleware.js';
 import type { ClaimLimiter } from './claim-limiter.js';
 import { settleWithin, type TimerSource } from './deadline.js';
@@ -25,6 +25,8 @@ export interface ClaimContext {
   acceptsClaims(): boolean;
   /** Receives the backend's time carried by a claim answer (the fleet clock's samples). */
   sampled(sample: ClockSample): void;
+  /** Set for a catch-up claim (wins only ahead of the job's mark; see `ClaimRequest.catchUp`). */
+  readonly catchUp?: CatchUpClaim;
 }
 
 /** The answer to a claim, as the fire acts on it. */
@@ -117,6 +119,7 @@ function send(
     leaseMs: job.leaseMs,
     exclusive,
     signal,
+    ...(c.catchUp ? { catchUp: c.catchUp } : {}),
   };
   return safeCall(() => c.lock.claim(request));
 }

@@ -14,7 +14,9 @@ export type SkipReason =
   /** The claim was won while `stop()` was aborting; the claim was handed back. */
   | 'stopping'
   /** The lease's local deadline passed before the job could start; the claim was handed back. */
-  | 'lease_expired';
+  | 'lease_expired'
+  /** Missed while the whole fleet was down, and the job's `catchUp` is `'skip'`. */
+  | 'missed';
 
 /**
  * Publishes the lifecycle events of one fire (see `FleetcronEvent`). Every method stamps the

@@ -111,6 +111,7 @@ export class FireRun {
     const held = this.hold(claim.lease, claim.sentAt);
     if (held.deadline.passed()) return this.handBack('lease_expired');
     if (this.refusesRuns()) return this.handBack('stopping');
+    if (this.kind.missed) return this.recordMissed(held.token); // catchUp 'skip': record only
     held.keeper.start(); // 2. start the keeper
     const paused = await this.readPaused();
     if (held.deadline.passed()) return this.handBack('lease_expired');
@@ -139,6 +140,7 @@ export class FireRun {
       claimsStopped: this.deps.claimsStopped(),
       acceptsClaims: () => this.deps.acceptsClaims(),
       sampled: (sample) => this.sampled(sample),
+      ...(this.kind.catchUp ? { catchUp: this.kind.catchUp } : {}),
     };
   }
 
@@ -222,6 +224,12 @@ export class FireRun {
       durationMs,
       error,
     });
+  }
+
+  /** A missed fire claimed under `catchUp: 'skip'`: `fire.missed`, recorded `skipped`/`missed`. */
+  private recordMissed(token: number): void {
+    this.events.missed(this.deps.clock.now() - this.fireAt);
+    this.skip('missed', token, null);
   }
 
   private skip(reason: SkipReason, token: number | null, error: Error | null): void {

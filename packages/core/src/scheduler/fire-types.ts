@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.js';
-import type { Lock } from '../lock.js';
+import type { CatchUpClaim, Lock } from '../lock.js';
 import type { Logger, Middleware } from '../middleware.js';
 import type { RunStatus, Store } from '../store.js';
 import type { ClaimLimiter } from './claim-limiter.js';
@@ -38,6 +38,10 @@ export interface FireKind {
   readonly requestedBy?: string | null;
   /** A re-run of a fire whose holder died (`ctx.recovery`). */
   readonly recovery?: boolean;
+  /** A catch-up claim: wins only ahead of the job's mark, fires older than `since` are stale. */
+  readonly catchUp?: CatchUpClaim;
+  /** A missed fire under `catchUp: 'skip'`: claimed only to record it `skipped` (`missed`). */
+  readonly missed?: boolean;
 }
 
 /** How a fire ended on this instance: its recorded status, or why it was not claimed here. */

@@ -1,4 +1,5 @@
 import { InvalidOptionError } from '../errors.js';
+import type { LockCapabilities } from '../lock.js';
 import type { CatchUpSpec } from '../registry.js';
 import { assertPositiveInteger, assertPositiveMs } from '../validate.js';
 
@@ -17,8 +18,26 @@ export type CatchUpPolicy = CatchUpSpec;
  */
 export type HolderLostPolicy = 'record' | 'rerun';
 
-/** Checks `catchUp` (default `'skip'`). */
-export function checkCatchUp(value: unknown): CatchUpPolicy {
+/**
+ * Checks `catchUp` (default `'skip'`); `'latest'` and `{ max }` need a lock with a catch-up mark
+ * (`capabilities.durableMark` declared).
+ */
+export function checkCatchUp(
+  value: unknown,
+  capabilities: LockCapabilities,
+  backend: string,
+): CatchUpPolicy {
+  const policy = checkCatchUpValue(value);
+  if (policy !== 'skip' && capabilities.durableMark === undefined) {
+    throw new InvalidOptionError(
+      'catchUp',
+      `the ${backend} lock keeps no catch-up mark (capabilities.durableMark), so missed fires cannot be caught up exactly once; use 'skip' or a lock with a mark.`,
+    );
+  }
+  return policy;
+}
+
+function checkCatchUpValue(value: unknown): CatchUpPolicy {
   if (value === undefined || value === 'skip' || value === 'latest') return value ?? 'skip';
   if (typeof value !== 'object' || value === null) {
     throw new InvalidOptionError(

@@ -141,7 +141,7 @@ export function validateJob(
     leaseMs,
     overlap: checkOverlap(d.overlap),
     middleware: validateMiddleware('middleware', d.middleware),
-    catchUp: checkCatchUp(d.catchUp),
+    catchUp: checkCatchUp(d.catchUp, context.capabilities, context.backend),
     onHolderLost: checkHolderLost(d.onHolderLost),
   };
 }

@@ -3,6 +3,7 @@ import type { ClockOffset } from '../fleet-clock/offset-estimator.js';
 import type { Logger } from '../middleware.js';
 import type { PauseOptions } from '../registry.js';
 import { assertNonNegativeMs } from '../validate.js';
+import { catchUp } from './catch-up.js';
 import { ClaimLimiter } from './claim-limiter.js';
 import { ClockWatch } from './clock-watch.js';
 import { settledWithin } from './deadline.js';
@@ -169,8 +170,9 @@ export class Scheduler {
   }
 
   /**
-   * Starts claiming fires: each job's next fire after now is scheduled (fires that passed before
-   * `start()` are not caught up). A no-op when running. A stopped scheduler may be started again.
+   * Starts claiming fires: each job's next fire after now is scheduled, and fires missed while
+   * the whole fleet was down are handled per the job's `catchUp` (from the lock's mark); with a
+   * fleet-control store, heartbeats and run requests start. A no-op when running. A stopped scheduler may be started again.
    * Throws `SchedulerStoppedError` while `stop()` is still in progress.
    */
   start(): void {
@@ -182,6 +184,7 @@ export class Scheduler {
     this.claimsStopped = new AbortController();
     this.slots.scheduleAll();
     this.fleet?.start();
+    this.catchUpAll();
   }
 
   /**
@@ -253,6 +256,18 @@ export class Scheduler {
   /** Resumes a job paused with {@link Scheduler.pause} (from any process), fleet-wide. */
   async resume(name: string, options: PauseOptions = {}): Promise<void> {
     await setJobPaused(this.options.store, name, false, options);
+  }
+
+  /** Claims, per job, the fires missed while the whole fleet was down (see `catchUp`). */
+  private catchUpAll(): void {
+    const { lock } = this.options;
+    const deps = {
+      ...{ lock, clock: this.clockWatch.clock, queue: this.queue, log: this.log },
+      launch: (job: NormalizedJob, fireAt: number, kind: FireKind) =>
+        this.launch(job, fireAt, kind),
+      isRunning: () => this.phase === 'running',
+    };
+    for (const slot of this.slots.byName.values()) void catchUp(deps, slot.def);
   }
 
   private launch(job: NormalizedJob, fireAt: number, kind: FireKind = {}): FireRun {

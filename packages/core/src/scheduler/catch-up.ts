@@ -1,0 +1,116 @@
+import type { Clock } from '../clock.js';
+import { toError } from '../errors.js';
+import type { Lock } from '../lock.js';
+import type { Logger } from '../middleware.js';
+import type { Trigger } from '../trigger.js';
+import { settleWithin } from './deadline.js';
+import type { FireRun } from './fire-run.js';
+import type { FireKind } from './fire-types.js';
+import type { NormalizedJob } from './job.js';
+import type { CatchUpPolicy } from './job-policies.js';
+import { safeCall } from './safe.js';
+import type { TimerQueue } from './timer-queue.js';
+
+/** Most missed fires `catchUp: 'skip'` records per job at start. */
+export const MAX_RECORDED_MISSED = 100;
+/** Most trigger steps walked from the mark to now when looking for missed fires. */
+const MAX_STEPS = 100_000;
+
+/** Which missed fires a job claims at start, and how. */
+export interface CatchUpPlan {
+  /** Missed fires to claim, oldest first (claims move the mark forward, so in this order). */
+  fires: number[];
+  /** `catchUp.since` of the claims: the oldest fire the policy may catch up. */
+  since: number;
+  /** `true` under `'skip'`: the fires are claimed only to be recorded `missed`. */
+  missed: boolean;
+}
+
+/**
+ * The fires of `trigger` after `mark` and at or before `now` (the newest `keep` of them), oldest
+ * first. Walks at most {@link MAX_STEPS} fires.
+ */
+export function missedFires(trigger: Trigger, mark: number, now: number, keep: number): number[] {
+  const fires: number[] = [];
+  let from = mark;
+  for (let step = 0; step < MAX_STEPS; step++) {
+    const next = trigger.next(new Date(from))?.getTime();
+    if (next === undefined || next > now || next <= from) break;
+    fires.push(next);
+    if (fires.length > keep) fires.shift();
+    from = next;
+  }
+  return fires;
+}
+
+/**
+ * What to claim for a job whose mark (newest claimed fire, fleet-wide) is `mark`: `'latest'` the
+ * newest missed fire; `{ max, within }` the newest `max` missed fires not older than `within`
+ * (default: the lock's claim window); `'skip'` the newest {@link MAX_RECORDED_MISSED}, to record.
+ */
+export function catchUpPlan(
+  policy: CatchUpPolicy,
+  trigger: Trigger,
+  window: { mark: number; now: number; windowMs: number },
+): CatchUpPlan {
+  const { mark, now, windowMs } = window;
+  if (policy === 'latest') {
+    const fires = missedFires(trigger, mark, now, 1);
+    return { fires, since: fires[0] ?? now, missed: false };
+  }
+  if (policy === 'skip') {
+    const fires = missedFires(trigger, mark, now, MAX_RECORDED_MISSED);
+    return { fires, since: fires[0] ?? now, missed: true };
+  }
+  const since = now - (policy.within ?? windowMs);
+  const fires = missedFires(trigger, Math.max(mark, since - 1), now, policy.max);
+  return { fires, since, missed: false };
+}
+
+/** What catching up needs from its scheduler. */
+export interface CatchUpDeps {
+  readonly lock: Lock;
+  readonly clock: Clock;
+  readonly queue: TimerQueue;
+  readonly log: Logger;
+  /** Starts one fire on the scheduler's fire path. */
+  launch(job: NormalizedJob, fireAt: number, kind: FireKind): FireRun;
+  /** Whether the scheduler still runs (catching up stops with `stop()`). */
+  isRunning(): boolean;
+}
+
+/**
+ * At `start()`: finds the fires of `job` missed while the whole fleet was down, from the lock's
+ * mark, and claims them one after the other as catch-up claims (each wins only ahead of the
+ * mark and unclaimed, so exactly one instance gets each, and never a fire that ran). Stops at
+ * the first claim this instance does not win: another instance is catching up. Never rejects.
+ */
+export async function catchUp(d: CatchUpDeps, job: NormalizedJob): Promise<void> {
+  if (d.lock.capabilities.durableMark === undefined) return; // no mark: nothing is known
+  let mark: number | null;
+  try {
+    const noAnswer = () => new Error(`inspect: no answer within ${job.leaseMs} ms`);
+    const inspection = await settleWithin(
+      safeCall(() => d.lock.inspect(job.name)),
+      job.leaseMs,
+      noAnswer,
+      d.queue,
+    );
+    mark = inspection.mark ?? null;
+  } catch (error) {
+    d.log.warn('fleetcron: could not read the catch-up mark; no catch-up', {
+      job: job.name,
+      error: toError(error),
+    });
+    return;
+  }
+  if (mark === null) return; // never claimed: nothing was missed
+  const now = d.clock.now();
+  const plan = catchUpPlan(job.catchUp, job.trigger, { mark, now, windowMs: d.lock.windowMs });
+  for (const fireAt of plan.fires) {
+    if (!d.isRunning()) return;
+    const fire = d.launch(job, fireAt, { catchUp: { since: plan.since }, missed: plan.missed });
+    await fire.done;
+    if (fire.outcome.status === 'lost' || fire.outcome.status === 'dropped') return;
+  }
+}

@@ -1,0 +1,127 @@
+import { describe, expect, it } from 'vitest';
+import {
+  type CatchUpPolicy,
+  every,
+  FakeClock,
+  isFleetcronError,
+  type Lock,
+  MemoryLock,
+  MemoryStore,
+  Scheduler,
+} from '../../src/index.js';
+import { catchUpPlan, missedFires } from '../../src/scheduler/catch-up.js';
+import { allHistory, recordEvents } from './helpers.js';
+
+const MIN = 60_000;
+
+/**
+ * A fleet of two runs `every(1 min)` for 2 minutes, is down (both stopped) for 5.5 minutes
+ * (fires at 3..7 min missed), then both start again.
+ */
+async function wholeFleetDown(catchUp: CatchUpPolicy) {
+  const fake = new FakeClock(0);
+  const lock = new MemoryLock({ clock: fake });
+  const store = new MemoryStore({ clock: fake });
+  const runs: Array<{ instanceId: string; fireAt: number }> = [];
+  const schedulers = ['a', 'b'].map((instanceId) => {
+    const s = new Scheduler({ lock, store, clock: fake, instanceId });
+    s.add({
+      name: 'job',
+      trigger: every(MIN),
+      catchUp,
+      run: (ctx) => void runs.push({ instanceId, fireAt: ctx.fireAt.getTime() }),
+    });
+    return s;
+  });
+  const stopAll = async () => {
+    const stopping = Promise.all(schedulers.map((s) => s.stop()));
+    await fake.advance(0);
+    await stopping;
+  };
+  for (const s of schedulers) s.start();
+  await fake.advance(2 * MIN);
+  expect(runs.map((r) => r.fireAt)).toEqual([MIN, 2 * MIN]);
+  await stopAll();
+  await fake.advance(5.5 * MIN); // the whole fleet is down across 3, 4, 5, 6 and 7 min
+  runs.length = 0;
+  const rec = recordEvents();
+  for (const s of schedulers) s.start();
+  await fake.advance(1_000);
+  rec.stop();
+  return { fake, store, runs, events: rec.events, stopAll };
+}
+
+describe("catch-up after the whole fleet was down (catchUp, from the lock's mark)", () => {
+  it("'latest' runs the newest missed fire once fleet-wide, then fires go on", async () => {
+    const { fake, runs, stopAll } = await wholeFleetDown('latest');
+    expect(runs.map((r) => r.fireAt)).toEqual([7 * MIN]);
+    await fake.advance(MIN);
+    expect(runs.map((r) => r.fireAt)).toEqual([7 * MIN, 8 * MIN]);
+    await stopAll();
+  });
+
+  it('{ max: 3 } runs the three newest missed fires once each, oldest first', async () => {
+    const { store, runs, stopAll } = await wholeFleetDown({ max: 3 });
+    expect(runs.map((r) => r.fireAt)).toEqual([5 * MIN, 6 * MIN, 7 * MIN]);
+    const rows = (await allHistory(store, 'job')).filter((r) => r.fireAt > 2 * MIN);
+    expect(rows.map((r) => [r.fireAt, r.status]).sort()).toEqual([
+      [5 * MIN, 'succeeded'],
+      [6 * MIN, 'succeeded'],
+      [7 * MIN, 'succeeded'],
+    ]);
+    await stopAll();
+  });
+
+  it('{ max, within } catches up only fires not older than within', async () => {
+    const { runs, stopAll } = await wholeFleetDown({ max: 10, within: 2.4 * MIN });
+    expect(runs.map((r) => r.fireAt)).toEqual([6 * MIN, 7 * MIN]); // now 7.5 min: since 5.1 min
+    await stopAll();
+  });
+
+  it("'skip' runs none, publishes fire.missed and records each missed fire once as skipped/missed", async () => {
+    const { store, runs, events, stopAll } = await wholeFleetDown('skip');
+    expect(runs).toEqual([]);
+    const missed = [3, 4, 5, 6, 7].map((m) => m * MIN);
+    const rows = (await allHistory(store, 'job')).filter((r) => r.fireAt > 2 * MIN);
+    expect(rows.map((r) => [r.fireAt, r.status, r.reason]).sort()).toEqual(
+      missed.map((t) => [t, 'skipped', 'missed']),
+    );
+    const published = events.filter((e) => e.type === 'fire.missed').map((e) => e.fireAt);
+    expect(published.sort()).toEqual(missed);
+    await stopAll();
+  });
+
+  it("'latest' with a lock that keeps no mark: a typed error at add()", () => {
+    const inner = new MemoryLock();
+    const { durableMark: _, ...capabilities } = inner.capabilities;
+    const noMark = Object.create(inner, { capabilities: { value: capabilities } }) as Lock;
+    const s = new Scheduler({ lock: noMark });
+    let thrown: unknown = null;
+    try {
+      s.add({ name: 'j', trigger: every(MIN), catchUp: 'latest', run: () => {} });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(isFleetcronError(thrown, 'INVALID_OPTION')).toBe(true);
+    expect((thrown as { field?: string }).field).toBe('catchUp');
+  });
+});
+
+describe('catch-up plan', () => {
+  it('walks the trigger from the mark to now', () => {
+    expect(missedFires(every(10), 20, 65, 100)).toEqual([30, 40, 50, 60]);
+    expect(missedFires(every(10), 20, 65, 2)).toEqual([50, 60]);
+    const window = { mark: 20, now: 65, windowMs: 1_000 };
+    expect(catchUpPlan('latest', every(10), window)).toEqual({
+      fires: [60],
+      since: 60,
+      missed: false,
+    });
+    expect(catchUpPlan({ max: 5, within: 30 }, every(10), window)).toEqual({
+      fires: [40, 50, 60],
+      since: 35,
+      missed: false,
+    });
+    expect(catchUpPlan('skip', every(10), window).missed).toBe(true);
+  });
+});

@@ -55,13 +55,26 @@ function checkCatchUpValue(value: unknown): CatchUpPolicy {
   return { max, within: (within as number | null | undefined) ?? null };
 }
 
-/** Checks `onHolderLost` (default `'record'`). */
-export function checkHolderLost(value: unknown): HolderLostPolicy {
+/**
+ * Checks `onHolderLost` (default `'record'`); `'rerun'` needs a lock with a catch-up mark (it
+ * decides which instance re-runs, once).
+ */
+export function checkHolderLost(
+  value: unknown,
+  capabilities: LockCapabilities,
+  backend: string,
+): HolderLostPolicy {
   const policy = value ?? 'record';
   if (policy !== 'record' && policy !== 'rerun') {
     throw new InvalidOptionError(
       'onHolderLost',
       `must be 'record' or 'rerun', got ${JSON.stringify(policy)}.`,
+    );
+  }
+  if (policy === 'rerun' && capabilities.durableMark === undefined) {
+    throw new InvalidOptionError(
+      'onHolderLost',
+      `'rerun' needs a lock with a catch-up mark (capabilities.durableMark) to re-run once; the ${backend} lock has none.`,
     );
   }
   return policy;

@@ -142,7 +142,7 @@ export function validateJob(
     overlap: checkOverlap(d.overlap),
     middleware: validateMiddleware('middleware', d.middleware),
     catchUp: checkCatchUp(d.catchUp, context.capabilities, context.backend),
-    onHolderLost: checkHolderLost(d.onHolderLost),
+    onHolderLost: checkHolderLost(d.onHolderLost, context.capabilities, context.backend),
   };
 }
 

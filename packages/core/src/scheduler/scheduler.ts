@@ -9,7 +9,8 @@ import { ClockWatch } from './clock-watch.js';
 import { settledWithin } from './deadline.js';
 import { FireRun } from './fire-run.js';
 import type { FireDeps, FireKind } from './fire-types.js';
-import { FleetControl } from './fleet-control.js';
+import type { FleetControl } from './fleet-control.js';
+import { wireFleet } from './fleet-wiring.js';
 import { HistoryWriter, logUnwritten } from './history.js';
 import { type JobDefinition, type NormalizedJob, validateJob } from './job.js';
 import { type JobInfo, JobSlots } from './job-slots.js';
@@ -119,15 +120,14 @@ export class Scheduler {
       now: () => clock.now(),
       launch: (job, fireAt, kind) => this.launch(job, fireAt, kind),
     });
-    const { heartbeatMs, runRequestPollMs: pollMs } = this.options;
-    this.fleet = FleetControl.create(store, {
-      ...{ queue: this.queue, instanceId, heartbeatMs, pollMs, log: this.log },
-      now: () => clock.now(),
-      runRequest: (request) => {
-        const job = this.phase === 'running' ? this.slots.byName.get(request.job)?.def : undefined;
-        void this.manual.runRequest(request, job);
-      },
+    this.fleet = wireFleet({
+      ...{ options: this.options, queue: this.queue, log: this.log, clock },
+      ...{ history: this.history, manual: this.manual },
       jobs: () => [...this.slots.byName.values()].map((slot) => slot.def),
+      runningJob: (name) =>
+        this.phase === 'running' ? this.slots.byName.get(name)?.def : undefined,
+      activeFires: (job) => [...this.fires].filter((f) => f.job.name === job).map((f) => f.fireAt),
+      launch: (job, fireAt, kind) => this.launch(job, fireAt, kind),
       clockOffset: () => this.clockOffset(),
     });
   }

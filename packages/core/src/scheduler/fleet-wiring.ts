@@ -1,0 +1,57 @@
+import type { Clock } from '../clock.js';
+import type { ClockOffset } from '../fleet-clock/offset-estimator.js';
+import type { Logger } from '../middleware.js';
+import type { FireRun } from './fire-run.js';
+import type { FireKind } from './fire-types.js';
+import { FleetControl } from './fleet-control.js';
+import type { HistoryWriter } from './history.js';
+import { sweepHolderLost } from './holder-lost.js';
+import type { NormalizedJob } from './job.js';
+import type { ManualRuns } from './manual-runs.js';
+import type { ResolvedOptions } from './options.js';
+import type { TimerQueue } from './timer-queue.js';
+
+/** What the scheduler lends its fleet control. */
+export interface FleetHost {
+  readonly options: ResolvedOptions;
+  readonly queue: TimerQueue;
+  readonly log: Logger;
+  readonly clock: Clock;
+  readonly history: HistoryWriter;
+  readonly manual: ManualRuns;
+  /** The registered jobs. */
+  jobs(): NormalizedJob[];
+  /** The job of that name while the scheduler runs, else `undefined`. */
+  runningJob(name: string): NormalizedJob | undefined;
+  /** Fire times of `job` being handled here. */
+  activeFires(job: string): number[];
+  launch(job: NormalizedJob, fireAt: number, kind: FireKind): FireRun;
+  clockOffset(): ClockOffset | null;
+}
+
+/**
+ * Builds the scheduler's fleet control (`null` without a fleet-control store): heartbeat, drift
+ * watch, run requests run as manual fires, and the holder-lost sweep after each heartbeat.
+ */
+export function wireFleet(host: FleetHost): FleetControl | null {
+  const { options, queue, log, clock, history, manual } = host;
+  const { lock, store, instanceId, heartbeatMs, runRequestPollMs: pollMs } = options;
+  if (!store) return null;
+  const sweep = {
+    ...{ lock, store, history, clock, queue, instanceId, log },
+    activeFires: (job: string) => host.activeFires(job),
+    rerun: (job: NormalizedJob, lost: { fireAt: number }) => {
+      const fireAt = manual.fireTime(job.trigger, clock.now());
+      const requestedBy = `holder-lost:${new Date(lost.fireAt).toISOString()}`;
+      host.launch(job, fireAt, { recovery: true, requestedBy });
+    },
+  };
+  return FleetControl.create(store, {
+    ...{ queue, instanceId, heartbeatMs, pollMs, log },
+    now: () => clock.now(),
+    jobs: () => host.jobs(),
+    clockOffset: () => host.clockOffset(),
+    runRequest: (request) => void manual.runRequest(request, host.runningJob(request.job)),
+    afterHeartbeat: (instances) => sweepHolderLost(sweep, host.jobs(), instances),
+  });
+}

@@ -18,7 +18,7 @@ const cases: [string, MemoryLockClass, typeof catchUpJudgedByMark, RegExp][] = [
     '(c1) a catch-up claim ignores the mark',
     CatchUpIgnoresMark,
     catchUpJudgedByMark,
-    /a second catch-up claim of the same fire/,
+    /a re-sent catch-up claim gets the same lease|a second catch-up claim of the same fire/,
   ],
   [
     '(c2) the mark moves backwards (last, not newest)',

@@ -44,7 +44,9 @@ export interface ClaimRequest {
    * Set to claim a fire missed while the whole fleet was down (catch-up, see DESIGN.md "Fleet
    * control"). A catch-up claim of fire `T` wins only if `T` is newer than the job's mark (see
    * {@link LockInspection.mark}) and unclaimed, and then moves the mark to `T`; a fire at or
-   * behind the mark is answered `lost`/`behind_mark`. The claim window does not apply: the
+   * behind the mark is answered `lost`/`behind_mark`, except a re-sent claim of the mark's fire
+   * by the owner that still holds its live lease, which gets that lease again (the fire's claim
+   * record may be collected already). The claim window does not apply: the
    * fire is `stale` only when older than `catchUp.since` (the oldest fire the caller may catch
    * up, i.e. `now - within` by its policy). Fires ahead of the backend's clock are still
    * refused `early`. Requires a lock whose capabilities declare `durableMark`.

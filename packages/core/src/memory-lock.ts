@@ -40,6 +40,12 @@ interface KeyState {
 const slotOf = (lease: Pick<Lease, 'exclusive' | 'fireAt'>): string =>
   lease.exclusive ? 'x' : String(lease.fireAt);
 
+/** The live lease of fire `fireAt` held by `owner` (exclusive slot or per-fire slot), if any. */
+const heldBy = (state: KeyState, fireAt: number, owner: string, now: number) =>
+  [state.leases.get('x'), state.leases.get(String(fireAt))].find(
+    (l) => l && l.fireAt === fireAt && l.owner === owner && l.expiresAt > now,
+  );
+
 /**
  * The reference {@link Lock}: every rule of the contract, in process memory. Share one instance
  * between schedulers in one process to simulate a fleet (tests, demos); it gives no protection
@@ -83,8 +89,12 @@ export class MemoryLock implements Lock {
       return { status: 'lost', key, fireAt, reason: 'claimed' };
     }
     const { catchUp } = request;
-    if (catchUp && state.mark !== null && fireAt <= state.mark)
+    if (catchUp && state.mark !== null && fireAt <= state.mark) {
+      // A re-sent catch-up claim whose record is already collected: the owner's live lease.
+      const held = fireAt === state.mark ? heldBy(state, fireAt, owner, now) : undefined;
+      if (held) return { status: 'won', lease: { ...held } };
       return { status: 'lost', key, fireAt, reason: 'behind_mark' };
+    }
     const oldest = catchUp ? catchUp.since : now - this.windowMs;
     if (fireAt < oldest) return { status: 'lost', key, fireAt, reason: 'stale' };
     if (fireAt > now + this.earlyToleranceMs)

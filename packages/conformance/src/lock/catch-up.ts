@@ -95,10 +95,15 @@ const catchUpJudgedByMark: LockScenario['run'] = async (options) => {
     const old = now - 20 * 60_000;
 
     expectLost(await a.claim(req(key, old, 'a', leaseMs, false)), ['stale'], 'an ordinary claim');
-    wonLease(
+    const first = wonLease(
       await a.claim(catchUpReq(key, old, 'a', leaseMs, since)),
       'catch-up of a fire past the window',
     );
+    const resent = await a.claim(catchUpReq(key, old, 'a', leaseMs, since));
+    expect(resent, 'a re-sent catch-up claim gets the same lease').toMatchObject({
+      status: 'won',
+      lease: { token: first.token, fireAt: old, owner: 'a' },
+    });
     expect(await markOf(b, key), 'the catch-up claim moved the mark').toBe(old);
     expectLost(
       await b.claim(catchUpReq(key, old, 'b', leaseMs, since)),

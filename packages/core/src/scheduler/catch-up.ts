@@ -114,3 +114,18 @@ export async function catchUp(d: CatchUpDeps, job: NormalizedJob): Promise<void>
     if (fire.outcome.status === 'lost' || fire.outcome.status === 'dropped') return;
   }
 }
+
+/** How many jobs catch up at once at `start()` (each reads the lock's mark first). */
+export const CATCH_UP_CONCURRENCY = 4;
+
+/**
+ * Catches up every job, {@link CATCH_UP_CONCURRENCY} at a time, so a scheduler with thousands
+ * of jobs does not send thousands of `inspect` calls at once. Never rejects.
+ */
+export async function catchUpAll(d: CatchUpDeps, jobs: readonly NormalizedJob[]): Promise<void> {
+  const queue = [...jobs];
+  const worker = async () => {
+    for (let job = queue.shift(); job && d.isRunning(); job = queue.shift()) await catchUp(d, job);
+  };
+  await Promise.all(Array.from({ length: CATCH_UP_CONCURRENCY }, worker));
+}

@@ -13,6 +13,26 @@ import type { TimerQueue } from './timer-queue.js';
 /** Most `running` rows of one job examined per sweep. */
 export const HOLDER_LOST_SCAN = 50;
 
+/**
+ * Most jobs one sweep examines (each costs a history read): a scheduler with more jobs sweeps
+ * them in turn, this many per heartbeat.
+ */
+export const HOLDER_LOST_JOBS_PER_SWEEP = 25;
+
+/** Hands out the jobs to sweep, {@link HOLDER_LOST_JOBS_PER_SWEEP} per call, round robin. */
+export function sweepRotation(): <T>(jobs: readonly T[]) => T[] {
+  let cursor = 0;
+  return <T>(jobs: readonly T[]): T[] => {
+    if (jobs.length <= HOLDER_LOST_JOBS_PER_SWEEP) return [...jobs];
+    const start = cursor % jobs.length;
+    cursor = start + HOLDER_LOST_JOBS_PER_SWEEP;
+    return Array.from(
+      { length: HOLDER_LOST_JOBS_PER_SWEEP },
+      (_, i) => jobs[(start + i) % jobs.length] as T,
+    );
+  };
+}
+
 /** Lock key of the claim that decides who handles a lost fire (one per history row). */
 export function recoveryKey(rowId: string): string {
   return `fleetcron:holder-lost:${rowId}`;

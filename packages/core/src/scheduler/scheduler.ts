@@ -3,7 +3,7 @@ import type { ClockOffset } from '../fleet-clock/offset-estimator.js';
 import type { Logger } from '../middleware.js';
 import type { PauseOptions } from '../registry.js';
 import { assertNonNegativeMs } from '../validate.js';
-import { catchUp } from './catch-up.js';
+import { catchUpAll } from './catch-up.js';
 import { ClaimLimiter } from './claim-limiter.js';
 import { ClockWatch } from './clock-watch.js';
 import { settledWithin } from './deadline.js';
@@ -21,30 +21,9 @@ import { safeLogger } from './safe.js';
 import { drainFires, STOP_GRACE_MS } from './shutdown.js';
 import { TimerQueue } from './timer-queue.js';
 
-export { MAX_EARLY_RETRIES } from './claim-on-time.js';
-export { DEFAULT_CLOCK_SKEW_WARN_MS } from './clock-watch.js';
-export { abortMarginMs, settleWithin, type TimerSource } from './deadline.js';
-export type { SkipReason } from './fire-events.js';
-export { DEFAULT_HEARTBEAT_MS } from './heartbeat.js';
-export { defaultInstanceId } from './instance-id.js';
-export type { JobDefinition, OverlapPolicy } from './job.js';
-export { MAX_JOB_NAME_LENGTH } from './job.js';
-export type { CatchUpPolicy, HolderLostPolicy } from './job-policies.js';
-export type { JobInfo } from './job-slots.js';
-export type { ManualRunOutcome } from './manual-runs.js';
-export { MANUAL_CLAIM_TRIES } from './manual-runs.js';
-export type { SchedulerOptions } from './options.js';
-export { DEFAULT_DRAIN_MS, DEFAULT_LEASE_MS, DEFAULT_RUN_REQUEST_POLL_MS } from './options.js';
-export { STOP_GRACE_MS } from './shutdown.js';
+export * from './public.js';
 
-/** Options of {@link Scheduler.stop}. */
-export interface StopOptions {
-  /** How long to wait for running jobs before aborting them, ms. Default: the scheduler's `drainMs`. */
-  drainMs?: number;
-}
-
-/** Lifecycle state of a {@link Scheduler}. */
-export type SchedulerState = 'idle' | 'running' | 'stopping';
+import type { SchedulerState, StopOptions } from './public.js';
 
 type Phase = 'idle' | 'running' | 'draining' | 'aborting';
 
@@ -184,7 +163,19 @@ export class Scheduler {
     this.claimsStopped = new AbortController();
     this.slots.scheduleAll();
     this.fleet?.start();
-    this.catchUpAll();
+    void catchUpAll(
+      {
+        ...{
+          lock: this.options.lock,
+          clock: this.clockWatch.clock,
+          queue: this.queue,
+          log: this.log,
+        },
+        launch: (job, fireAt, kind) => this.launch(job, fireAt, kind),
+        isRunning: () => this.phase === 'running',
+      },
+      [...this.slots.byName.values()].map((slot) => slot.def),
+    );
   }
 
   /**
@@ -256,18 +247,6 @@ export class Scheduler {
   /** Resumes a job paused with {@link Scheduler.pause} (from any process), fleet-wide. */
   async resume(name: string, options: PauseOptions = {}): Promise<void> {
     await setJobPaused(this.options.store, name, false, options);
-  }
-
-  /** Claims, per job, the fires missed while the whole fleet was down (see `catchUp`). */
-  private catchUpAll(): void {
-    const { lock } = this.options;
-    const deps = {
-      ...{ lock, clock: this.clockWatch.clock, queue: this.queue, log: this.log },
-      launch: (job: NormalizedJob, fireAt: number, kind: FireKind) =>
-        this.launch(job, fireAt, kind),
-      isRunning: () => this.phase === 'running',
-    };
-    for (const slot of this.slots.byName.values()) void catchUp(deps, slot.def);
   }
 
   private launch(job: NormalizedJob, fireAt: number, kind: FireKind = {}): FireRun {

@@ -136,3 +136,17 @@ describe('sweepHolderLost', () => {
     expect((await allHistory(store, 'job')).map((r) => r.status)).toEqual(['lease_lost']);
   });
 });
+
+describe('sweepRotation', () => {
+  it('hands out at most HOLDER_LOST_JOBS_PER_SWEEP jobs per sweep, every job in turn', async () => {
+    const { sweepRotation, HOLDER_LOST_JOBS_PER_SWEEP: n } = await import(
+      '../../src/scheduler/holder-lost.js'
+    );
+    const next = sweepRotation();
+    const jobs = Array.from({ length: 2 * n + 5 }, (_, i) => i);
+    const seen = [next(jobs), next(jobs), next(jobs)];
+    expect(seen.every((b) => b.length === n)).toBe(true);
+    expect(new Set(seen.flat()).size).toBe(jobs.length);
+    expect(next([1, 2])).toEqual([1, 2]);
+  });
+});

@@ -1,4 +1,4 @@
-import type { ClaimRequest, ClaimResult } from '@fleetcron/core';
+import type { ClaimRequest, ClaimResult, Lease } from '@fleetcron/core';
 import { decodeText } from '@fleetcron/postgres-shared';
 import type { LockTables } from './schema.js';
 
@@ -31,7 +31,8 @@ export const NOW_MS = 'floor(extract(epoch FROM now()) * 1000)::bigint';
  *    so a concurrent claim of the same fire that held the lock before us has committed and is
  *    visible. If it is there, answer as in 1 (no client-side re-run).
  * 4. Still none: a catch-up claim (`since` set) of a fire at or behind the key's `mark` is
- *    answered `behind_mark` (nothing written). Otherwise decide from the locked, current row:
+ *    answered `behind_mark` (nothing written), with the owner's live lease of that fire when it
+ *    is the mark's fire (a re-sent catch-up claim whose record was already collected). Otherwise decide from the locked, current row:
  *    busy (exclusive and a live exclusive
  *    lease), else token = last_token + 1 and the lease (the key's exclusive slot, or a per-fire
  *    row in `_leases`). Write the key row (bumping `claim_seq`, which older clients' single
@@ -86,6 +87,19 @@ BEGIN
     IF NOT FOUND THEN
       IF p_since IS NOT NULL AND p_fire_at <= v_mark THEN
         step := 'behind_mark';
+        IF p_fire_at = v_mark THEN
+          -- A re-sent catch-up claim whose record is collected: the owner's live lease, if any.
+          SELECT k.x_fire_at, k.x_owner, k.x_token, k.x_expires_at, true
+            INTO live_fire_at, live_owner, live_token, live_expires_at, live_exclusive
+            FROM ${t.keys} k WHERE k.key = p_key AND k.x_fire_at = p_fire_at
+              AND k.x_owner = p_owner AND k.x_expires_at > v_now;
+          IF NOT FOUND THEN
+            SELECT l.fire_at, l.owner, l.token, l.expires_at, false
+              INTO live_fire_at, live_owner, live_token, live_expires_at, live_exclusive
+              FROM ${t.leases} l WHERE l.key = p_key AND l.fire_at = p_fire_at
+                AND l.owner = p_owner AND l.expires_at > v_now;
+          END IF;
+        END IF;
         RETURN NEXT;
         RETURN;
       END IF;
@@ -183,25 +197,18 @@ export function claimResult(
 function decide(request: ClaimRequest, storedOwner: string, row: ClaimRow): ClaimResult {
   const { key, fireAt } = request;
   switch (row.step) {
+    case 'behind_mark':
+      if (row.live_token !== null)
+        return { status: 'won', lease: liveLease(key, storedOwner, row) };
+      return { status: 'lost', key, fireAt, reason: row.step };
     case 'stale':
     case 'early':
-    case 'behind_mark':
       return { status: 'lost', key, fireAt, reason: row.step };
     case 'existing': {
       if (row.rec_owner !== storedOwner) return { status: 'lost', key, fireAt, reason: 'claimed' };
       if (row.rec_outcome === 'busy') return { status: 'busy', key, fireAt };
       if (row.live_token === null) return { status: 'lost', key, fireAt, reason: 'claimed' };
-      return {
-        status: 'won',
-        lease: {
-          key,
-          fireAt: Number(row.live_fire_at),
-          owner: decodeText(row.live_owner ?? storedOwner),
-          token: Number(row.live_token),
-          expiresAt: Number(row.live_expires_at),
-          exclusive: row.live_exclusive === true,
-        },
-      };
+      return { status: 'won', lease: liveLease(key, storedOwner, row) };
     }
     case 'new': {
       if (row.won === null || row.recorded !== '1') {
@@ -222,4 +229,16 @@ function decide(request: ClaimRequest, storedOwner: string, row: ClaimRow): Clai
       };
     }
   }
+}
+
+/** The live lease a replayed claim answers with (the `live_*` columns of the row). */
+function liveLease(key: string, storedOwner: string, row: ClaimRow): Lease {
+  return {
+    key,
+    fireAt: Number(row.live_fire_at),
+    owner: decodeText(row.live_owner ?? storedOwner),
+    token: Number(row.live_token),
+    expiresAt: Number(row.live_expires_at),
+    exclusive: row.live_exclusive === true,
+  };
 }

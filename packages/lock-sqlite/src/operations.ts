@@ -145,6 +145,13 @@ function decide(db: Database.Database, args: ClaimArgs, now: number): ClaimResul
   if (args.since !== null) {
     const mark = s.mark.get(key)?.mark;
     if (mark !== undefined && fireAt <= mark) {
+      // A re-sent catch-up claim whose record is collected: the owner's live lease of the fire.
+      for (const slot of fireAt === mark ? ['x', String(fireAt)] : []) {
+        const row = s.lease.get(key, slot);
+        if (row && row.fire_at === fireAt && row.owner === owner && row.expires_at > now) {
+          return { status: 'won', lease: toLease(row) };
+        }
+      }
       return { status: 'lost', key, fireAt, reason: 'behind_mark' };
     }
   }

@@ -66,6 +66,7 @@ describe('PostgresLock options', () => {
       durable: true,
       clock: 'backend',
       earlyToleranceMs: 250,
+      durableMark: true,
     });
     expect(new PostgresLock(bare(), { earlyToleranceMs: 40 }).capabilities.earlyToleranceMs).toBe(
       40,

@@ -35,7 +35,8 @@ end
  * {'busy', now} | {'lost', reason, now}. `now` is the Redis clock (`TIME`) the claim was judged
  * by. A fire with no record more than `earlyMs` ahead of it is refused `early` (nothing
  * written). `since` is empty for an ordinary claim; for a catch-up claim it replaces the window
- * as the staleness bound, and a fire at or behind the mark is refused `behind_mark`. Every
+ * as the staleness bound, and a fire at or behind the mark is refused `behind_mark` (a re-sent
+ * catch-up claim of the mark's fire gets the owner's live lease of it instead). Every
  * recorded fire (won or busy) moves the mark forward.
  */
 export const CLAIM = `${COMMON}
@@ -75,7 +76,21 @@ end
 if fireAt > now + earlyMs then return {'lost', 'early', nowText} end
 
 local mark = tonumber(redis.call('GET', markKey))
-if since and mark and fireAt <= mark then return {'lost', 'behind_mark', nowText} end
+if since and mark and fireAt <= mark then
+  -- A re-sent catch-up claim whose record is gone: the owner's live lease of the mark's fire.
+  if fireAt == mark then
+    for _, slot in ipairs({'x', fireAtText}) do
+      local v = redis.call('HGET', leases, slot)
+      if v then
+        local tok, exp, fa, own = parseLease(v)
+        if exp ~= nil and exp > now and fa == fireAtText and own == owner then
+          return {'won', tok, fmt(exp), slot == 'x' and '1' or '0', nowText}
+        end
+      end
+    end
+  end
+  return {'lost', 'behind_mark', nowText}
+end
 
 -- Record the fire: its own key, expiring by itself 1 ms after fireAt + window (Redis deletes a
 -- key at once when PEXPIREAT is not in the future), plus the index inspect() reads.

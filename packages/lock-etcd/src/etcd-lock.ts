@@ -202,7 +202,8 @@ export class EtcdLock implements Lock {
       if (request.catchUp) {
         const mark = markOf(kvsOf(res, 3)[0]);
         if (mark !== null && fireAt <= mark) {
-          return { status: 'lost', key, fireAt, reason: 'behind_mark' };
+          const replay = fireAt === mark ? this.replayCatchUp(request, res, now) : undefined;
+          return replay ?? { status: 'lost', key, fireAt, reason: 'behind_mark' };
         }
         const guard = mark === null ? absent(markKey) : markBefore(markKey, fireAt);
         if (guard.target !== markGuard[0]?.target) {
@@ -509,6 +510,34 @@ export class EtcdLock implements Lock {
       };
     }
     return { status: 'lost', key, fireAt, reason: 'claimed' };
+  }
+
+  /**
+   * Answers a re-sent catch-up claim of the mark's fire whose claim record is already past its
+   * window: the owner's lease of that fire, when its key (exclusive or per-fire) still exists.
+   */
+  private replayCatchUp(
+    request: ClaimRequest,
+    res: ITxnResponse,
+    now: number,
+  ): ClaimResult | undefined {
+    const slots: [IKeyValue | undefined, boolean][] = [
+      [kvsOf(res, 1)[0], true],
+      [kvsOf(res, 2)[0], false],
+    ];
+    for (const [kv, exclusive] of slots) {
+      const value = kv && parseValue<LeaseValue>(kv);
+      if (!kv || value?.fireAt !== request.fireAt || value.owner !== request.owner) continue;
+      const hk = heldKey(kv.key, kv.create_revision);
+      let held = this.held.get(hk);
+      if (!held) {
+        held = { leaseId: kv.lease, expiresAt: value.expiresAt ?? now };
+        this.held.set(hk, held);
+      }
+      const lease = leaseOf({ ...request, exclusive }, Number(kv.create_revision), held.expiresAt);
+      return { status: 'won', lease };
+    }
+    return undefined;
   }
 
   /**

@@ -1,6 +1,6 @@
 import { MemoryLock } from '@fleetcron/core';
 import { describe, expect, it } from 'vitest';
-import { type LockConformanceOptions, lockScenarios } from '../src/index.js';
+import { type LockConformanceOptions, type LockScenario, lockScenarios } from '../src/index.js';
 import { type MemoryLockClass, memoryLockFixture } from './memory-fixture.js';
 import { CatchUpIgnoresMark, MarkMovesBackwards } from './mutants/catch-up-mutants.js';
 
@@ -13,7 +13,7 @@ const options = (Lock: MemoryLockClass): LockConformanceOptions => ({
 
 const { catchUpMarksNewestFire, catchUpJudgedByMark } = lockScenarios;
 
-const cases: [string, MemoryLockClass, typeof catchUpJudgedByMark, RegExp][] = [
+const cases: [string, MemoryLockClass, LockScenario, RegExp][] = [
   [
     '(c1) a catch-up claim ignores the mark',
     CatchUpIgnoresMark,

@@ -85,7 +85,11 @@ export interface CatchUpDeps {
  * mark and unclaimed, so exactly one instance gets each, and never a fire that ran). Stops at
  * the first claim this instance does not win: another instance is catching up. Never rejects.
  */
-export async function catchUp(d: CatchUpDeps, job: NormalizedJob): Promise<void> {
+export async function catchUp(
+  d: CatchUpDeps,
+  job: NormalizedJob,
+  startedAt: number,
+): Promise<void> {
   if (d.lock.capabilities.durableMark === undefined) return; // no mark: nothing is known
   let mark: number | null;
   try {
@@ -105,7 +109,7 @@ export async function catchUp(d: CatchUpDeps, job: NormalizedJob): Promise<void>
     return;
   }
   if (mark === null) return; // never claimed: nothing was missed
-  const now = d.clock.now();
+  const now = startedAt; // fires due after start() are this scheduler's own to claim
   const plan = catchUpPlan(job.catchUp, job.trigger, { mark, now, windowMs: d.lock.windowMs });
   for (const fireAt of plan.fires) {
     if (!d.isRunning()) return;
@@ -119,13 +123,25 @@ export async function catchUp(d: CatchUpDeps, job: NormalizedJob): Promise<void>
 export const CATCH_UP_CONCURRENCY = 4;
 
 /**
- * Catches up every job, {@link CATCH_UP_CONCURRENCY} at a time, so a scheduler with thousands
- * of jobs does not send thousands of `inspect` calls at once. Never rejects.
+ * How long after `start()` catching up begins, ms: a fire due just before `start()` is being
+ * claimed by the live instances of a running fleet (a rolling restart); once their claims have
+ * landed the mark is past it, so it is not mistaken for a missed fire.
+ */
+export const CATCH_UP_SETTLE_MS = 5_000;
+
+/**
+ * Catches up every job for fires due up to `start()`, {@link CATCH_UP_SETTLE_MS} after it,
+ * {@link CATCH_UP_CONCURRENCY} jobs at a time, so a scheduler with thousands of jobs does not
+ * send thousands of `inspect` calls at once. Never rejects.
  */
 export async function catchUpAll(d: CatchUpDeps, jobs: readonly NormalizedJob[]): Promise<void> {
+  const startedAt = d.clock.now();
+  await d.queue.sleep(CATCH_UP_SETTLE_MS).promise; // never resolves if stop() clears the queue
   const queue = [...jobs];
   const worker = async () => {
-    for (let job = queue.shift(); job && d.isRunning(); job = queue.shift()) await catchUp(d, job);
+    for (let job = queue.shift(); job && d.isRunning(); job = queue.shift()) {
+      await catchUp(d, job, startedAt);
+    }
   };
   await Promise.all(Array.from({ length: CATCH_UP_CONCURRENCY }, worker));
 }

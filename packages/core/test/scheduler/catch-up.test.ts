@@ -9,7 +9,7 @@ import {
   MemoryStore,
   Scheduler,
 } from '../../src/index.js';
-import { catchUpPlan, missedFires } from '../../src/scheduler/catch-up.js';
+import { CATCH_UP_SETTLE_MS, catchUpPlan, missedFires } from '../../src/scheduler/catch-up.js';
 import { allHistory, recordEvents } from './helpers.js';
 
 const MIN = 60_000;
@@ -46,7 +46,7 @@ async function wholeFleetDown(catchUp: CatchUpPolicy) {
   runs.length = 0;
   const rec = recordEvents();
   for (const s of schedulers) s.start();
-  await fake.advance(1_000);
+  await fake.advance(CATCH_UP_SETTLE_MS + 1_000);
   rec.stop();
   return { fake, store, runs, events: rec.events, stopAll };
 }
@@ -89,6 +89,43 @@ describe("catch-up after the whole fleet was down (catchUp, from the lock's mark
     const published = events.filter((e) => e.type === 'fire.missed').map((e) => e.fireAt);
     expect(published.sort()).toEqual(missed);
     await stopAll();
+  });
+
+  it('a fire due just before a restart in a live fleet is left to the live instance (not missed)', async () => {
+    const fake = new FakeClock(0);
+    const lock = new MemoryLock({ clock: fake });
+    const store = new MemoryStore({ clock: fake });
+    const runs: string[] = [];
+    const make = (instanceId: string) => {
+      const s = new Scheduler({ lock, store, clock: fake, instanceId });
+      s.add({ name: 'job', trigger: every(MIN), run: () => void runs.push(instanceId) });
+      return s;
+    };
+    const live = make('live');
+    lock.claim = (
+      (claim) => (request) =>
+        // the live instance's claim for 3 min lands 2 s late (a slow backend)
+        request.owner === 'live' && request.fireAt === 3 * MIN
+          ? fake.sleep(2_000).then(() => claim(request))
+          : claim(request)
+    )(lock.claim.bind(lock));
+    live.start();
+    await fake.advance(3 * MIN - 1); // fires at 1 and 2 min ran (the mark); 3 min is due in 1 ms
+    const restarted = make('restarted');
+    await fake.advance(1); // now = 3 min: due
+    restarted.start(); // catch-up considers fires up to now (3 min)
+    await fake.advance(CATCH_UP_SETTLE_MS + 1_000);
+    expect(runs).toEqual(['live', 'live', 'live']);
+    const rows = await allHistory(store, 'job');
+    rows.sort((x, y) => x.fireAt - y.fireAt);
+    expect(rows.map((r) => [r.fireAt, r.status, r.reason])).toEqual([
+      [MIN, 'succeeded', null],
+      [2 * MIN, 'succeeded', null],
+      [3 * MIN, 'succeeded', null],
+    ]);
+    const stopping = Promise.all([live.stop(), restarted.stop()]);
+    await fake.advance(0);
+    await stopping;
   });
 
   it("'latest' with a lock that keeps no mark: a typed error at add()", () => {

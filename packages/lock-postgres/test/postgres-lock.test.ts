@@ -151,6 +151,8 @@ describe('PostgresLock on PostgreSQL', () => {
       expect(await waiting).toMatchObject({ status: 'lost', key: 'w', fireAt, reason: 'claimed' });
       const seen = await lock.inspect('w');
       expect(seen.fires).toEqual([{ fireAt, owner: 'winner', outcome: 'won', token: 1 }]);
+      // The 8-argument call (older clients' signature) reaches the new function: the mark moved.
+      expect(seen.mark).toBe(fireAt);
     } finally {
       holder.release();
       await fixture.close();

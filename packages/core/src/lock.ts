@@ -163,8 +163,9 @@ export interface LockCapabilities {
    * ({@link ClaimRequest.catchUp}). `true`: the mark survives a server restart (catch-up never
    * replays a fire that ran). `false`: the mark is kept, but lost with the backend's memory
    * (MemoryLock, Redis without persistence): after a restart a catch-up claim may run a fire that
-   * already ran. Absent: the lock has no mark and refuses catch-up claims; the scheduler then
-   * accepts only `catchUp: 'skip'`.
+   * already ran. Absent: the lock has no mark (it may not even know `ClaimRequest.catchUp` and
+   * treat such a claim as an ordinary one), so it must not be sent catch-up claims; the
+   * scheduler then accepts only `catchUp: 'skip'`.
    */
   durableMark?: boolean;
 }

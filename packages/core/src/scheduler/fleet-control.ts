@@ -65,7 +65,15 @@ export class FleetControl {
     this.requests.start();
   }
 
-  /** Stops listening and heartbeating, and leaves the registry. Never rejects. */
+  /** Stops taking run requests (when `stop()` begins). Never rejects. */
+  async stopRequests(): Promise<void> {
+    await this.requests.stop();
+  }
+
+  /**
+   * Stops listening and heartbeating, and leaves the registry (after the drain, so a run still
+   * draining is never taken for one whose holder is gone). Never rejects.
+   */
   async stop(): Promise<void> {
     await Promise.all([this.requests.stop(), this.heartbeat.stop()]);
   }

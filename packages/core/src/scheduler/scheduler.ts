@@ -263,7 +263,7 @@ export class Scheduler {
       this.phase = 'draining';
       this.claimsStopped.abort();
       this.slots.cancelAll();
-      const leaving = this.fleet?.stop(); // leaves the registry while the fires drain
+      const notTaking = this.fleet?.stopRequests(); // no new run requests while draining
       await drainFires(
         {
           fires: () => [...this.fires],
@@ -274,8 +274,10 @@ export class Scheduler {
         },
         drainMs,
       );
-      await leaving;
+      await notTaking;
     }
+    // leaves the registry once the runs are done; a hanging registry does not hold stop() up
+    if (this.fleet) await settledWithin(this.fleet.stop(), STOP_GRACE_MS, this.queue);
     this.history.abandon(); // outcome writes still retried: given up now, logged with their id
     await settledWithin(this.history.idle(), STOP_GRACE_MS, this.queue);
     this.queue.clear();

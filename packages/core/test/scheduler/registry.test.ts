@@ -67,6 +67,20 @@ describe('registry heartbeat', () => {
     expect(await store.instances()).toEqual([]);
   });
 
+  it('stays registered while its runs drain, and leaves once they are done', async () => {
+    const { fake, store, schedulers } = fleetOf(['a']);
+    const [a] = schedulers as [Scheduler];
+    a.add({ name: 'slow', trigger: every(60_000), run: (ctx) => ctx.clock.sleep(5_000) });
+    a.start();
+    await fake.advance(60_000);
+    const stopping = a.stop({ drainMs: 20_000 });
+    await fake.advance(4_000); // draining: still live (a holder-lost sweep elsewhere leaves it be)
+    expect((await store.instances()).map((i) => i.instanceId)).toEqual(['a']);
+    await fake.advance(1_000);
+    await stopping;
+    expect(await store.instances()).toEqual([]);
+  });
+
   it('a failing heartbeat never affects fires: heartbeat.failed is published, runs go on', async () => {
     const fake = new FakeClock();
     const store = new FailingHeartbeatStore({ clock: fake });

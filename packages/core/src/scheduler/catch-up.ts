@@ -140,7 +140,12 @@ export async function catchUpAll(d: CatchUpDeps, jobs: readonly NormalizedJob[])
   const queue = [...jobs];
   const worker = async () => {
     for (let job = queue.shift(); job && d.isRunning(); job = queue.shift()) {
-      await catchUp(d, job, startedAt);
+      try {
+        await catchUp(d, job, startedAt);
+      } catch (error) {
+        // a trigger that throws while walking the missed fires: no catch-up for that job
+        d.log.warn('fleetcron: catch-up failed', { job: job.name, error: toError(error) });
+      }
     }
   };
   await Promise.all(Array.from({ length: CATCH_UP_CONCURRENCY }, worker));

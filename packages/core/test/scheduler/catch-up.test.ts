@@ -162,3 +162,52 @@ describe('catch-up plan', () => {
     expect(catchUpPlan('skip', every(10), window).missed).toBe(true);
   });
 });
+
+describe('catch-up with a trigger that throws', () => {
+  it('is logged, not an unhandled rejection; other jobs still catch up', async () => {
+    const fake = new FakeClock(0);
+    const lock = new MemoryLock({ clock: fake });
+    const warnings: string[] = [];
+    const logger = {
+      ...{ debug() {}, info() {}, error() {} },
+      warn: (msg: string) => void warnings.push(msg),
+    };
+    let broken = false;
+    const base = every(MIN);
+    const trigger = {
+      describe: () => 'flaky',
+      next: (after: Date) => {
+        if (broken) throw new Error('trigger broke');
+        return base.next(after);
+      },
+    };
+    const runs: number[] = [];
+    const make = () => {
+      const s = new Scheduler({ lock, clock: fake, instanceId: 'x', logger });
+      s.add({ name: 'flaky', trigger, run: () => {} });
+      s.add({
+        name: 'fine',
+        trigger: every(MIN),
+        catchUp: 'latest',
+        run: (c) => void runs.push(c.fireAt.getTime()),
+      });
+      return s;
+    };
+    let s = make();
+    s.start();
+    await fake.advance(MIN);
+    let stopping = s.stop();
+    await fake.advance(0);
+    await stopping;
+    await fake.advance(2 * MIN);
+    s = make();
+    broken = true;
+    s.start();
+    await fake.advance(CATCH_UP_SETTLE_MS + 1_000);
+    expect(warnings).toContain('fleetcron: catch-up failed');
+    expect(runs).toEqual([MIN, 3 * MIN]);
+    stopping = s.stop();
+    await fake.advance(0);
+    await stopping;
+  });
+});

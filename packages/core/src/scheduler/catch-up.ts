@@ -14,7 +14,7 @@ import type { TimerQueue } from './timer-queue.js';
 /** Most missed fires `catchUp: 'skip'` records per job at start. */
 export const MAX_RECORDED_MISSED = 100;
 /** Most trigger steps walked from the mark to now when looking for missed fires. */
-const MAX_STEPS = 100_000;
+const MAX_STEPS = 10_000;
 
 /** Which missed fires a job claims at start, and how. */
 export interface CatchUpPlan {
@@ -28,19 +28,27 @@ export interface CatchUpPlan {
 
 /**
  * The fires of `trigger` after `mark` and at or before `now` (the newest `keep` of them), oldest
- * first. Walks at most {@link MAX_STEPS} fires.
+ * first. A walk is at most {@link MAX_STEPS} fires long; when the span has more, the walk starts
+ * again from a later point (halving the span), so the newest fires are found without blocking
+ * the event loop on a long outage of a frequent job.
  */
 export function missedFires(trigger: Trigger, mark: number, now: number, keep: number): number[] {
+  for (let from = mark; ; from = now - Math.floor((now - from) / 2)) {
+    const walk = walkFires(trigger, from, now, keep);
+    if (walk.complete || now - from < 2) return walk.fires;
+  }
+}
+
+function walkFires(trigger: Trigger, from: number, now: number, keep: number) {
   const fires: number[] = [];
-  let from = mark;
-  for (let step = 0; step < MAX_STEPS; step++) {
-    const next = trigger.next(new Date(from))?.getTime();
-    if (next === undefined || next > now || next <= from) break;
+  for (let step = 0, at = from; step < MAX_STEPS; step++) {
+    const next = trigger.next(new Date(at))?.getTime();
+    if (next === undefined || next > now || !(next > at)) return { fires, complete: true };
     fires.push(next);
     if (fires.length > keep) fires.shift();
-    from = next;
+    at = next;
   }
-  return fires;
+  return { fires, complete: false };
 }
 
 /**

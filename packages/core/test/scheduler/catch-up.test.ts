@@ -148,6 +148,8 @@ describe('catch-up plan', () => {
   it('walks the trigger from the mark to now', () => {
     expect(missedFires(every(10), 20, 65, 100)).toEqual([30, 40, 50, 60]);
     expect(missedFires(every(10), 20, 65, 2)).toEqual([50, 60]);
+    // a long outage of a frequent job: the newest fires, found without walking 10^7 fires
+    expect(missedFires(every(1), 0, 10_000_000, 3)).toEqual([9_999_998, 9_999_999, 10_000_000]);
     const window = { mark: 20, now: 65, windowMs: 1_000 };
     expect(catchUpPlan('latest', every(10), window)).toEqual({
       fires: [60],

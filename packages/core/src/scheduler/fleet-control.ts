@@ -9,6 +9,7 @@ import {
 import type { Store } from '../store.js';
 import { DriftWatch } from './drift-watch.js';
 import { Heartbeat } from './heartbeat.js';
+import { sweepRotation } from './holder-lost.js';
 import type { NormalizedJob } from './job.js';
 import { RunRequestListener } from './run-requests.js';
 import type { TimerQueue } from './timer-queue.js';
@@ -27,8 +28,8 @@ export interface FleetControlDeps {
   clockOffset(): ClockOffset | null;
   /** Runs one taken fleet run request as a manual fire. */
   runRequest(request: RunRequest): void;
-  /** Extra work after each heartbeat that read the live instances (sweeps). */
-  afterHeartbeat?(instances: LiveInstance[]): Promise<void>;
+  /** The holder-lost sweep of `jobs` against the live `instances`. */
+  sweep(jobs: readonly NormalizedJob[], instances: readonly LiveInstance[]): Promise<void>;
 }
 
 /**
@@ -38,6 +39,11 @@ export interface FleetControlDeps {
  */
 export class FleetControl {
   private readonly heartbeat: Heartbeat;
+  /** The live instances as the last heartbeat read them. */
+  private live: LiveInstance[] | null = null;
+  /** Job name → when its holder-lost check after a fire last ran (fleet clock). */
+  private readonly checkedAt = new Map<string, number>();
+  private readonly nextBatch = sweepRotation();
   private readonly requests: RunRequestListener;
   readonly drift: DriftWatch;
 
@@ -78,11 +84,29 @@ export class FleetControl {
     await Promise.all([this.requests.stop(), this.heartbeat.stop()]);
   }
 
+  /**
+   * A fire of `job` was claimed here: check the job for fires whose holder died now, against
+   * the live instances of the last heartbeat, at most once per `heartbeatMs` per job (so the
+   * instance that runs a job notices a lost fire of it without waiting for the sweep's turn).
+   */
+  firedHere(job: NormalizedJob): void {
+    const now = this.deps.now();
+    const last = this.checkedAt.get(job.name);
+    if (this.live === null || (last !== undefined && now - last < this.deps.heartbeatMs)) return;
+    this.checkedAt.set(job.name, now);
+    void this.deps.sweep([job], this.live);
+  }
+
   private async seen(instances: LiveInstance[]): Promise<void> {
+    this.live = instances;
+    const jobs = this.deps.jobs();
     this.drift.check(
       instances,
-      this.deps.jobs().map((j) => j.name),
+      jobs.map((j) => j.name),
     );
-    await this.deps.afterHeartbeat?.(instances);
+    for (const name of [...this.checkedAt.keys()]) {
+      if (!jobs.some((j) => j.name === name)) this.checkedAt.delete(name);
+    }
+    await this.deps.sweep(this.nextBatch(jobs), instances);
   }
 }

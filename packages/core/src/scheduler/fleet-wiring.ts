@@ -5,7 +5,7 @@ import type { FireRun } from './fire-run.js';
 import type { FireKind } from './fire-types.js';
 import { FleetControl } from './fleet-control.js';
 import type { HistoryWriter } from './history.js';
-import { sweepHolderLost, sweepRotation } from './holder-lost.js';
+import { sweepHolderLost } from './holder-lost.js';
 import type { NormalizedJob } from './job.js';
 import type { ManualRuns } from './manual-runs.js';
 import type { ResolvedOptions } from './options.js';
@@ -31,7 +31,8 @@ export interface FleetHost {
 
 /**
  * Builds the scheduler's fleet control (`null` without a fleet-control store): heartbeat, drift
- * watch, run requests run as manual fires, and the holder-lost sweep after each heartbeat.
+ * watch, run requests run as manual fires, and the holder-lost sweep (after each heartbeat, and
+ * after a fire claimed here).
  */
 export function wireFleet(host: FleetHost): FleetControl | null {
   const { options, queue, log, clock, history, manual } = host;
@@ -46,13 +47,12 @@ export function wireFleet(host: FleetHost): FleetControl | null {
       host.launch(job, fireAt, { recovery: true, requestedBy });
     },
   };
-  const nextBatch = sweepRotation();
   return FleetControl.create(store, {
     ...{ queue, instanceId, heartbeatMs, pollMs, log },
     now: () => clock.now(),
     jobs: () => host.jobs(),
     clockOffset: () => host.clockOffset(),
     runRequest: (request) => void manual.runRequest(request, host.runningJob(request.job)),
-    afterHeartbeat: (instances) => sweepHolderLost(sweep, nextBatch(host.jobs()), instances),
+    sweep: (jobs, instances) => sweepHolderLost(sweep, jobs, instances),
   });
 }

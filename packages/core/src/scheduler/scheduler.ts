@@ -254,6 +254,8 @@ export class Scheduler {
     this.fires.add(fire);
     void fire.done.then(() => {
       this.fires.delete(fire);
+      const { status } = fire.outcome;
+      if (status !== 'lost' && status !== 'dropped') this.fleet?.firedHere(job);
     });
     return fire;
   }

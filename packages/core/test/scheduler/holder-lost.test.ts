@@ -95,6 +95,34 @@ describe('holder lost: a fire whose holder died', () => {
   });
 });
 
+describe('holder lost, noticed at the next fire of the job', () => {
+  it('the instance that claims the next fire records the lost one without waiting for a heartbeat', async () => {
+    const fake = new FakeClock(1_000);
+    const lock = new MemoryLock({ clock: fake });
+    const store = new MemoryStore({ clock: fake });
+    const claim = await lock.claim({
+      ...{ key: 'job', fireAt: 500, owner: 'dead', leaseMs: 3_000, exclusive: false },
+    });
+    if (claim.status !== 'won') throw new Error('setup: claim not won');
+    await store.record({
+      ...{ id: 'row-1', job: 'job', fireAt: 500, instanceId: 'dead', status: 'running' },
+      ...{ attempt: 1, token: claim.lease.token, startedAt: 500, finishedAt: null },
+      ...{ error: null, reason: null },
+    });
+    const s = new Scheduler({ lock, store, clock: fake, instanceId: 'a', heartbeatMs: 60_000 });
+    s.add({ name: 'job', trigger: every(10_000), overlap: 'allow', run: () => {} });
+    s.start();
+    await fake.advance(8_000); // first heartbeat at start (lease still live); next one at 61 s
+    expect((await allHistory(store, 'job')).map((r) => r.status)).toEqual(['running']);
+    await fake.advance(1_000); // the fire at 10 s is claimed here: the job is checked
+    const row = (await allHistory(store, 'job')).find((r) => r.id === 'row-1');
+    expect(row?.status).toBe('lease_lost');
+    const stopping = s.stop();
+    await fake.advance(0);
+    await stopping;
+  });
+});
+
 describe('sweepHolderLost', () => {
   it('two instances noticing the same lost fire at once: one records it and re-runs it', async () => {
     const { sweepHolderLost } = await import('../../src/scheduler/holder-lost.js');

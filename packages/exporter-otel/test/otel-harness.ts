@@ -106,9 +106,12 @@ export function jobContext(overrides: Partial<JobContext> = {}): JobContext {
 }
 
 /** Base fields of an event about `ctx`'s fire. */
-export function about(
-  ctx: JobContext,
-): { instanceId: string; job: string; fireAt: number; at: number } {
+export function about(ctx: JobContext): {
+  instanceId: string;
+  job: string;
+  fireAt: number;
+  at: number;
+} {
   return {
     instanceId: ctx.instanceId,
     job: ctx.job,

@@ -1,10 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { pendingFleetControlScenarios } from '../src/fleet/pending-control-scenarios.js';
 import { type FleetInstanceModule, fleetScenarios } from '../src/index.js';
 import { memoryLockFixture } from './memory-fixture.js';
 
-/** Registered scenarios and those waiting for the scheduler side. */
-const scenarios = { ...fleetScenarios, ...pendingFleetControlScenarios };
+const scenarios = fleetScenarios;
 
 /** A mutant of ./fleet/control-mutants.ts by export name. */
 const mutant = (exportName: string): FleetInstanceModule => ({
@@ -16,9 +14,8 @@ const mutant = (exportName: string): FleetInstanceModule => ({
 const cases: [keyof typeof scenarios, string, RegExp][] = [
   ['driftFlagged', 'noRegistry', /a fleet\.drift event for the job with two schedules/],
   ['runRequestFromAnotherProcess', 'ignoresRunRequests', /the requested run to start/],
-  // once the scheduler catches up and records lost holders (pending-control-scenarios.ts):
-  // ['catchUpLatest', 'refusesCatchUp', /missed fires that ran/],
-  // ['holderKilledMidRun', 'dropsLeaseLost', /recorded lease_lost/],
+  ['catchUpLatest', 'refusesCatchUp', /missed fires that ran/],
+  ['holderKilledMidRun', 'dropsLeaseLost', /recorded lease_lost/],
 ];
 
 describe('the fleet-control scenarios fail a fleet with that control broken', () => {

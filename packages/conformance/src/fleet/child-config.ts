@@ -1,4 +1,4 @@
-import type { CatchUpSpec } from '@fleetcron/core';
+import { type CatchUpSpec, every, type Trigger } from '@fleetcron/core';
 import type { FleetInstanceModule } from './instance.js';
 import type { FreezePoint } from './instrument.js';
 import type { RemoteLockInfo, RemoteStoreInfo } from './remote.js';
@@ -7,6 +7,13 @@ import type { RemoteLockInfo, RemoteStoreInfo } from './remote.js';
 export interface ChildJob {
   name: string;
   everyMs: number;
+  /** Instead of `every(everyMs)`: exactly these fires (epoch ms, ascending), then none. */
+  fires?: number[];
+  /**
+   * Instead of `every(everyMs)`: one fire, on the first whole second at least this many ms after
+   * the job is built (in the process that builds it).
+   */
+  onceInMs?: number;
   /** How long each run works, ms (default `JOB_WORK_MS`). */
   workMs?: number;
   /** The job's overlap policy (default: the scheduler's). */
@@ -39,3 +46,28 @@ export interface InstanceChildConfig {
 
 /** Marker the child writes to stdout when it blocks at its freeze point. */
 export const FROZEN_MARKER = 'FROZEN';
+
+/**
+ * A trigger with exactly `fires` (ascending epoch ms), then none: a dense schedule that ends,
+ * so a restarted fleet has missed fires and no regular fire to race its catch-up.
+ */
+export function listTrigger(fires: number[]): Trigger {
+  // the same for every instance given as many fires: the definition hash of a custom trigger is
+  // its description, and instances may build the list at different moments
+  const description = `fires(${fires.length})`;
+  return {
+    next(after) {
+      const fire = fires.find((t) => t > after.getTime());
+      return fire === undefined ? null : new Date(fire);
+    },
+    describe: () => description,
+  };
+}
+
+/** The trigger of `job`. */
+export function childTrigger(job: ChildJob): Trigger {
+  if (job.onceInMs !== undefined) {
+    return listTrigger([Math.ceil((Date.now() + job.onceInMs) / 1000) * 1000]);
+  }
+  return job.fires ? listTrigger(job.fires) : every(job.everyMs);
+}

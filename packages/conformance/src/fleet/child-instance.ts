@@ -6,8 +6,13 @@
  * it while it blocks there, so the freeze is real and pinned to the point.
  */
 import { readSync, writeSync } from 'node:fs';
-import { every, type JobDefinition, realClock } from '@fleetcron/core';
-import { type ChildJob, FROZEN_MARKER, type InstanceChildConfig } from './child-config.js';
+import { type JobDefinition, realClock } from '@fleetcron/core';
+import {
+  type ChildJob,
+  childTrigger,
+  FROZEN_MARKER,
+  type InstanceChildConfig,
+} from './child-config.js';
 import { loadInstanceFactory } from './instance.js';
 import {
   FreezeTrap,
@@ -36,14 +41,14 @@ function waitForGo(): void {
 
 /** The job definition of `job`: the ledger job with the job's policies. */
 function childJob(job: ChildJob, instrumentation: Instrumentation): JobDefinition {
-  const { name, everyMs, workMs, overlap, catchUp, onHolderLost } = job;
+  const { name, workMs, overlap, catchUp, onHolderLost } = job;
   const run = ledgerJob(instrumentation, workMs);
   const policies = {
     ...(overlap === undefined ? {} : { overlap }),
     ...(catchUp === undefined ? {} : { catchUp }),
     ...(onHolderLost === undefined ? {} : { onHolderLost }),
   };
-  return { name, trigger: every(everyMs), run, ...policies } as JobDefinition;
+  return { name, trigger: childTrigger(job), run, ...policies } as JobDefinition;
 }
 
 async function main(): Promise<void> {

@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   type Execution,
-  every,
   type JobDefinition,
   type LockCapabilities,
   MemoryStore,
@@ -12,7 +11,7 @@ import {
 } from '@fleetcron/core';
 import type { FleetConformanceOptions, LockFixture } from '../types.js';
 import { leaseFor, using } from '../util.js';
-import type { ChildJob } from './child-config.js';
+import { type ChildJob, childTrigger } from './child-config.js';
 import { type InstanceChild, startInstanceChild } from './child-process.js';
 import {
   type FleetInstance,
@@ -89,11 +88,11 @@ export async function withControlSetup(
 
 /** The job definition of `job` in the test process (the same shape children build). */
 export function controlJob(setup: ControlSetup, instanceId: string, job: ChildJob): JobDefinition {
-  const { name, everyMs, workMs, overlap, catchUp, onHolderLost } = job;
+  const { name, workMs, overlap, catchUp, onHolderLost } = job;
   const run = ledgerJob({ ledger: setup.ledger, instance: instanceId }, workMs);
   return {
     name,
-    trigger: every(everyMs),
+    trigger: childTrigger(job),
     run,
     ...(overlap === undefined ? {} : { overlap }),
     ...(catchUp === undefined ? {} : { catchUp }),

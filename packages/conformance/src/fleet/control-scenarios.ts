@@ -1,13 +1,18 @@
 import type { FleetScenario } from '../types.js';
+import { catchUpScenarios } from './catch-up-scenarios.js';
 import { driftFlagged } from './drift-scenario.js';
+import { holderKilledMidRun } from './holder-lost-scenario.js';
 import { runRequestFromAnotherProcess } from './run-request-scenario.js';
 
 /**
- * The fleet-control scenarios (issue 13) registered by `runFleetConformance`: a run request from
- * a process that registers no job, drift. Judged from the append-only ledger and the store's
- * history, never from the scheduler's own counters.
+ * The fleet-control scenarios (issue 13), registered by `runFleetConformance`: catch-up after the
+ * whole fleet was down, a holder SIGKILLed mid-run, a run request from a process that registers
+ * no job, drift. Judged from the append-only ledger and the store's history, never from the
+ * scheduler's own counters.
  */
 export const fleetControlScenarios = {
+  ...catchUpScenarios,
+  holderKilledMidRun,
   runRequestFromAnotherProcess,
   driftFlagged,
 } as const satisfies Record<string, FleetScenario>;

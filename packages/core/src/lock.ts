@@ -159,6 +159,12 @@ export interface LockCapabilities {
    */
   earlyToleranceMs?: number;
   /**
+   * Set by a `clock: 'client'` lock that still reports `backendTime` and judges `early` by the
+   * backend's clock, estimated rather than read (etcd: from its HTTP `Date` header): the
+   * estimate's error bound, ms. Absent on `clock: 'backend'` locks (their time is read).
+   */
+  backendTimeBoundMs?: number;
+  /**
    * The lock keeps the per-job mark of the newest claimed fire and accepts catch-up claims
    * ({@link ClaimRequest.catchUp}). `true`: the mark survives a server restart (catch-up never
    * replays a fire that ran). `false`: the mark is kept, but lost with the backend's memory

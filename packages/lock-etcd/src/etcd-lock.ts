@@ -19,6 +19,7 @@ import {
   type IKeyValue,
   type ITxnResponse,
 } from 'etcd3';
+import { type EtcdClock, etcdClockOf } from './etcd-clock.js';
 import { fireAtOfKey, KeyLayout } from './keys.js';
 import { JobLeasePool, type PooledLease } from './lease-pool.js';
 import { lockClientOf } from './lock-client.js';
@@ -108,6 +109,8 @@ export class EtcdLock implements Lock {
   private readonly held = new Map<string, Held>();
   /** The lock's own client (see {@link lockClientOf}): no retries, no circuit breaker. */
   private readonly client: Etcd3;
+  /** The etcd host's clock (README, "The fleet's clock"); `null` when turned off. */
+  private readonly etcdClock: EtcdClock | null;
   private closed = false;
 
   /**
@@ -134,9 +137,35 @@ export class EtcdLock implements Lock {
       resolved.windowMs,
       resolved.skewToleranceMs,
     );
+    this.etcdClock = etcdClockOf(this.client, resolved);
+    if (resolved.etcdClock) this.capabilities.backendTimeBoundMs = resolved.etcdClock.maxErrorMs;
   }
 
+  /**
+   * The etcd host's clock minus this lock's `clock`, ms, with its error bound; `null` before the
+   * first measurement (at the first claim) or when `etcdClock: false`.
+   */
+  etcdClockOffset(): { offsetMs: number; boundMs: number } | null {
+    const etcdNow = this.etcdClock?.now() ?? null;
+    const boundMs = this.etcdClock?.boundMs() ?? null;
+    if (etcdNow === null || boundMs === null) return null;
+    return { offsetMs: etcdNow - this.clock.now(), boundMs };
+  }
+
+  /**
+   * Claims a fire (see {@link Lock.claim}). `early` is judged by the etcd host's clock as
+   * measured (the first claim waits for the first measurement, at most ~1.5 s), and every answer
+   * carries that clock as `backendTime`; without a measurement, by `clock`, with no `backendTime`.
+   */
   async claim(request: ClaimRequest): Promise<ClaimResult> {
+    this.assertOpen('claim');
+    await this.etcdClock?.ready();
+    const result = await this.claimAt(request, this.etcdClock?.now() ?? null);
+    const backendTime = this.etcdClock?.now() ?? null;
+    return backendTime === null ? result : { ...result, backendTime };
+  }
+
+  private async claimAt(request: ClaimRequest, etcdNow: number | null): Promise<ClaimResult> {
     this.assertOpen('claim');
     const { key, fireAt, leaseMs } = request;
     if (!(leaseMs >= ETCD_MIN_LEASE_MS)) {
@@ -151,9 +180,9 @@ export class EtcdLock implements Lock {
     if (this.held.size > HELD_SWEEP_SIZE) this.sweepHeld(now);
 
     const claimKey = this.keys.claim(key, fireAt);
-    if (fireAt > now + resolvedEarly(this.capabilities)) {
-      // Too early by this clock, unless the fire is already recorded (then answer as for it).
-      // etcd has no server time to judge it by (see README, "The fleet's clock").
+    if (fireAt > (etcdNow ?? now) + resolvedEarly(this.capabilities)) {
+      // Too early by the etcd host's clock as measured (or this clock without a measurement),
+      // unless the fire is already recorded (then answer as for it). README, "The fleet's clock".
       const res = await this.rpc.txn(
         'claim',
         [absent(claimKey)],
@@ -288,7 +317,9 @@ export class EtcdLock implements Lock {
       return null;
     }
     held.expiresAt = now + leaseMs;
-    return { ...lease, expiresAt: held.expiresAt };
+    const backendTime = this.etcdClock?.now() ?? null;
+    const renewed = { ...lease, expiresAt: held.expiresAt };
+    return backendTime === null ? renewed : { ...renewed, backendTime };
   }
 
   async release(lease: Lease): Promise<boolean> {
@@ -418,6 +449,7 @@ export class EtcdLock implements Lock {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.etcdClock?.close();
     this.held.clear();
     this.records.close();
     await this.pool.close();

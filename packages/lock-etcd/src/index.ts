@@ -1,4 +1,4 @@
 export * from './elector.js';
 export * from './etcd-lock.js';
 export { encodeFireAt, KeyLayout } from './keys.js';
-export type { EtcdLockOptions } from './options.js';
+export type { EtcdClockOptions, EtcdLockOptions } from './options.js';

@@ -38,6 +38,30 @@ export interface EtcdLockOptions {
    * transaction. `0` grants a lease per claim (two round trips, exact TTL). Default 2.
    */
   spareLeases?: number;
+  /**
+   * How the lock learns the etcd host's clock (README, "The fleet's clock"): from the `Date`
+   * header of etcd's HTTP endpoint, measured at the first claim and every `remeasureMs`. `false`
+   * turns it off: `early` is then judged by `clock` and answers carry no `backendTime`.
+   * Default: on, with the defaults of {@link EtcdClockOptions}.
+   */
+  etcdClock?: false | EtcdClockOptions;
+}
+
+/** Options of the etcd host clock measurement ({@link EtcdLockOptions.etcdClock}). */
+export interface EtcdClockOptions {
+  /** Base URL of the etcd HTTP endpoint to read. Default: the client's first host. */
+  url?: string;
+  /** A new measurement this often, in ms. Default 60,000. */
+  remeasureMs?: number;
+  /** Measurements with a larger error bound are dropped, in ms. Default 100. */
+  maxErrorMs?: number;
+}
+
+/** {@link EtcdClockOptions} with defaults applied. */
+export interface ResolvedEtcdClock {
+  url: string | undefined;
+  remeasureMs: number;
+  maxErrorMs: number;
 }
 
 /** {@link EtcdLockOptions} with defaults applied and validated. */
@@ -49,6 +73,7 @@ export interface ResolvedOptions {
   requestTimeoutMs: number;
   skewToleranceMs: number;
   spareLeases: number;
+  etcdClock: false | ResolvedEtcdClock;
 }
 
 /** Applies defaults and throws {@link InvalidOptionError} naming the first bad option. */
@@ -71,8 +96,31 @@ export function resolveOptions(options: EtcdLockOptions): ResolvedOptions {
   const earlyToleranceMs = options.earlyToleranceMs ?? DEFAULT_EARLY_TOLERANCE_MS;
   assertNonNegativeMs('earlyToleranceMs', earlyToleranceMs);
   const clock = options.clock ?? realClock;
+  const etcdClock = resolveEtcdClock(options.etcdClock);
   return {
     ...{ prefix, windowMs, earlyToleranceMs, clock },
-    ...{ requestTimeoutMs, skewToleranceMs, spareLeases },
+    ...{ requestTimeoutMs, skewToleranceMs, spareLeases, etcdClock },
   };
+}
+
+function resolveEtcdClock(option: EtcdLockOptions['etcdClock']): false | ResolvedEtcdClock {
+  if (option === false) return false;
+  if (option !== undefined && (option === null || typeof option !== 'object')) {
+    throw new InvalidOptionError(
+      'etcdClock',
+      `must be false (off) or an object { url?, remeasureMs?, maxErrorMs? }, got ${String(option)}.`,
+    );
+  }
+  const url = option?.url;
+  if (url !== undefined && !/^https?:\/\/[^/]/.test(String(url))) {
+    throw new InvalidOptionError(
+      'etcdClock.url',
+      `must be an http:// or https:// URL of an etcd client endpoint, got ${JSON.stringify(url)}.`,
+    );
+  }
+  const remeasureMs = option?.remeasureMs ?? 60_000;
+  assertPositiveMs('etcdClock.remeasureMs', remeasureMs);
+  const maxErrorMs = option?.maxErrorMs ?? 100;
+  assertPositiveMs('etcdClock.maxErrorMs', maxErrorMs);
+  return { url, remeasureMs, maxErrorMs };
 }

@@ -18,6 +18,7 @@ runLockConformance({
   capabilities: {
     ...{ minLeaseMs: 2000, leaseGranularityMs: 1000, durable: true, clock: 'client' },
     earlyToleranceMs: 250,
+    backendTimeBoundMs: 100,
     durableMark: true,
   },
   create: async () => etcdFixture(await shared()),

@@ -49,6 +49,10 @@ describe('EtcdLock options', () => {
         [{ requestTimeoutMs: -1 }, 'requestTimeoutMs'],
         [{ skewToleranceMs: Number.NaN }, 'skewToleranceMs'],
         [{ spareLeases: 1.5 }, 'spareLeases'],
+        [{ etcdClock: true }, 'etcdClock'],
+        [{ etcdClock: { url: 'localhost:2379' } }, 'etcdClock.url'],
+        [{ etcdClock: { remeasureMs: 0 } }, 'etcdClock.remeasureMs'],
+        [{ etcdClock: { maxErrorMs: -5 } }, 'etcdClock.maxErrorMs'],
       ];
       for (const [options, field] of cases) {
         let caught: unknown;
@@ -68,6 +72,7 @@ describe('EtcdLock options', () => {
         durable: true,
         clock: 'client',
         earlyToleranceMs: 250,
+        backendTimeBoundMs: 100,
         durableMark: true,
       });
       await lock.close();

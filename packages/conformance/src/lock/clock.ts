@@ -1,4 +1,10 @@
-import { type ClaimResult, type Lock, offsetClock, realClock } from '@fleetcron/core';
+import {
+  type ClaimResult,
+  type Lock,
+  type LockCapabilities,
+  offsetClock,
+  realClock,
+} from '@fleetcron/core';
 import { expect } from 'vitest';
 import type { LockConformanceOptions, LockScenario } from '../types.js';
 import { describeResult, leaseFor, using, waitUntilTime, wonLease } from '../util.js';
@@ -27,16 +33,26 @@ function expectBackendTime(
   sentAt: number,
   what: string,
 ): void {
-  if (options.capabilities.clock !== 'backend') return; // a client-clock lock may leave it out
+  if (!judgedByBackendClock(options.capabilities)) return; // a client-clock lock may leave it out
+  // an estimated backend time (etcd) is good to its declared bound
+  const bound = options.capabilities.backendTimeBoundMs ?? 0;
   const time = answer?.backendTime;
   expect(time, `${what} carries the backend's time (backendTime)`).toBeTypeOf('number');
   // one host, one clock: the backend read its clock after the request left and before the answer
   expect(time!, `${what}: backendTime is not before the request was sent`).toBeGreaterThanOrEqual(
-    sentAt - 1,
+    sentAt - 1 - bound,
   );
   expect(time!, `${what}: backendTime is not after the answer came`).toBeLessThanOrEqual(
-    Date.now() + 1,
+    Date.now() + 1 + bound,
   );
+}
+
+/**
+ * The lock reports the backend's time and judges `early` by it: `clock: 'backend'`, or a
+ * client-clock lock that estimates the backend's clock (`backendTimeBoundMs`, etcd).
+ */
+function judgedByBackendClock(capabilities: LockCapabilities): boolean {
+  return capabilities.clock === 'backend' || capabilities.backendTimeBoundMs !== undefined;
 }
 
 async function timed<T>(call: () => Promise<T>): Promise<{ answer: T; sentAt: number }> {
@@ -48,8 +64,9 @@ async function timed<T>(call: () => Promise<T>): Promise<{ answer: T; sentAt: nu
  * Scenario: the backend's clock decides when a fire may start. A claim for a fire more than
  * `earlyToleranceMs` ahead of the backend's clock is refused `lost`/`early` with the backend's
  * time and records nothing; the same claim sent once the backend's clock is within the tolerance
- * wins. Every claim answer and renewal of a `clock: 'backend'` lock carries the backend's time;
- * a client whose clock runs 30 s fast cannot claim early.
+ * wins. Every claim answer and renewal of a lock judged by the backend's clock (`clock:
+ * 'backend'`, or an estimate within `backendTimeBoundMs`) carries the backend's time; a client
+ * whose clock runs 30 s fast cannot claim early.
  */
 export const earlyByBackendClock: LockScenario = {
   title:
@@ -96,7 +113,7 @@ export const earlyByBackendClock: LockScenario = {
       expect(renewed.answer, 'the holder renews its lease').not.toBeNull();
       expectBackendTime(options, renewed.answer, renewed.sentAt, 'a renewal');
 
-      if (options.capabilities.clock === 'backend')
+      if (judgedByBackendClock(options.capabilities))
         await fastClientCannotClaimEarly(fixture, lease);
     });
   },

@@ -5,7 +5,8 @@ import type { FleetConformanceOptions } from './types.js';
 
 /**
  * Registers the fleet conformance suite: `describe(`${name} fleet conformance`)` with real
- * `Scheduler`s on the backend, in real time (about 45 s). Call it at the top level of a test file.
+ * `Scheduler`s on the backend, in real time (about 3 minutes). Call it at the top level of a test
+ * file.
  */
 export function runFleetConformance(options: FleetConformanceOptions): void {
   if (options.timeScale !== undefined && !(options.timeScale > 0)) {

@@ -20,14 +20,14 @@ function copyOf<T extends object>(inner: T): T {
   return copy as T;
 }
 
-/** c1: the store hides the registry (no heartbeat): the fleet never learns of drift. */
+/** fc1: the store hides the registry (no heartbeat): the fleet never learns of drift. */
 export const noRegistry: FleetInstanceFactory = (deps) => {
   const store = copyOf(deps.store) as Store & Record<string, unknown>;
   delete store.heartbeat;
   return schedulerInstance({ ...deps, store });
 };
 
-/** c2: the scheduler never sees a run request (none taken, no push). */
+/** fc2: the scheduler never sees a run request (none taken, no push). */
 export const ignoresRunRequests: FleetInstanceFactory = (deps) => {
   const store = copyOf(deps.store);
   store.takeRunRequests = async () => [];
@@ -35,7 +35,7 @@ export const ignoresRunRequests: FleetInstanceFactory = (deps) => {
   return schedulerInstance({ ...deps, store });
 };
 
-/** c3: every catch-up claim is refused as behind the mark: no missed fire is ever caught up. */
+/** fc3: every catch-up claim is refused as behind the mark: no missed fire is ever caught up. */
 export const refusesCatchUp: FleetInstanceFactory = (deps) => {
   const lock: Lock = copyOf(deps.lock);
   const claim = lock.claim;
@@ -51,7 +51,7 @@ export const refusesCatchUp: FleetInstanceFactory = (deps) => {
   return schedulerInstance({ ...deps, lock });
 };
 
-/** c4: a `lease_lost` outcome is never written: the dead holder's row stays `running`. */
+/** fc4: a `lease_lost` outcome is never written: the dead holder's row stays `running`. */
 export const dropsLeaseLost: FleetInstanceFactory = (deps) => {
   const store = copyOf(deps.store);
   const record = store.record;

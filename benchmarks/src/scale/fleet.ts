@@ -55,7 +55,7 @@ export async function runFleet(
     resolveDone = resolve;
   });
   const unsubscribe = subscribe((event: FleetcronEvent) => {
-    if (!byId.has(event.instanceId) || !event.job.startsWith(`${prefix}-`)) return;
+    if (!byId.has(event.instanceId) || !event.job?.startsWith(`${prefix}-`)) return;
     const type = event.type;
     if (type === 'claim.won' || type === 'claim.lost' || type === 'claim.busy') {
       result[type === 'claim.won' ? 'won' : type === 'claim.lost' ? 'lost' : 'busy']++;

@@ -31,7 +31,7 @@ async function go(request: SkewGo): Promise<SkewInstanceResult> {
     settled = resolve;
   });
   const unsubscribe = subscribe((event: FleetcronEvent) => {
-    if (event.instanceId !== instanceId || !event.job.startsWith(prefix)) return;
+    if (event.instanceId !== instanceId || !event.job?.startsWith(prefix)) return;
     if (event.type === 'claim.lost' && event.reason === 'early') result.claims.early++;
     else if (event.type === 'claim.won') result.claims.won++;
     else if (event.type === 'claim.lost') result.claims.lost++;

@@ -34,6 +34,8 @@ interface Probe {
 const SEARCH_SPACING_MS = 8;
 /** Gap between probes around a predicted second change, ms. */
 const BURST_SPACING_MS = 1;
+/** A failed measurement is retried after this long (or `remeasureMs`, if shorter), ms. */
+const RETRY_MS = 5_000;
 /** How long one probe may take, ms. */
 const PROBE_TIMEOUT_MS = 1_000;
 
@@ -49,7 +51,7 @@ const PROBE_TIMEOUT_MS = 1_000;
  * The first measurement starts on the first {@link ready} call; later ones run every
  * `remeasureMs` on unref'd timers, each burst timed around the predicted second change. Nothing
  * keeps the process alive; {@link close} stops it. Failures are kept in {@link lastError} and
- * retried at the next period; until a measurement exists {@link now} is `null`.
+ * retried after 5 s (or `remeasureMs`, if shorter); until a measurement exists {@link now} is `null`.
  */
 export class EtcdClock {
   private readonly estimator = new ClockOffsetEstimator(realClock, { resolutionMs: 0 });
@@ -116,7 +118,11 @@ export class EtcdClock {
       this.measuring = false;
     }
     if (this.closed) return;
-    this.timer = setTimeout(() => void this.measureAndSchedule(), this.tuning.remeasureMs);
+    // a failed measurement is retried sooner (the server may be restarting)
+    const delay = this.lastError
+      ? Math.min(this.tuning.remeasureMs, RETRY_MS)
+      : this.tuning.remeasureMs;
+    this.timer = setTimeout(() => void this.measureAndSchedule(), delay);
     this.timer.unref();
   }
 
@@ -153,6 +159,7 @@ export class EtcdClock {
       const sentMono = performance.now();
       const req = client.get(url, { agent: this.agent, timeout: PROBE_TIMEOUT_MS }, (res) => {
         const receivedMono = performance.now();
+        res.on('error', () => undefined); // the body is discarded; the Date header was read
         res.resume();
         const second = Date.parse(res.headers.date ?? '');
         if (Number.isFinite(second)) resolve({ sentMono, receivedMono, second });

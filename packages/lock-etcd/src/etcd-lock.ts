@@ -159,13 +159,26 @@ export class EtcdLock implements Lock {
    */
   async claim(request: ClaimRequest): Promise<ClaimResult> {
     this.assertOpen('claim');
+    // The claim is judged as of its arrival, even when it waited for the first measurement.
+    const arrivedAt = performance.now();
+    const now = this.clock.now();
     await this.etcdClock?.ready();
-    const result = await this.claimAt(request, this.etcdClock?.now() ?? null);
+    const etcdNow = this.etcdClock?.now() ?? null;
+    const etcdAtArrival = etcdNow === null ? null : etcdNow - (performance.now() - arrivedAt);
+    const result = await this.claimAt(request, now, etcdAtArrival);
     const backendTime = this.etcdClock?.now() ?? null;
     return backendTime === null ? result : { ...result, backendTime };
   }
 
-  private async claimAt(request: ClaimRequest, etcdNow: number | null): Promise<ClaimResult> {
+  /**
+   * `now`: the adapter's clock at the claim's arrival; `etcdNow`: the etcd host's clock then, as
+   * measured (`null` without a measurement), which judges `stale` and `early` when known.
+   */
+  private async claimAt(
+    request: ClaimRequest,
+    now: number,
+    etcdNow: number | null,
+  ): Promise<ClaimResult> {
     this.assertOpen('claim');
     const { key, fireAt, leaseMs } = request;
     if (!(leaseMs >= ETCD_MIN_LEASE_MS)) {
@@ -173,9 +186,8 @@ export class EtcdLock implements Lock {
     }
     assertCatchUpClaim(request);
     const startedAt = performance.now();
-    const now = this.clock.now();
     // Catch-up claims are bounded by their `since` instead of the window (the mark guards them).
-    const oldest = request.catchUp ? request.catchUp.since : now - this.windowMs;
+    const oldest = request.catchUp ? request.catchUp.since : (etcdNow ?? now) - this.windowMs;
     if (fireAt < oldest) return { status: 'lost', key, fireAt, reason: 'stale' };
     if (this.held.size > HELD_SWEEP_SIZE) this.sweepHeld(now);
 

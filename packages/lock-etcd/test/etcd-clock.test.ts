@@ -71,6 +71,24 @@ describe("EtcdLock: the etcd host's clock", () => {
     }
   });
 
+  it('falls back to its own clock, without waiting long, when the HTTP endpoint cannot be read', async () => {
+    const fixture = await etcdFixture(await server());
+    try {
+      const fast = await fixture.newLock({
+        clock: offsetClock(realClock, 3000),
+        etcdClock: { url: 'http://127.0.0.1:1' },
+      });
+      const sentAt = Date.now();
+      const answer = await fast.claim(req('fallback', sentAt + 1000, 'fast'));
+      expect(Date.now() - sentAt, 'the claim did not wait for a measurement').toBeLessThan(1000);
+      expect(answer.status, 'judged by the fast clock').toBe('won');
+      expect(answer.backendTime).toBeUndefined();
+      expect((fast as EtcdLock).etcdClockOffset()).toBeNull();
+    } finally {
+      await fixture.close();
+    }
+  });
+
   it("a scheduler on a +3 s clock over etcd estimates the etcd host's offset", async () => {
     const fixture = await etcdFixture(await server());
     const clock = offsetClock(realClock, 3000);

@@ -25,7 +25,13 @@ export function clientOf(server: EtcdServer): Etcd3 {
 export async function etcdFixture(
   server: EtcdServer,
   defaults: EtcdLockOptions = {},
-): Promise<LockFixture & { prefix: string; admin: Etcd3 }> {
+): Promise<
+  LockFixture & {
+    prefix: string;
+    admin: Etcd3;
+    newLock(options?: NewLockOptions & EtcdLockOptions): Promise<EtcdLock>;
+  }
+> {
   const prefix = `fc-test/${randomUUID()}/`;
   const admin = clientOf(server);
   const opened: { lock: EtcdLock; client: Etcd3 }[] = [];
@@ -33,7 +39,7 @@ export async function etcdFixture(
   return {
     prefix,
     admin,
-    async newLock(options: NewLockOptions = {}) {
+    async newLock(options: NewLockOptions & EtcdLockOptions = {}) {
       const client = clientOf(server);
       const lock = new EtcdLock(client, { ...defaults, prefix, ...options });
       opened.push({ lock, client });

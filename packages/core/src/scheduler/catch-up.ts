@@ -117,13 +117,18 @@ export async function catchUp(
     return;
   }
   if (mark === null) return; // never claimed: nothing was missed
-  const now = startedAt; // fires due after start() are this scheduler's own to claim
+  // fires due after start() are this scheduler's own to claim; and by the fleet's clock (read
+  // now: corrected by the answers of the claims since start) none newer than the settle time
+  const bound = () => Math.min(startedAt, d.clock.now() - CATCH_UP_SETTLE_MS);
+  const now = bound();
   const plan = catchUpPlan(job.catchUp, job.trigger, { mark, now, windowMs: d.lock.windowMs });
   for (const fireAt of plan.fires) {
-    if (!d.isRunning()) return;
+    if (!d.isRunning() || fireAt > bound()) return;
     const fire = d.launch(job, fireAt, { catchUp: { since: plan.since }, missed: plan.missed });
     await fire.done;
-    if (fire.outcome.status === 'lost' || fire.outcome.status === 'dropped') return;
+    const { status, reason } = fire.outcome;
+    // not won here, or busy (another instance runs a catch-up fire): leave the rest to it
+    if (status === 'lost' || status === 'dropped' || reason === 'overlap') return;
   }
 }
 

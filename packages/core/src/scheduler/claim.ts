@@ -27,6 +27,8 @@ export interface ClaimContext {
   sampled(sample: ClockSample): void;
   /** Set for a catch-up claim (wins only ahead of the job's mark; see `ClaimRequest.catchUp`). */
   readonly catchUp?: CatchUpClaim;
+  /** Claim a lease of the fire's own even for an exclusive job (a fire that is only recorded). */
+  readonly ownLease?: boolean;
 }
 
 /** The answer to a claim, as the fire acts on it. */
@@ -111,7 +113,7 @@ function send(
   fireAt: number,
   signal: AbortSignal,
 ): Promise<ClaimResult> {
-  const exclusive = job.overlap === 'skip';
+  const exclusive = job.overlap === 'skip' && !c.ownLease;
   const request = {
     key: job.name,
     fireAt,

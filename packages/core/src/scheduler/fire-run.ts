@@ -141,6 +141,7 @@ export class FireRun {
       acceptsClaims: () => this.deps.acceptsClaims(),
       sampled: (sample) => this.sampled(sample),
       ...(this.kind.catchUp ? { catchUp: this.kind.catchUp } : {}),
+      ownLease: this.kind.missed === true, // recorded only, never run: no overlap to keep
     };
   }
 

@@ -75,6 +75,19 @@ export function catchUpPlan(
   return { fires, since, missed: false };
 }
 
+/**
+ * How long before `start()` a fire must be due to be caught up, ms: max(1 s, the lock's
+ * `earlyToleranceMs` + 500 ms). A fire due just before `start()` in a rolling restart is being
+ * claimed on time by a live instance: its claim may leave up to `earlyToleranceMs` late by the
+ * fleet's clock (a live clock that far behind is still accepted) and takes a round trip to land
+ * (a few ms to a few hundred ms under load). A catch-up claim of it would win ahead of that claim
+ * and run it as a catch-up. A whole fleet back after an outage leaves the fires of this last
+ * grace uncaught (one fire at most for jobs firing less often than the grace).
+ */
+export function catchUpGraceMs(lock: Lock): number {
+  return Math.max(1_000, (lock.capabilities.earlyToleranceMs ?? 0) + 500);
+}
+
 /** What catching up needs from its scheduler. */
 export interface CatchUpDeps {
   readonly lock: Lock;
@@ -88,7 +101,7 @@ export interface CatchUpDeps {
 }
 
 /**
- * At `start()`: finds the fires of `job` missed while the whole fleet was down, from the lock's
+ * At `start()`, before the job's first regular claim: finds the fires of `job` missed while the whole fleet was down, from the lock's
  * mark, and claims them one after the other as catch-up claims (each wins only ahead of the
  * mark and unclaimed, so exactly one instance gets each, and never a fire that ran). Stops at
  * the first claim this instance does not win: another instance is catching up. Never rejects.
@@ -117,9 +130,10 @@ export async function catchUp(
     return;
   }
   if (mark === null) return; // never claimed: nothing was missed
-  // fires due after start() are this scheduler's own to claim; and by the fleet's clock (read
-  // now: corrected by the answers of the claims since start) none newer than the settle time
-  const bound = () => Math.min(startedAt, d.clock.now() - CATCH_UP_SETTLE_MS);
+  // fires due after start() - grace are the live fleet's (or this scheduler's own) to claim on
+  // time; the fleet's clock is re-read before each claim (a claim's answer may have corrected it)
+  const grace = catchUpGraceMs(d.lock);
+  const bound = () => Math.min(startedAt, d.clock.now()) - grace;
   const now = bound();
   const plan = catchUpPlan(job.catchUp, job.trigger, { mark, now, windowMs: d.lock.windowMs });
   for (const fireAt of plan.fires) {
@@ -130,36 +144,4 @@ export async function catchUp(
     // not won here, or busy (another instance runs a catch-up fire): leave the rest to it
     if (status === 'lost' || status === 'dropped' || reason === 'overlap') return;
   }
-}
-
-/** How many jobs catch up at once at `start()` (each reads the lock's mark first). */
-export const CATCH_UP_CONCURRENCY = 4;
-
-/**
- * How long after `start()` catching up begins, ms: a fire due just before `start()` is being
- * claimed by the live instances of a running fleet (a rolling restart); once their claims have
- * landed the mark is past it, so it is not mistaken for a missed fire.
- */
-export const CATCH_UP_SETTLE_MS = 5_000;
-
-/**
- * Catches up every job for fires due up to `start()`, {@link CATCH_UP_SETTLE_MS} after it,
- * {@link CATCH_UP_CONCURRENCY} jobs at a time, so a scheduler with thousands of jobs does not
- * send thousands of `inspect` calls at once. Never rejects.
- */
-export async function catchUpAll(d: CatchUpDeps, jobs: readonly NormalizedJob[]): Promise<void> {
-  const startedAt = d.clock.now();
-  await d.queue.sleep(CATCH_UP_SETTLE_MS).promise; // never resolves if stop() clears the queue
-  const queue = [...jobs];
-  const worker = async () => {
-    for (let job = queue.shift(); job && d.isRunning(); job = queue.shift()) {
-      try {
-        await catchUp(d, job, startedAt);
-      } catch (error) {
-        // a trigger that throws while walking the missed fires: no catch-up for that job
-        d.log.warn('fleetcron: catch-up failed', { job: job.name, error: toError(error) });
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: CATCH_UP_CONCURRENCY }, worker));
 }

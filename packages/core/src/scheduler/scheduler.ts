@@ -3,7 +3,7 @@ import type { ClockOffset } from '../fleet-clock/offset-estimator.js';
 import type { Logger } from '../middleware.js';
 import type { PauseOptions } from '../registry.js';
 import { assertNonNegativeMs } from '../validate.js';
-import { catchUpAll } from './catch-up.js';
+import { CatchUpStart } from './catch-up-start.js';
 import { ClaimLimiter } from './claim-limiter.js';
 import { ClockWatch } from './clock-watch.js';
 import { settledWithin } from './deadline.js';
@@ -61,6 +61,8 @@ export class Scheduler {
   /** Registry heartbeat and drift watch; `null` when the store has no fleet control. */
   private readonly fleet: FleetControl | null;
   private readonly manual: ManualRuns;
+  /** The catch-up pass of each job at start(), ahead of the job's regular claims. */
+  private readonly catchUps: CatchUpStart;
   /** Aborted when `stop()` begins (fires waiting to claim again are dropped); renewed by start(). */
   private claimsStopped = new AbortController();
   private phase: Phase = 'idle';
@@ -83,7 +85,7 @@ export class Scheduler {
     this.slots = new JobSlots({
       ...{ queue: this.queue, clock, instanceId, log: this.log, windowMs: lock.windowMs },
       isRunning: () => this.phase === 'running',
-      launch: (job, fireAt) => void this.launch(job, fireAt),
+      launch: (job, fireAt) => this.catchUps.afterCatchUp(job, () => void this.launch(job, fireAt)),
     });
     this.deps = {
       ...{ lock, store, history: this.history, clock, queue: this.queue, instanceId, logger },
@@ -94,6 +96,11 @@ export class Scheduler {
       acceptsRuns: () => this.phase === 'running' || this.phase === 'draining',
       acceptsClaims: () => this.phase === 'running',
     };
+    this.catchUps = new CatchUpStart({
+      ...{ lock, clock, queue: this.queue, log: this.log },
+      launch: (job, fireAt, kind) => this.launch(job, fireAt, kind),
+      isRunning: () => this.phase === 'running',
+    });
     this.manual = new ManualRuns({
       log: this.log,
       now: () => clock.now(),
@@ -161,21 +168,10 @@ export class Scheduler {
     }
     this.phase = 'running';
     this.claimsStopped = new AbortController();
+    // before scheduleAll(): each job's catch-up pass goes ahead of its first regular claim
+    this.catchUps.begin([...this.slots.byName.values()].map((slot) => slot.def));
     this.slots.scheduleAll();
     this.fleet?.start();
-    void catchUpAll(
-      {
-        ...{
-          lock: this.options.lock,
-          clock: this.clockWatch.clock,
-          queue: this.queue,
-          log: this.log,
-        },
-        launch: (job, fireAt, kind) => this.launch(job, fireAt, kind),
-        isRunning: () => this.phase === 'running',
-      },
-      [...this.slots.byName.values()].map((slot) => slot.def),
-    );
   }
 
   /**

@@ -9,10 +9,12 @@ import {
   MemoryStore,
   Scheduler,
 } from '../../src/index.js';
-import { CATCH_UP_SETTLE_MS, catchUpPlan, missedFires } from '../../src/scheduler/catch-up.js';
+import { catchUpPlan, missedFires } from '../../src/scheduler/catch-up.js';
 import { allHistory, recordEvents } from './helpers.js';
 
 const MIN = 60_000;
+/** Time given to the catch-up pass after start() (it runs at once; this is a margin). */
+const CATCH_UP_MS = 6_000;
 
 /**
  * A fleet of two runs `every(1 min)` for 2 minutes, is down (both stopped) for 5.5 minutes
@@ -46,7 +48,7 @@ async function wholeFleetDown(catchUp: CatchUpPolicy) {
   runs.length = 0;
   const rec = recordEvents();
   for (const s of schedulers) s.start();
-  await fake.advance(CATCH_UP_SETTLE_MS + 1_000);
+  await fake.advance(CATCH_UP_MS);
   rec.stop();
   return { fake, store, runs, events: rec.events, stopAll };
 }
@@ -114,7 +116,7 @@ describe("catch-up after the whole fleet was down (catchUp, from the lock's mark
     const restarted = make('restarted');
     await fake.advance(1); // now = 3 min: due
     restarted.start(); // catch-up considers fires up to now (3 min)
-    await fake.advance(CATCH_UP_SETTLE_MS + 1_000);
+    await fake.advance(CATCH_UP_MS);
     expect(runs).toEqual(['live', 'live', 'live']);
     const rows = await allHistory(store, 'job');
     rows.sort((x, y) => x.fireAt - y.fireAt);
@@ -141,6 +143,66 @@ describe("catch-up after the whole fleet was down (catchUp, from the lock's mark
     }
     expect(isFleetcronError(thrown, 'INVALID_OPTION')).toBe(true);
     expect((thrown as { field?: string }).field).toBe('catchUp');
+  });
+});
+
+/**
+ * Three schedulers run `every(1 s)` for 5 s, the whole fleet is down from 5.5 s to 15.5 s
+ * (fires 6..15 s missed), then all three start together. The catch-up pass must go ahead of
+ * the first regular claim (16 s), which would move the mark past every missed fire.
+ */
+async function frequentJobFleetDown(catchUp: CatchUpPolicy) {
+  const fake = new FakeClock(0);
+  const lock = new MemoryLock({ clock: fake });
+  const store = new MemoryStore({ clock: fake });
+  const runs: Array<{ instanceId: string; fireAt: number }> = [];
+  const schedulers = ['a', 'b', 'c'].map((instanceId) => {
+    const s = new Scheduler({ lock, store, clock: fake, instanceId });
+    s.add({
+      name: 'job',
+      trigger: every(1_000),
+      catchUp,
+      run: (ctx) => void runs.push({ instanceId, fireAt: ctx.fireAt.getTime() }),
+    });
+    return s;
+  });
+  const stopAll = async () => {
+    const stopping = Promise.all(schedulers.map((s) => s.stop()));
+    await fake.advance(0);
+    await stopping;
+  };
+  for (const s of schedulers) s.start();
+  await fake.advance(5_500);
+  expect(runs.map((r) => r.fireAt)).toEqual([1, 2, 3, 4, 5].map((t) => t * 1_000));
+  await stopAll();
+  await fake.advance(10_000); // now 15.5 s
+  runs.length = 0;
+  for (const s of schedulers) s.start();
+  await fake.advance(3_000); // to 18.5 s: regular fires 16, 17, 18 s
+  await stopAll();
+  return { store, fireTimes: runs.map((r) => r.fireAt) };
+}
+
+describe('catch-up of a job firing every second (the pass goes before the first regular claim)', () => {
+  it("'latest' runs the newest fire due a grace (1 s) before start() once fleet-wide", async () => {
+    const { store, fireTimes } = await frequentJobFleetDown('latest');
+    // 15 s is within the grace before start() (15.5 s): left to a live instance, none here
+    expect(fireTimes).toEqual([14_000, 16_000, 17_000, 18_000]);
+    const rows = (await allHistory(store, 'job')).filter((r) => r.fireAt > 5_000);
+    expect(rows.map((r) => [r.fireAt, r.status]).sort()).toEqual([
+      [14_000, 'succeeded'],
+      [16_000, 'succeeded'],
+      [17_000, 'succeeded'],
+      [18_000, 'succeeded'],
+    ]);
+  });
+
+  it('{ max: 3 } runs the three newest such fires once each, oldest first', async () => {
+    const { store, fireTimes } = await frequentJobFleetDown({ max: 3 });
+    expect(fireTimes).toEqual([12_000, 13_000, 14_000, 16_000, 17_000, 18_000]);
+    const rows = (await allHistory(store, 'job')).filter((r) => r.fireAt > 5_000);
+    expect(rows.filter((r) => r.status !== 'succeeded')).toEqual([]);
+    expect(rows.map((r) => r.fireAt).sort((x, y) => x - y)).toEqual(fireTimes);
   });
 });
 
@@ -201,11 +263,11 @@ describe('catch-up with a trigger that throws', () => {
     let stopping = s.stop();
     await fake.advance(0);
     await stopping;
-    await fake.advance(2 * MIN);
+    await fake.advance(2 * MIN + 2_000); // 3 min is due more than the grace (1 s) before start()
     s = make();
     broken = true;
     s.start();
-    await fake.advance(CATCH_UP_SETTLE_MS + 1_000);
+    await fake.advance(CATCH_UP_MS);
     expect(warnings).toContain('fleetcron: catch-up failed');
     expect(runs).toEqual([MIN, 3 * MIN]);
     stopping = s.stop();

@@ -1,0 +1,69 @@
+import { toError } from '../errors.js';
+import { type CatchUpDeps, catchUp } from './catch-up.js';
+import type { NormalizedJob } from './job.js';
+
+/** How many jobs catch up at once at `start()` (each reads the lock's mark first). */
+export const CATCH_UP_CONCURRENCY = 4;
+
+/**
+ * Runs the catch-up pass of every job at `start()` and holds each job's regular claims until its
+ * pass is done. The order matters: a regular claim of a new fire moves the lock's mark past the
+ * missed fires, after which their catch-up claims lose (`behind_mark`) — with a job firing every
+ * second, nothing would be caught up. The hold is bounded by the job's lease (a pass that hangs,
+ * or waits for its turn behind {@link CATCH_UP_CONCURRENCY} other jobs, never blocks fires for
+ * longer); a held fire is claimed late, within the lock's window.
+ */
+export class CatchUpStart {
+  /** The jobs whose pass is not done yet, with its promise. */
+  private readonly pending = new Map<string, Promise<void>>();
+
+  constructor(private readonly d: CatchUpDeps) {}
+
+  /**
+   * Starts the catch-up pass of `jobs` (fires due up to `start()` less the grace, see
+   * `catchUpGraceMs`), {@link CATCH_UP_CONCURRENCY} jobs at a time, so a scheduler with
+   * thousands of jobs does not send thousands of `inspect` calls at once. Never rejects.
+   */
+  begin(jobs: readonly NormalizedJob[]): void {
+    const startedAt = this.d.clock.now();
+    const queue: Array<{ job: NormalizedJob; done: () => void }> = [];
+    for (const job of jobs) {
+      this.pending.set(job.name, new Promise<void>((done) => queue.push({ job, done })));
+    }
+    const worker = async () => {
+      for (let next = queue.shift(); next; next = queue.shift()) {
+        try {
+          if (this.d.isRunning()) await catchUp(this.d, next.job, startedAt);
+        } catch (error) {
+          // a trigger that throws while walking the missed fires: no catch-up for that job
+          this.d.log.warn('fleetcron: catch-up failed', {
+            job: next.job.name,
+            error: toError(error),
+          });
+        } finally {
+          this.pending.delete(next.job.name);
+          next.done();
+        }
+      }
+    };
+    for (let i = 0; i < CATCH_UP_CONCURRENCY; i++) void worker();
+  }
+
+  /**
+   * Calls `launch` (a regular claim of `job`) once the job's catch-up pass is done, or after the
+   * job's `leaseMs` if it is not, and only while the scheduler runs; at once when no pass is
+   * pending.
+   */
+  afterCatchUp(job: NormalizedJob, launch: () => void): void {
+    const pass = this.pending.get(job.name);
+    if (pass === undefined) {
+      launch();
+      return;
+    }
+    const timeout = this.d.queue.sleep(job.leaseMs);
+    void Promise.race([pass, timeout.promise]).then(() => {
+      timeout.cancel();
+      if (this.d.isRunning()) launch();
+    });
+  }
+}

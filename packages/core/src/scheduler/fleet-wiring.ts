@@ -41,11 +41,9 @@ export function wireFleet(host: FleetHost): FleetControl | null {
   const sweep = {
     ...{ lock, store, history, clock, queue, instanceId, log },
     activeFires: (job: string) => host.activeFires(job),
-    rerun: (job: NormalizedJob, lost: { fireAt: number }) => {
-      const fireAt = manual.fireTime(job.trigger, clock.now());
-      const requestedBy = `holder-lost:${new Date(lost.fireAt).toISOString()}`;
-      host.launch(job, fireAt, { recovery: true, requestedBy });
-    },
+    // retried while the job is busy, for up to the lock's window (at least a lease)
+    rerun: (job: NormalizedJob, lost: { fireAt: number }) =>
+      void manual.rerun(job, lost.fireAt, Math.max(lock.windowMs, job.leaseMs)),
   };
   return FleetControl.create(store, {
     ...{ queue, instanceId, heartbeatMs, pollMs, log },

@@ -10,6 +10,11 @@ import type { NormalizedJob } from './job.js';
 /** How often a manual fire is claimed again at the next millisecond when its time was taken. */
 export const MANUAL_CLAIM_TRIES = 3;
 
+/** First wait before a holder-lost rerun that met a live run (or lost its identity) tries again, ms. */
+export const RERUN_RETRY_FIRST_MS = 250;
+/** Longest wait between two tries of a holder-lost rerun, ms. */
+export const RERUN_RETRY_MAX_MS = 5_000;
+
 /** How a manual fire ended (what `scheduler.trigger()` resolves). */
 export interface ManualRunOutcome {
   job: string;
@@ -33,6 +38,8 @@ export interface ManualRunDeps {
   now(): number;
   /** Starts handling one fire (the scheduler's one fire path). */
   launch(job: NormalizedJob, fireAt: number, kind: FireKind): FireRun;
+  /** Resolves after `ms` on the scheduler's timer (never, once `stop()` cleared it). */
+  sleep(ms: number): Promise<void>;
 }
 
 /**
@@ -59,6 +66,38 @@ export class ManualRuns {
       if (status !== 'lost' || attempt >= MANUAL_CLAIM_TRIES) {
         return { job: job.name, fireAt, status, reason, requestedBy };
       }
+    }
+  }
+
+  /**
+   * Runs a lost fire once more (`onHolderLost: 'rerun'`; this instance won its recovery claim, so
+   * no other instance reruns it) as a manual-style fire with `ctx.recovery`. A try that meets a
+   * live run of the exclusive job (`busy`: recorded `skipped`/`overlap`) or loses its identity
+   * race is tried again with backoff ({@link RERUN_RETRY_FIRST_MS} doubling to
+   * {@link RERUN_RETRY_MAX_MS}) until it runs, for at most `withinMs` after the first try; a
+   * pause (`skipped`/`paused`) or `stop()` ends it. A rerun given up is logged. Never rejects.
+   */
+  async rerun(job: NormalizedJob, lostFireAt: number, withinMs: number): Promise<ManualRunOutcome> {
+    const requestedBy = `holder-lost:${new Date(lostFireAt).toISOString()}`;
+    const giveUpAt = this.deps.now() + withinMs;
+    for (let wait = RERUN_RETRY_FIRST_MS; ; wait = Math.min(2 * wait, RERUN_RETRY_MAX_MS)) {
+      const fireAt = this.fireTime(job.trigger, this.deps.now());
+      const fire = this.deps.launch(job, fireAt, { recovery: true, requestedBy });
+      await fire.done;
+      const { status, reason } = fire.outcome;
+      const outcome = { job: job.name, fireAt, status, reason, requestedBy };
+      if (status !== 'lost' && reason !== 'overlap') return outcome;
+      if (this.deps.now() + wait > giveUpAt) {
+        this.deps.log.warn(
+          'fleetcron: a holder-lost rerun found the job busy until its bound; given up',
+          {
+            ...{ job: job.name, lostFireAt: new Date(lostFireAt).toISOString(), withinMs },
+            status,
+          },
+        );
+        return outcome;
+      }
+      await this.deps.sleep(wait);
     }
   }
 

@@ -105,6 +105,7 @@ export class Scheduler {
       log: this.log,
       now: () => clock.now(),
       launch: (job, fireAt, kind) => this.launch(job, fireAt, kind),
+      sleep: (ms) => this.queue.sleep(ms).promise,
     });
     this.fleet = wireFleet({
       ...{ options: this.options, queue: this.queue, log: this.log, clock },

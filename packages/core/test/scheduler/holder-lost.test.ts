@@ -16,7 +16,7 @@ const HOUR = 3_600_000;
  * Instance `dead` claimed fire `fireAt` of `job`, recorded it `running`, and died (SIGKILL): it
  * never renews, never writes an outcome, never heartbeats. Instances `a` and `b` live on.
  */
-async function deadHolder(onHolderLost: HolderLostPolicy, deadHeartbeats = false) {
+async function deadHolder(onHolderLost: HolderLostPolicy, deadHeartbeats = false, localRunMs = 0) {
   const fake = new FakeClock(1_000);
   const lock = new MemoryLock({ clock: fake });
   const store = new MemoryStore({ clock: fake });
@@ -38,12 +38,11 @@ async function deadHolder(onHolderLost: HolderLostPolicy, deadHeartbeats = false
     });
   }
   const runs: Array<{ instanceId: string; recovery: unknown; fireAt: number }> = [];
-  const run = (ctx: JobContext) =>
-    void runs.push({
-      instanceId: ctx.instanceId,
-      recovery: ctx.recovery,
-      fireAt: ctx.fireAt.getTime(),
-    });
+  const run = async (ctx: JobContext) => {
+    runs.push({ instanceId: ctx.instanceId, recovery: ctx.recovery, fireAt: ctx.fireAt.getTime() });
+    // a `trigger()` run here holds the exclusive job's lease that long
+    if (ctx.requestedBy === 'local') await fake.sleep(localRunMs);
+  };
   const schedulers = ['a', 'b'].map((instanceId) => {
     const s = new Scheduler({ lock, store, clock: fake, instanceId, heartbeatMs: 1_000 });
     s.add({ name: 'job', trigger: every(HOUR), onHolderLost, run });
@@ -55,7 +54,7 @@ async function deadHolder(onHolderLost: HolderLostPolicy, deadHeartbeats = false
     await fake.advance(0);
     await stopping;
   };
-  return { fake, store, runs, stopAll, fireAt };
+  return { fake, store, runs, stopAll, fireAt, schedulers };
 }
 
 describe('holder lost: a fire whose holder died', () => {
@@ -82,6 +81,33 @@ describe('holder lost: a fire whose holder died', () => {
     expect(rerun.map((r) => [r.status, r.requestedBy])).toEqual([
       ['succeeded', 'holder-lost:1970-01-01T00:00:00.500Z'],
     ]);
+    await stopAll();
+  });
+
+  it("with 'rerun' meeting a live run of the job: tried again until it runs, once", async () => {
+    // `dead` stays in the registry until about 16 s: its lease expires at 4 s, so a live run
+    // started at 5 s holds the job's lease (to 65 s) when the lost fire is found
+    const { fake, store, runs, stopAll, schedulers } = await deadHolder('rerun', true, 60_000);
+    await fake.advance(4_000);
+    const live = schedulers[0]?.trigger('job');
+    await fake.advance(30_000); // to 35 s: the lost fire was found, busy, tried again
+    expect(runs.map((r) => r.recovery)).toEqual([false]);
+    const busy = (await allHistory(store, 'job')).filter((r) =>
+      r.requestedBy?.startsWith('holder'),
+    );
+    expect(busy.length).toBeGreaterThan(0);
+    expect(busy.every((r) => r.status === 'skipped' && r.reason === 'overlap')).toBe(true);
+    await fake.advance(40_000); // to 75 s: the live run ended at 65 s: the next try runs it
+    expect((await live)?.status).toBe('succeeded');
+    expect(runs.map((r) => r.recovery)).toEqual([false, true]);
+    expect(runs[1]?.fireAt).toBeGreaterThanOrEqual(65_000);
+    const rows = await allHistory(store, 'job');
+    const reruns = rows.filter((r) => r.requestedBy?.startsWith('holder-lost:'));
+    expect(reruns.filter((r) => r.status !== 'skipped').map((r) => r.status)).toEqual([
+      'succeeded',
+    ]);
+    await fake.advance(30_000); // no further rerun
+    expect(runs).toHaveLength(2);
     await stopAll();
   });
 

@@ -3,22 +3,18 @@ import type { ClockOffset } from '../fleet-clock/offset-estimator.js';
 import type { Logger } from '../middleware.js';
 import type { PauseOptions } from '../registry.js';
 import { assertNonNegativeMs } from '../validate.js';
-import { CatchUpStart } from './catch-up-start.js';
-import { ClaimLimiter } from './claim-limiter.js';
 import { ClockWatch } from './clock-watch.js';
-import { settledWithin } from './deadline.js';
-import { FireRun } from './fire-run.js';
-import type { FireDeps, FireKind } from './fire-types.js';
+import { FirePath } from './fire-path.js';
 import type { FleetControl } from './fleet-control.js';
 import { wireFleet } from './fleet-wiring.js';
 import { HistoryWriter, logUnwritten } from './history.js';
-import { type JobDefinition, type NormalizedJob, validateJob } from './job.js';
+import { type JobDefinition, validateJob } from './job.js';
 import { type JobInfo, JobSlots } from './job-slots.js';
-import { type ManualRunOutcome, ManualRuns } from './manual-runs.js';
+import type { ManualRunOutcome } from './manual-runs.js';
 import { type ResolvedOptions, resolveOptions, type SchedulerOptions } from './options.js';
 import { setJobPaused, unknownJob } from './pause.js';
 import { safeLogger } from './safe.js';
-import { drainFires, STOP_GRACE_MS } from './shutdown.js';
+import { drainFires, finishStop, STOP_GRACE_MS } from './shutdown.js';
 import { TimerQueue } from './timer-queue.js';
 
 export * from './public.js';
@@ -53,16 +49,13 @@ export class Scheduler {
   private readonly options: ResolvedOptions;
   private readonly queue: TimerQueue;
   private readonly slots: JobSlots;
-  private readonly fires = new Set<FireRun>();
   private readonly history: HistoryWriter;
   private readonly log: Logger;
-  private readonly deps: FireDeps;
   private readonly clockWatch: ClockWatch;
   /** Registry heartbeat and drift watch; `null` when the store has no fleet control. */
   private readonly fleet: FleetControl | null;
-  private readonly manual: ManualRuns;
-  /** The catch-up pass of each job at start(), ahead of the job's regular claims. */
-  private readonly catchUps: CatchUpStart;
+  /** Every fire starts and is tracked here (with the catch-up pass and the manual fires). */
+  private readonly path: FirePath;
   /** Aborted when `stop()` begins (fires waiting to claim again are dropped); renewed by start(). */
   private claimsStopped = new AbortController();
   private phase: Phase = 'idle';
@@ -71,7 +64,7 @@ export class Scheduler {
   /** Validates `options` (typed errors naming the field) and creates an idle scheduler. */
   constructor(options: SchedulerOptions) {
     this.options = resolveOptions(options);
-    const { lock, store, middleware, logger, instanceId } = this.options;
+    const { lock, store, logger, instanceId } = this.options;
     this.instanceId = instanceId;
     this.log = safeLogger(logger, { instanceId });
     // every wall time of the scheduler is read on the fleet's clock (the backend's, estimated)
@@ -85,36 +78,24 @@ export class Scheduler {
     this.slots = new JobSlots({
       ...{ queue: this.queue, clock, instanceId, log: this.log, windowMs: lock.windowMs },
       isRunning: () => this.phase === 'running',
-      launch: (job, fireAt) => this.catchUps.afterCatchUp(job, () => void this.launch(job, fireAt)),
+      launch: (job, fireAt) => this.path.launchScheduled(job, fireAt),
     });
-    this.deps = {
-      ...{ lock, store, history: this.history, clock, queue: this.queue, instanceId, logger },
-      middleware,
-      claims: new ClaimLimiter(this.options.maxConcurrentClaims),
+    this.path = new FirePath({
+      ...{ options: this.options, history: this.history, queue: this.queue, log: this.log },
       clockWatch: this.clockWatch,
       claimsStopped: () => this.claimsStopped.signal,
-      acceptsRuns: () => this.phase === 'running' || this.phase === 'draining',
-      acceptsClaims: () => this.phase === 'running',
-    };
-    this.catchUps = new CatchUpStart({
-      ...{ lock, clock, queue: this.queue, log: this.log },
-      launch: (job, fireAt, kind) => this.launch(job, fireAt, kind),
       isRunning: () => this.phase === 'running',
-    });
-    this.manual = new ManualRuns({
-      log: this.log,
-      now: () => clock.now(),
-      launch: (job, fireAt, kind) => this.launch(job, fireAt, kind),
-      sleep: (ms) => this.queue.sleep(ms).promise,
+      acceptsRuns: () => this.phase === 'running' || this.phase === 'draining',
+      firedHere: (job) => this.fleet?.firedHere(job),
     });
     this.fleet = wireFleet({
       ...{ options: this.options, queue: this.queue, log: this.log, clock },
-      ...{ history: this.history, manual: this.manual },
+      ...{ history: this.history, manual: this.path.manual },
       jobs: () => [...this.slots.byName.values()].map((slot) => slot.def),
       runningJob: (name) =>
         this.phase === 'running' ? this.slots.byName.get(name)?.def : undefined,
-      activeFires: (job) => [...this.fires].filter((f) => f.job.name === job).map((f) => f.fireAt),
-      launch: (job, fireAt, kind) => this.launch(job, fireAt, kind),
+      activeFires: (job) => this.path.activeFireTimes(job),
+      launch: (job, fireAt, kind) => this.path.launch(job, fireAt, kind),
       clockOffset: () => this.clockOffset(),
     });
   }
@@ -170,7 +151,7 @@ export class Scheduler {
     this.phase = 'running';
     this.claimsStopped = new AbortController();
     // before scheduleAll(): each job's catch-up pass goes ahead of its first regular claim
-    this.catchUps.begin([...this.slots.byName.values()].map((slot) => slot.def));
+    this.path.catchUps.begin([...this.slots.byName.values()].map((slot) => slot.def));
     this.slots.scheduleAll();
     this.fleet?.start();
   }
@@ -211,9 +192,7 @@ export class Scheduler {
 
   /** The registered jobs and their next fire. */
   jobs(): JobInfo[] {
-    const active = new Map<string, number>();
-    for (const { job } of this.fires) active.set(job.name, (active.get(job.name) ?? 0) + 1);
-    return this.slots.describe(active);
+    return this.slots.describe(this.path.activeCounts());
   }
 
   /**
@@ -229,7 +208,7 @@ export class Scheduler {
     if (this.phase !== 'running') {
       return Promise.reject(new SchedulerStoppedError('trigger() needs a running scheduler'));
     }
-    return this.manual.run(job, options.by ?? 'local');
+    return this.path.manual.run(job, options.by ?? 'local');
   }
 
   /**
@@ -246,17 +225,6 @@ export class Scheduler {
     await setJobPaused(this.options.store, name, false, options);
   }
 
-  private launch(job: NormalizedJob, fireAt: number, kind: FireKind = {}): FireRun {
-    const fire = new FireRun(this.deps, job, fireAt, kind);
-    this.fires.add(fire);
-    void fire.done.then(() => {
-      this.fires.delete(fire);
-      const { status } = fire.outcome;
-      if (status !== 'lost' && status !== 'dropped') this.fleet?.firedHere(job);
-    });
-    return fire;
-  }
-
   private async shutdown(drainMs: number): Promise<void> {
     if (this.phase !== 'idle') {
       this.phase = 'draining';
@@ -265,7 +233,7 @@ export class Scheduler {
       const notTaking = this.fleet?.stopRequests(); // no new run requests while draining
       await drainFires(
         {
-          fires: () => [...this.fires],
+          fires: () => this.path.active(),
           ...{ history: this.history, timers: this.queue, log: this.log },
           onAborting: () => {
             this.phase = 'aborting';
@@ -275,11 +243,7 @@ export class Scheduler {
       );
       await notTaking;
     }
-    // leaves the registry once the runs are done; a hanging registry does not hold stop() up
-    if (this.fleet) await settledWithin(this.fleet.stop(), STOP_GRACE_MS, this.queue);
-    this.history.abandon(); // outcome writes still retried: given up now, logged with their id
-    await settledWithin(this.history.idle(), STOP_GRACE_MS, this.queue);
-    this.queue.clear();
+    await finishStop(this.fleet, this.history, this.queue);
     this.phase = 'idle';
   }
 }

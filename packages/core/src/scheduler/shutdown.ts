@@ -3,6 +3,7 @@ import type { Logger } from '../middleware.js';
 import { settledWithin, type TimerSource } from './deadline.js';
 import type { FireRun } from './fire-run.js';
 import type { HistoryWriter } from './history.js';
+import type { TimerQueue } from './timer-queue.js';
 
 /**
  * After the drain deadline `stop()` aborts running jobs and waits at most this long for them to
@@ -43,4 +44,21 @@ export async function drainFires(target: DrainTarget, drainMs: number): Promise<
   });
   await settledWithin(Promise.all(left.map((f) => f.forceFinish())), STOP_GRACE_MS, timers);
   await settledWithin(target.history.idle(), STOP_GRACE_MS, timers);
+}
+
+/**
+ * The end of `stop()`, once the runs are done: leaves the fleet registry (`fleet`, if any; a
+ * hanging registry does not hold `stop()` up past {@link STOP_GRACE_MS}), gives up the outcome
+ * writes still being retried (logged with their id), waits for history writes (bounded), and
+ * clears the timer. Never rejects.
+ */
+export async function finishStop(
+  fleet: { stop(): Promise<void> } | null,
+  history: HistoryWriter,
+  timers: TimerQueue,
+): Promise<void> {
+  if (fleet) await settledWithin(fleet.stop(), STOP_GRACE_MS, timers);
+  history.abandon();
+  await settledWithin(history.idle(), STOP_GRACE_MS, timers);
+  timers.clear();
 }

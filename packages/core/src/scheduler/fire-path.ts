@@ -1,0 +1,103 @@
+import type { Logger } from '../middleware.js';
+import { CatchUpStart } from './catch-up-start.js';
+import { ClaimLimiter } from './claim-limiter.js';
+import type { ClockWatch } from './clock-watch.js';
+import { FireRun } from './fire-run.js';
+import type { FireDeps, FireKind } from './fire-types.js';
+import type { HistoryWriter } from './history.js';
+import type { NormalizedJob } from './job.js';
+import { ManualRuns } from './manual-runs.js';
+import type { ResolvedOptions } from './options.js';
+import type { TimerQueue } from './timer-queue.js';
+
+/** What the fire path needs from its scheduler. */
+export interface FirePathHost {
+  readonly options: ResolvedOptions;
+  readonly history: HistoryWriter;
+  readonly queue: TimerQueue;
+  readonly clockWatch: ClockWatch;
+  readonly log: Logger;
+  /** Aborted when `stop()` begins (renewed by `start()`). */
+  claimsStopped(): AbortSignal;
+  /** The scheduler runs (claims are taken). */
+  isRunning(): boolean;
+  /** The scheduler runs or drains (won claims are still run). */
+  acceptsRuns(): boolean;
+  /** A fire of `job` was claimed here (won, or answered busy/paused): for the holder-lost check. */
+  firedHere(job: NormalizedJob): void;
+}
+
+/**
+ * The scheduler's one fire path and the fires on it: every fire — scheduled, caught up, manual,
+ * holder-lost rerun — starts here as a {@link FireRun} and is tracked until it is done (what
+ * `stop()` drains). Holds the catch-up pass at `start()` and the manual fires, which launch
+ * through it.
+ */
+export class FirePath {
+  private readonly fires = new Set<FireRun>();
+  private readonly deps: FireDeps;
+  /** The catch-up pass of each job at start(), ahead of the job's regular claims. */
+  readonly catchUps: CatchUpStart;
+  /** Manual fires (`trigger()`, fleet run requests, holder-lost reruns). */
+  readonly manual: ManualRuns;
+
+  constructor(private readonly host: FirePathHost) {
+    const { lock, store, middleware, logger, instanceId, maxConcurrentClaims } = host.options;
+    const { history, queue, clockWatch, log } = host;
+    const clock = clockWatch.clock;
+    this.deps = {
+      ...{ lock, store, history, clock, queue, instanceId, logger, middleware, clockWatch },
+      claims: new ClaimLimiter(maxConcurrentClaims),
+      claimsStopped: () => host.claimsStopped(),
+      acceptsRuns: () => host.acceptsRuns(),
+      acceptsClaims: () => host.isRunning(),
+    };
+    const launch = (job: NormalizedJob, fireAt: number, kind: FireKind) =>
+      this.launch(job, fireAt, kind);
+    this.catchUps = new CatchUpStart({
+      ...{ lock, clock, queue, log, launch },
+      isRunning: () => host.isRunning(),
+    });
+    this.manual = new ManualRuns({
+      ...{ log, launch },
+      now: () => clock.now(),
+      sleep: (ms) => queue.sleep(ms).promise,
+    });
+  }
+
+  /** Starts handling one fire. */
+  launch(job: NormalizedJob, fireAt: number, kind: FireKind = {}): FireRun {
+    const fire = new FireRun(this.deps, job, fireAt, kind);
+    this.fires.add(fire);
+    void fire.done.then(() => {
+      this.fires.delete(fire);
+      const { status } = fire.outcome;
+      if (status !== 'lost' && status !== 'dropped') this.host.firedHere(job);
+    });
+    return fire;
+  }
+
+  /** A regular (scheduled) fire: launched once the job's catch-up pass is done (bounded). */
+  launchScheduled(job: NormalizedJob, fireAt: number): void {
+    this.catchUps.afterCatchUp(job, () => void this.launch(job, fireAt));
+  }
+
+  /** The fires being handled. */
+  active(): FireRun[] {
+    return [...this.fires];
+  }
+
+  /** Fire times of `job` being handled here. */
+  activeFireTimes(job: string): number[] {
+    return this.active()
+      .filter((f) => f.job.name === job)
+      .map((f) => f.fireAt);
+  }
+
+  /** How many fires of each job are being handled. */
+  activeCounts(): Map<string, number> {
+    const active = new Map<string, number>();
+    for (const { job } of this.fires) active.set(job.name, (active.get(job.name) ?? 0) + 1);
+    return active;
+  }
+}

@@ -5,6 +5,7 @@ import {
   offsetClock,
   realClock,
   Scheduler,
+  subscribe,
 } from '@fleetcron/core';
 import { expect } from 'vitest';
 import type { FleetScenario } from '../types.js';
@@ -69,6 +70,23 @@ export const fleetOnBackendClock: FleetScenario = {
         });
         schedulers.push({ scheduler, offset });
       }
+      // what each instance said about each fire: explains a fire that did not run
+      const ours = new Set(schedulers.map(({ scheduler }) => scheduler.instanceId));
+      const trail = new Map<number, string[]>();
+      const missedBy = new Map<number, Set<string>>();
+      const unsubscribe = subscribe((event) => {
+        if (!ours.has(event.instanceId) || typeof event.fireAt !== 'number') return;
+        if (event.type === 'fire.scheduled' || event.type === 'lease.renewed') return;
+        if (event.type === 'fire.missed') {
+          missedBy.set(
+            event.fireAt,
+            (missedBy.get(event.fireAt) ?? new Set()).add(event.instanceId),
+          );
+        }
+        const detail = 'reason' in event ? ` ${String(event.reason)}` : '';
+        const line = `${event.instanceId} ${event.type}${detail}`;
+        trail.set(event.fireAt, [...(trail.get(event.fireAt) ?? []), line]);
+      });
       let startedAt = 0;
       let endedAt = 0;
       const offsets: (ClockOffset | null)[] = [];
@@ -80,6 +98,7 @@ export const fleetOnBackendClock: FleetScenario = {
         for (const { scheduler } of schedulers) offsets.push(scheduler.clockOffset());
       } finally {
         await Promise.all(schedulers.map(({ scheduler }) => scheduler.stop({ drainMs: 5000 })));
+        unsubscribe();
       }
 
       const byFire = new Map<number, LedgerRow[]>();
@@ -93,11 +112,21 @@ export const fleetOnBackendClock: FleetScenario = {
       // inside the span: after every instance started and before the slowest clock stopped
       const first = Math.ceil((startedAt + 1000) / 1000) * 1000;
       const last = Math.floor((endedAt - 2500) / 1000) * 1000;
+      // All four instances share this process: when its event loop stalls past a fire, every
+      // one of them wakes late and (by the late-fire rule) reports it `fire.missed` instead of
+      // claiming it. Such a fire was lost to the process, not to the lock; any other is a failure.
       const absent: string[] = [];
+      let stalled = 0;
       for (let t = first; t <= last; t += 1000) {
-        if (!byFire.has(t)) absent.push(new Date(t).toISOString());
+        if (byFire.has(t)) continue;
+        if (missedBy.get(t)?.size === ours.size) stalled++;
+        else
+          absent.push(
+            `${new Date(t).toISOString()}: ${(trail.get(t) ?? ['no events']).join('; ')}`,
+          );
       }
       expect(absent, 'fires inside the span that did not run').toEqual([]);
+      expect(stalled, 'fires every instance missed (the process stalled)').toBeLessThanOrEqual(2);
       expect((last - first) / 1000 + 1, 'fires observed').toBeGreaterThanOrEqual(fires - 2);
 
       // judged by the backend's clock: read (`clock: 'backend'`) or estimated (etcd)

@@ -120,10 +120,15 @@ async function runOnAfterThaw(setup: FreezeSetup): Promise<void> {
 }
 
 /**
- * Waits until the taker started the job after `sinceMono` with a token above the frozen one, and
- * at least `minMs` have passed since `sinceMono` (host monotonic clock).
+ * Waits until one of `by` (default: the taker) started the job after `sinceMono` with a token
+ * above the frozen one, and at least `minMs` have passed since `sinceMono` (host monotonic clock).
  */
-function takeoverSince(setup: FreezeSetup, sinceMono: number, minMs: number) {
+function takeoverSince(
+  setup: FreezeSetup,
+  sinceMono: number,
+  minMs: number,
+  by: readonly string[] = [setup.taker],
+) {
   return pollUntil(
     () => {
       const entries = setup.ledger.read();
@@ -133,7 +138,7 @@ function takeoverSince(setup: FreezeSetup, sinceMono: number, minMs: number) {
         entries.some(
           (e) =>
             e.kind === 'start' &&
-            e.instance === setup.taker &&
+            by.includes(e.instance) &&
             e.mono > sinceMono &&
             (e.token ?? 0) > token,
         )
@@ -141,7 +146,7 @@ function takeoverSince(setup: FreezeSetup, sinceMono: number, minMs: number) {
     },
     {
       timeoutMs: (setup.leaseMs * 6 + 15_000) * setup.scale,
-      message: `${setup.taker} to take the job over with a higher token`,
+      message: `${by.join(' or ')} to start the job with a higher token`,
     },
   );
 }
@@ -228,7 +233,9 @@ function eventLoopBlock(point: FreezePoint): FleetScenario {
             message: `${setup.frozen} to reach its freeze point (${point})`,
           });
           const thawedAt = freezeLines(ledger.read(), setup.frozen).thaw.mono;
-          await takeoverSince(setup, thawedAt, 0);
+          // both instances woke together in this process: whichever claims first takes the next
+          // fire (the thawed holder may win every race); what matters is the higher token
+          await takeoverSince(setup, thawedAt, 0, [setup.taker, setup.frozen]);
           await runOnAfterThaw(setup);
         } finally {
           await holder.stop();
@@ -243,7 +250,7 @@ function eventLoopBlock(point: FreezePoint): FleetScenario {
           job: JOB,
           leaseMs,
           frozen: setup.frozen,
-          others: [setup.taker],
+          others: [setup.taker, setup.frozen],
           takeover: 'after',
         });
       }),

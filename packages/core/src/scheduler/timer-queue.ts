@@ -1,4 +1,5 @@
 import { type Clock, MAX_TIMER_MS, type TimerHandle } from '../clock.js';
+import { type HeapEntry, heapify, pushEntry, removeEntryAt } from './entry-heap.js';
 
 /**
  * How far the wall clock may drift against monotonic time before every wall-clock entry is
@@ -13,15 +14,10 @@ export const WALL_JUMP_TOLERANCE_MS = 1_000;
 export const WALL_CHECK_MS = 60_000;
 
 /** One scheduled callback. Opaque to callers; pass it to {@link TimerQueue.cancel}. */
-export interface QueueEntry extends TimerHandle {
-  /** Monotonic time at which the entry is due. */
-  due: number;
+export interface QueueEntry extends TimerHandle, HeapEntry {
   /** For wall-clock entries: the epoch ms at which it is due (checked again on wake). */
   readonly wall: number | null;
-  readonly seq: number;
   readonly callback: () => void;
-  /** Position in the heap, -1 once popped or cancelled. */
-  index: number;
 }
 
 /**
@@ -110,7 +106,7 @@ export class TimerQueue {
   cancel(entry: QueueEntry): void {
     const i = entry.index;
     if (i < 0 || this.heap[i] !== entry) return;
-    this.removeAt(i);
+    removeEntryAt(this.heap, i);
     if (!this.waking) this.arm();
   }
 
@@ -135,9 +131,8 @@ export class TimerQueue {
   }
 
   private insert(due: number, wall: number | null, callback: () => void): QueueEntry {
-    const entry: QueueEntry = { due, wall, seq: this.seq++, callback, index: this.heap.length };
-    this.heap.push(entry);
-    this.up(entry.index);
+    const entry: QueueEntry = { due, wall, seq: this.seq++, callback, index: -1 };
+    pushEntry(this.heap, entry);
     if (!this.waking) this.arm();
     return entry;
   }
@@ -177,13 +172,11 @@ export class TimerQueue {
       for (;;) {
         const head = this.heap[0];
         if (!head || head.due > mono) break;
-        this.removeAt(0);
+        removeEntryAt(this.heap, 0);
         if (head.wall !== null && head.wall > now) {
           // the wall clock went back since the entry was keyed: not due yet, queue it again
           head.due = mono + (head.wall - now);
-          head.index = this.heap.length;
-          this.heap.push(head);
-          this.up(head.index);
+          pushEntry(this.heap, head);
           continue;
         }
         try {
@@ -204,58 +197,6 @@ export class TimerQueue {
     for (const entry of this.heap) {
       if (entry.wall !== null) entry.due = mono + Math.max(0, entry.wall - now);
     }
-    for (let i = (this.heap.length >> 1) - 1; i >= 0; i--) this.down(i);
-  }
-
-  private removeAt(i: number): void {
-    const heap = this.heap;
-    const removed = heap[i]!;
-    const last = heap.pop()!;
-    removed.index = -1;
-    if (last !== removed) {
-      heap[i] = last;
-      last.index = i;
-      this.down(i);
-      this.up(last.index);
-    }
-  }
-
-  private less(a: QueueEntry, b: QueueEntry): boolean {
-    return a.due < b.due || (a.due === b.due && a.seq < b.seq);
-  }
-
-  private up(i: number): void {
-    const heap = this.heap;
-    const entry = heap[i]!;
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      const parent = heap[p]!;
-      if (!this.less(entry, parent)) break;
-      heap[i] = parent;
-      parent.index = i;
-      i = p;
-    }
-    heap[i] = entry;
-    entry.index = i;
-  }
-
-  private down(i: number): void {
-    const heap = this.heap;
-    const n = heap.length;
-    const entry = heap[i]!;
-    for (;;) {
-      const l = 2 * i + 1;
-      if (l >= n) break;
-      const r = l + 1;
-      let c = l;
-      if (r < n && this.less(heap[r]!, heap[l]!)) c = r;
-      const child = heap[c]!;
-      if (!this.less(child, entry)) break;
-      heap[i] = child;
-      child.index = i;
-      i = c;
-    }
-    heap[i] = entry;
-    entry.index = i;
+    heapify(this.heap);
   }
 }

@@ -1,8 +1,11 @@
 import { table } from '../report/markdown.js';
 import type { SkewRow } from './run.js';
 
-/** Backends whose lock judges `early` by the backend's clock (etcd: the client's). */
-const BACKEND_CLOCK = new Set(['postgres', 'redis']);
+/**
+ * Backends whose lock judges `early` by the backend's clock: read (PostgreSQL, Redis, SQLite) or
+ * estimated to a few ms from the etcd host's HTTP `Date` header (lock-etcd's `etcdClock`).
+ */
+const BACKEND_CLOCK = new Set(['postgres', 'redis', 'sqlite', 'etcd']);
 
 /** The default early tolerance of the locks, ms: a run may start this much before its time. */
 export const EARLY_TOLERANCE_MS = 250;
@@ -23,7 +26,12 @@ export function skewViolations(rows: readonly SkewRow[]): string[] {
     }
     if (r.duplicates > 0) out.push(`${at}: ${r.duplicates} duplicate runs`);
     if (r.missed > 0) out.push(`${at}: ${r.missed} jobs never ran`);
-    if (BACKEND_CLOCK.has(r.backend) && r.lateness.min < -EARLY_TOLERANCE_MS) {
+    // etcd's estimate can fall back to the instance's own clock (its HTTP endpoint unreachable):
+    // then it is reported, not judged
+    const judged =
+      BACKEND_CLOCK.has(r.backend) &&
+      (r.backend !== 'etcd' || r.instances.every((i) => i.estimate !== null));
+    if (judged && r.lateness.min < -EARLY_TOLERANCE_MS) {
       out.push(`${at}: a run started ${ms(-r.lateness.min)} ms before its time (real clock)`);
     }
   }
@@ -74,7 +82,8 @@ export function skewSection(rows: readonly SkewRow[]): string {
       "claims keep the estimate of the backend's clock fresh, as in a running fleet). Lateness is run " +
       'start − scheduled time on the REAL clock (negative: early). `unskewed` is the same fire with every ' +
       `clock exact. Goal: min ≥ −${EARLY_TOLERANCE_MS} ms (the early tolerance) and p99 close to unskewed. ` +
-      "etcd has no server time: its fast instance's clock decides (see lock-etcd's README).",
+      "etcd reports no time in its answers: its lock estimates the etcd host's clock from the `Date` " +
+      "header of the server's HTTP endpoint (see lock-etcd's README, 'The fleet's clock').",
     '',
     rows.length ? skewTable(rows) : '_not run_',
     '',

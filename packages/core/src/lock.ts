@@ -174,6 +174,25 @@ export interface LockCapabilities {
    * scheduler then accepts only `catchUp: 'skip'`.
    */
   durableMark?: boolean;
+  /**
+   * Set by a lock that implements {@link Lock.claimMany} (and may implement
+   * {@link Lock.extendMany} / {@link Lock.releaseMany}): the most requests it takes in one call.
+   * The scheduler sends fires due together in batches of at most
+   * `min(maxBatch, SchedulerOptions.claimBatchSize)`. Absent: the lock claims one fire per call
+   * and the scheduler sends single claims, at most `maxConcurrentClaims` at a time.
+   */
+  maxBatch?: number;
+}
+
+/** Options of one batched call ({@link Lock.claimMany}, {@link Lock.extendMany}, {@link Lock.releaseMany}). */
+export interface BatchOptions {
+  /**
+   * Aborted when the caller gives up on the whole batch. Same rule as
+   * {@link ClaimRequest.signal}: once aborted, the adapter must not send, queue or re-send any
+   * part of the batch; it rejects with `BackendUnavailableError`. Per-request `signal`s in a
+   * batch are ignored by the adapter (the scheduler drops requests it gave up on before sending).
+   */
+  signal?: AbortSignal;
 }
 
 /**
@@ -201,6 +220,34 @@ export interface Lock {
    * when a fire is recorded (`won` or `busy`). One round trip, catch-up claims included.
    */
   claim(request: ClaimRequest): Promise<ClaimResult>;
+  /**
+   * Claims many fires in as few round trips as the backend allows (PostgreSQL: one statement;
+   * Redis: one script call per hash slot; see each adapter's README). Answers `results[i]` for
+   * `requests[i]`, each exactly as {@link Lock.claim} would have answered that request alone
+   * (won/busy/lost with reason, token, lease, mark, idempotent re-send), in the same order; the
+   * requests are applied in array order, so two requests of the same key see each other.
+   * `requests.length` is at most `capabilities.maxBatch`; more throws `InvalidOptionError` (see
+   * {@link assertBatchSize}). An empty
+   * array answers `[]` without a round trip. Throws {@link BackendUnavailableError} when the
+   * backend cannot be reached (no partial answers: a batch that may have been applied in part is
+   * re-sent whole, and idempotence answers the applied part the same again). Optional: declare
+   * `capabilities.maxBatch` with it.
+   */
+  claimMany?(requests: readonly ClaimRequest[], options?: BatchOptions): Promise<ClaimResult[]>;
+  /**
+   * Renews many leases in one round trip where the backend allows: `results[i]` is what
+   * {@link Lock.extend}`(leases[i], leaseMs[i])` would answer. Optional.
+   */
+  extendMany?(
+    leases: readonly Lease[],
+    leaseMs: readonly number[],
+    options?: BatchOptions,
+  ): Promise<(Lease | null)[]>;
+  /**
+   * Ends many leases in one round trip where the backend allows: `results[i]` is what
+   * {@link Lock.release}`(leases[i])` would answer. Optional.
+   */
+  releaseMany?(leases: readonly Lease[], options?: BatchOptions): Promise<boolean[]>;
   /** Renews `lease` for `leaseMs` from now; `null` when it is no longer held by its owner. */
   extend(lease: Lease, leaseMs: number): Promise<Lease | null>;
   /**
@@ -237,6 +284,26 @@ export function assertCatchUpClaim(request: ClaimRequest): void {
     throw new InvalidOptionError(
       'catchUp.since',
       `must be an integer epoch ms (the oldest fire to catch up), got ${String(since)}`,
+    );
+  }
+}
+
+/**
+ * Checks the size of a batch (adapters call it first in `claimMany`, `extendMany` and
+ * `releaseMany`): throws {@link InvalidOptionError} naming `requests` when there are more than
+ * `maxBatch` items, or when `items` is not an array.
+ */
+export function assertBatchSize(items: readonly unknown[], maxBatch: number): void {
+  if (!Array.isArray(items)) {
+    throw new InvalidOptionError(
+      'requests',
+      `must be an array of claim requests, got ${typeof items}`,
+    );
+  }
+  if (items.length > maxBatch) {
+    throw new InvalidOptionError(
+      'requests',
+      `holds ${items.length} items, more than this lock takes in one call (capabilities.maxBatch = ${maxBatch}); split it`,
     );
   }
 }

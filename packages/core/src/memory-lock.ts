@@ -1,6 +1,9 @@
 import { type Clock, realClock } from './clock.js';
+import { BackendUnavailableError, InvalidOptionError } from './errors.js';
 import {
+  assertBatchSize,
   assertCatchUpClaim,
+  type BatchOptions,
   type ClaimedFire,
   type ClaimRequest,
   type ClaimResult,
@@ -25,6 +28,9 @@ export interface MemoryLockOptions {
    */
   earlyToleranceMs?: number;
 }
+
+/** Most requests {@link MemoryLock.claimMany} (and `extendMany`/`releaseMany`) take in one call. */
+export const MEMORY_MAX_BATCH = 10_000;
 
 interface KeyState {
   /** Claim records by fire time. */
@@ -68,14 +74,65 @@ export class MemoryLock implements Lock {
     this.earlyToleranceMs = earlyToleranceMs;
     this.capabilities = {
       ...{ minLeaseMs: 1, leaseGranularityMs: 1, durable: false },
-      ...{ clock: 'backend', earlyToleranceMs, durableMark: false },
+      ...{ clock: 'backend', earlyToleranceMs, durableMark: false, maxBatch: MEMORY_MAX_BATCH },
     };
   }
 
   async claim(request: ClaimRequest): Promise<ClaimResult> {
     assertCatchUpClaim(request);
+    return this.claimNow(request);
+  }
+
+  /**
+   * Claims each request in array order through the same code as {@link MemoryLock.claim}, so
+   * each answer is exactly what `claim` would have answered. Every request is validated before
+   * any is applied; an aborted `options.signal` rejects with `BackendUnavailableError`.
+   */
+  async claimMany(
+    requests: readonly ClaimRequest[],
+    options: BatchOptions = {},
+  ): Promise<ClaimResult[]> {
+    assertBatchSize(requests, MEMORY_MAX_BATCH);
+    for (const request of requests) assertCatchUpClaim(request);
+    this.assertNotAborted('claimMany', options);
+    return requests.map((request) => this.claimNow(request));
+  }
+
+  /** `results[i]` is what {@link MemoryLock.extend}`(leases[i], leaseMs[i])` answers. */
+  async extendMany(
+    leases: readonly Lease[],
+    leaseMs: readonly number[],
+    options: BatchOptions = {},
+  ): Promise<(Lease | null)[]> {
+    assertBatchSize(leases, MEMORY_MAX_BATCH);
+    if (!Array.isArray(leaseMs) || leaseMs.length !== leases.length) {
+      throw new InvalidOptionError(
+        'leaseMs',
+        'must be an array as long as leases (one per lease).',
+      );
+    }
+    this.assertNotAborted('extendMany', options);
+    return leases.map((lease, i) => this.extendNow(lease, leaseMs[i] as number));
+  }
+
+  /** `results[i]` is what {@link MemoryLock.release}`(leases[i])` answers. */
+  async releaseMany(leases: readonly Lease[], options: BatchOptions = {}): Promise<boolean[]> {
+    assertBatchSize(leases, MEMORY_MAX_BATCH);
+    this.assertNotAborted('releaseMany', options);
+    return leases.map((lease) => this.releaseNow(lease));
+  }
+
+  /** One claim, answered now (the body of `claim`, shared by `claimMany`). */
+  private claimNow(request: ClaimRequest): ClaimResult {
     const now = this.clock.now();
     return { ...this.decide(request, now), backendTime: now };
+  }
+
+  /** A batch whose caller gave up is not applied (the contract's rule for aborted signals). */
+  private assertNotAborted(operation: string, options: BatchOptions): void {
+    if (options.signal?.aborted) {
+      throw new BackendUnavailableError(this.backend, operation, options.signal.reason);
+    }
   }
 
   private decide(request: ClaimRequest, now: number): ClaimResult {
@@ -122,6 +179,10 @@ export class MemoryLock implements Lock {
   }
 
   async extend(lease: Lease, leaseMs: number): Promise<Lease | null> {
+    return this.extendNow(lease, leaseMs);
+  }
+
+  private extendNow(lease: Lease, leaseMs: number): Lease | null {
     const now = this.clock.now();
     const current = this.keys.get(lease.key)?.leases.get(slotOf(lease));
     if (!current || current.token !== lease.token || current.expiresAt <= now) return null;
@@ -130,6 +191,10 @@ export class MemoryLock implements Lock {
   }
 
   async release(lease: Lease): Promise<boolean> {
+    return this.releaseNow(lease);
+  }
+
+  private releaseNow(lease: Lease): boolean {
     const state = this.keys.get(lease.key);
     const slot = slotOf(lease);
     const current = state?.leases.get(slot);

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { performance } from 'node:perf_hooks';
-import { ClockOffsetEstimator, type ClockSample, realClock } from '@fleetcron/core';
+import { type Clock, ClockOffsetEstimator, type ClockSample, realClock } from '@fleetcron/core';
 import type { Etcd3, IOptions } from 'etcd3';
 import type { ResolvedOptions } from './options.js';
 
@@ -173,6 +173,22 @@ export class EtcdClock {
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+/**
+ * The adapter's `clock` and the etcd host's clock (`null` without a measurement) at a claim's
+ * arrival: waits for the first measurement, and dates the etcd clock back to the arrival, so the
+ * claim is judged as of when it arrived even when it waited.
+ */
+export async function clocksAtArrival(
+  clock: Clock,
+  etcdClock: EtcdClock | null,
+): Promise<{ now: number; etcdNow: number | null }> {
+  const arrivedAt = performance.now();
+  const now = clock.now();
+  await etcdClock?.ready();
+  const measured = etcdClock?.now() ?? null;
+  return { now, etcdNow: measured === null ? null : measured - (performance.now() - arrivedAt) };
 }
 
 /** Longest the first measurement may take (it waits for one change of the server's second), ms. */

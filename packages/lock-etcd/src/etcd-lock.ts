@@ -1,7 +1,6 @@
 import {
   assertCatchUpClaim,
   BackendUnavailableError,
-  type ClaimedFire,
   type ClaimRequest,
   type ClaimResult,
   type Clock,
@@ -12,15 +11,12 @@ import {
   type LockCapabilities,
   type LockInspection,
 } from '@fleetcron/core';
-import {
-  type Etcd3,
-  EtcdLeaseInvalidError,
-  type ICompare,
-  type IKeyValue,
-  type ITxnResponse,
-} from 'etcd3';
-import { type EtcdClock, etcdClockOf } from './etcd-clock.js';
-import { fireAtOfKey, KeyLayout } from './keys.js';
+import { type Etcd3, EtcdLeaseInvalidError, type ICompare, type ITxnResponse } from 'etcd3';
+import { answerRecorded, claimReads, replayCatchUp, usesLease } from './claim-reads.js';
+import { clocksAtArrival, type EtcdClock, etcdClockOf } from './etcd-clock.js';
+import { HeldLeases } from './held-leases.js';
+import { inspectKey } from './inspect.js';
+import { KeyLayout } from './keys.js';
 import { JobLeasePool, type PooledLease } from './lease-pool.js';
 import { lockClientOf } from './lock-client.js';
 import { type EtcdLockOptions, type ResolvedOptions, resolveOptions } from './options.js';
@@ -32,45 +28,20 @@ import {
   deleteOp,
   EtcdRpc,
   getOp,
-  getPrefixOp,
   kvsOf,
   markBefore,
   markOf,
   modifiedAt,
   moveMarkOp,
-  parseValue,
   putOp,
 } from './rpc.js';
+import { type ClaimValue, type LeaseValue, leaseOf } from './values.js';
 
 /** etcd's smallest lease: 2 s (TTLs are whole seconds). */
 export const ETCD_MIN_LEASE_MS = 2_000;
 
-/** Value of a claim record (`c/` key). The token is the record's create revision. */
-interface ClaimValue {
-  owner: string;
-  outcome: 'won' | 'busy';
-}
-
-/** Value of a lease key (`x/` or `f/`). The token is the key's create revision. */
-interface LeaseValue {
-  owner: string;
-  fireAt: number;
-  /** Expiry reported at claim time (adapter clock); informational. */
-  expiresAt: number;
-}
-
-/** What this adapter knows about a lease it granted or replayed. */
-interface Held {
-  /** etcd lease that carries the lease key. */
-  leaseId: string;
-  /** Latest expiry reported to the holder (adapter clock). */
-  expiresAt: number;
-}
-
 /** How often a claim re-reads when the exclusive lease changes under it (rare path). */
 const MAX_ATTEMPTS = 8;
-/** `held` is swept of abandoned entries once it grows past this size. */
-const HELD_SWEEP_SIZE = 256;
 /** Spare leases are kept alive this often, in ms (see {@link JobLeasePool}). */
 const REFRESH_MS = 400;
 
@@ -106,7 +77,7 @@ export class EtcdLock implements Lock {
   private readonly rpc: EtcdRpc;
   private readonly pool: JobLeasePool;
   private readonly records: RecordLeases;
-  private readonly held = new Map<string, Held>();
+  private readonly held: HeldLeases;
   /** The lock's own client (see {@link lockClientOf}): no retries, no circuit breaker. */
   private readonly client: Etcd3;
   /** The etcd host's clock (README, "The fleet's clock"); `null` when turned off. */
@@ -131,6 +102,7 @@ export class EtcdLock implements Lock {
       spares: resolved.spareLeases,
       refreshMs: REFRESH_MS,
     });
+    this.held = new HeldLeases(this.rpc, this.pool, this.clock);
     this.records = new RecordLeases(
       this.rpc,
       this.clock,
@@ -159,13 +131,8 @@ export class EtcdLock implements Lock {
    */
   async claim(request: ClaimRequest): Promise<ClaimResult> {
     this.assertOpen('claim');
-    // The claim is judged as of its arrival, even when it waited for the first measurement.
-    const arrivedAt = performance.now();
-    const now = this.clock.now();
-    await this.etcdClock?.ready();
-    const etcdNow = this.etcdClock?.now() ?? null;
-    const etcdAtArrival = etcdNow === null ? null : etcdNow - (performance.now() - arrivedAt);
-    const result = await this.claimAt(request, now, etcdAtArrival);
+    const { now, etcdNow } = await clocksAtArrival(this.clock, this.etcdClock);
+    const result = await this.claimAt(request, now, etcdNow);
     const backendTime = this.etcdClock?.now() ?? null;
     return backendTime === null ? result : { ...result, backendTime };
   }
@@ -189,7 +156,7 @@ export class EtcdLock implements Lock {
     // Catch-up claims are bounded by their `since` instead of the window (the mark guards them).
     const oldest = request.catchUp ? request.catchUp.since : (etcdNow ?? now) - this.windowMs;
     if (fireAt < oldest) return { status: 'lost', key, fireAt, reason: 'stale' };
-    if (this.held.size > HELD_SWEEP_SIZE) this.sweepHeld(now);
+    this.held.sweep(now);
 
     const claimKey = this.keys.claim(key, fireAt);
     if (fireAt > (etcdNow ?? now) + resolvedEarly(this.capabilities)) {
@@ -199,11 +166,11 @@ export class EtcdLock implements Lock {
         'claim',
         [absent(claimKey)],
         [],
-        this.reads(request),
+        claimReads(this.keys, request),
         request.signal,
       );
       if (res.succeeded) return { status: 'lost', key, fireAt, reason: 'early' };
-      return this.answerRecorded(request, res, now);
+      return answerRecorded(this.held, request, res, now);
     }
 
     let retriedLeases = false;
@@ -235,15 +202,15 @@ export class EtcdLock implements Lock {
         const slot = this.keys.slot(request);
         const token = res.header.revision;
         const expiresAt = now + leaseMs;
-        this.held.set(heldKey(slot, token), { leaseId: jobLease.id, expiresAt });
+        this.held.granted(slot, token, jobLease.id, expiresAt);
         return { status: 'won', lease: { ...leaseOf(request, Number(token), expiresAt) } };
       }
-      if (!usesLease(res, jobLease)) this.pool.giveBack(jobLease);
-      if (kvsOf(res, 0)[0]) return this.answerRecorded(request, res, now);
+      if (!usesLease(res, jobLease.id)) this.pool.giveBack(jobLease);
+      if (kvsOf(res, 0)[0]) return answerRecorded(this.held, request, res, now);
       if (request.catchUp) {
         const mark = markOf(kvsOf(res, 3)[0]);
         if (mark !== null && fireAt <= mark) {
-          const replay = fireAt === mark ? this.replayCatchUp(request, res, now) : undefined;
+          const replay = fireAt === mark ? replayCatchUp(this.held, request, res, now) : undefined;
           return replay ?? { status: 'lost', key, fireAt, reason: 'behind_mark' };
         }
         const guard = mark === null ? absent(markKey) : markBefore(markKey, fireAt);
@@ -270,7 +237,7 @@ export class EtcdLock implements Lock {
             ),
             moveMarkOp(markKey, fireAt),
           ],
-          this.reads(request),
+          claimReads(this.keys, request),
           request.signal,
         );
       } catch (error) {
@@ -284,7 +251,7 @@ export class EtcdLock implements Lock {
         continue;
       }
       if (busy.succeeded) return { status: 'busy', key, fireAt };
-      if (kvsOf(busy, 0)[0]) return this.answerRecorded(request, busy, now);
+      if (kvsOf(busy, 0)[0]) return answerRecorded(this.held, request, busy, now);
       // The exclusive lease (or the mark) changed between the two transactions: start over.
     }
     throw new BackendUnavailableError(
@@ -294,75 +261,26 @@ export class EtcdLock implements Lock {
     );
   }
 
+  /**
+   * Renews `lease` (see {@link Lock.extend}): a keepalive of the etcd lease that carries it (see
+   * `HeldLeases`); the answer carries the etcd host's clock as `backendTime` when measured.
+   */
   async extend(lease: Lease, leaseMs: number): Promise<Lease | null> {
     this.assertOpen('extend');
     if (!(leaseMs >= ETCD_MIN_LEASE_MS)) {
       throw new LeaseTooShortError('leaseMs', leaseMs, ETCD_MIN_LEASE_MS, BACKEND);
     }
-    const slot = this.keys.slot(lease);
-    const hk = heldKey(slot, lease.token);
-    let held = this.held.get(hk);
-    if (!held) {
-      // Not claimed through this adapter: find the etcd lease that carries the key.
-      const res = await this.rpc.txn('extend', [createdAt(slot, lease.token)], [getOp(slot)], []);
-      const kv = res.succeeded ? kvsOf(res, 0)[0] : undefined;
-      if (!kv || kv.lease === '0') return null;
-      held = { leaseId: kv.lease, expiresAt: lease.expiresAt };
-      this.held.set(hk, held);
-    }
-    const sentAt = performance.now();
-    const now = this.clock.now();
-    const ttlSec = (await this.rpc.keepAlive('extend', [held.leaseId])).get(held.leaseId) ?? 0;
-    if (ttlSec <= 0) {
-      // The server let the lease expire (holder paused or partitioned) or it was revoked.
-      this.held.delete(hk);
-      this.pool.forget(held.leaseId);
-      return null;
-    }
-    const pooled = this.pool.owns(held.leaseId);
-    if (pooled) pooled.refreshedAt = sentAt;
-    if (
-      ttlSec * 1000 < leaseMs &&
-      !(await this.reattach(lease, slot, held, leaseMs, sentAt, now))
-    ) {
-      this.held.delete(hk);
-      return null;
-    }
-    held.expiresAt = now + leaseMs;
+    const expiresAt = await this.held.renew(lease, this.keys.slot(lease), leaseMs);
+    if (expiresAt === null) return null;
     const backendTime = this.etcdClock?.now() ?? null;
-    const renewed = { ...lease, expiresAt: held.expiresAt };
+    const renewed = { ...lease, expiresAt };
     return backendTime === null ? renewed : { ...renewed, backendTime };
   }
 
+  /** Ends `lease` early (see {@link Lock.release}): deletes its key if it still holds its token. */
   async release(lease: Lease): Promise<boolean> {
     this.assertOpen('release');
-    const slot = this.keys.slot(lease);
-    const hk = heldKey(slot, lease.token);
-    const held = this.held.get(hk);
-    this.held.delete(hk);
-    let res: ITxnResponse;
-    try {
-      res = await this.rpc.txn(
-        'release',
-        [createdAt(slot, lease.token)],
-        [getOp(slot), deleteOp(slot)],
-        [],
-      );
-    } catch (error) {
-      // Unknown outcome: revoke the etcd lease, which deletes the key if the delete did not run.
-      const pooled = held && this.pool.owns(held.leaseId);
-      if (pooled) this.pool.discard(pooled);
-      throw error;
-    }
-    const leaseId = kvsOf(res, 0)[0]?.lease ?? held?.leaseId;
-    if (leaseId && leaseId !== '0') {
-      const pooled = this.pool.owns(leaseId);
-      // The etcd lease carries no key now: reuse ours; revoke another adapter's, so that its
-      // keepalive-based extend answers null.
-      if (pooled) this.pool.giveBack(pooled);
-      else if (res.succeeded) this.pool.revokeInBackground(leaseId);
-    }
-    return res.succeeded;
+    return this.held.release(lease, this.keys.slot(lease));
   }
 
   /**
@@ -374,8 +292,7 @@ export class EtcdLock implements Lock {
     this.assertOpen('withdraw');
     const claimKey = this.keys.claim(lease.key, lease.fireAt);
     const slot = this.keys.slot(lease);
-    const hk = heldKey(slot, lease.token);
-    const held = this.held.get(hk);
+    const held = this.held.get(slot, lease.token);
     const res = await this.rpc.txn(
       'withdraw',
       [createdAt(claimKey, lease.token)],
@@ -392,66 +309,17 @@ export class EtcdLock implements Lock {
       [],
     );
     if (!res.succeeded) return false;
-    this.held.delete(hk);
+    this.held.forget(slot, lease.token);
     const inner = res.responses[1]?.response_txn;
     const leaseId = inner?.succeeded ? kvsOf(inner, 0)[0]?.lease : held?.leaseId;
-    if (inner?.succeeded && leaseId && leaseId !== '0') {
-      const pooled = this.pool.owns(leaseId);
-      if (pooled) this.pool.giveBack(pooled);
-      else this.pool.revokeInBackground(leaseId);
-    }
+    if (inner?.succeeded && leaseId) this.held.freed(leaseId, true);
     return true;
   }
 
-  async inspect(key: string): Promise<LockInspection> {
+  /** Reads what etcd holds for `key` (see {@link Lock.inspect}): one transaction. */
+  inspect(key: string): Promise<LockInspection> {
     this.assertOpen('inspect');
-    const res = await this.rpc.txn(
-      'inspect',
-      [],
-      [
-        getPrefixOp(this.keys.claimPrefix(key)),
-        getOp(this.keys.exclusive(key)),
-        getPrefixOp(this.keys.perFirePrefix(key)),
-        getOp(this.keys.mark(key)),
-      ],
-      [],
-    );
-    const now = this.clock.now();
-    const fires: ClaimedFire[] = [];
-    for (const kv of kvsOf(res, 0)) {
-      const value = parseValue<ClaimValue>(kv);
-      const fireAt = fireAtOfKey(kv.key);
-      // Past its window: logically collected (etcd deletes it when its bucket lease expires).
-      if (!value || fireAt + this.windowMs < now) continue;
-      const token = value.outcome === 'won' ? Number(kv.create_revision) : null;
-      fires.push({ fireAt, owner: value.owner, outcome: value.outcome, token });
-    }
-    fires.sort((a, b) => a.fireAt - b.fireAt);
-    const leases: Lease[] = [];
-    for (const [kv, exclusive] of [
-      ...kvsOf(res, 1).map((kv) => [kv, true] as const),
-      ...kvsOf(res, 2).map((kv) => [kv, false] as const),
-    ]) {
-      const value = parseValue<LeaseValue>(kv);
-      if (!value) continue;
-      const token = Number(kv.create_revision);
-      const held = this.held.get(heldKey(kv.key, kv.create_revision));
-      leases.push({
-        key,
-        fireAt: value.fireAt,
-        owner: value.owner,
-        token,
-        expiresAt: held?.expiresAt ?? value.expiresAt,
-        exclusive,
-      });
-    }
-    leases.sort((a, b) => a.fireAt - b.fireAt);
-    return {
-      leases,
-      newestFireAt: fires.at(-1)?.fireAt ?? null,
-      fires,
-      mark: markOf(kvsOf(res, 3)[0]),
-    };
+    return inspectKey(this.rpc, this.keys, this.held, this.windowMs, key, () => this.clock.now());
   }
 
   /**
@@ -492,22 +360,9 @@ export class EtcdLock implements Lock {
         putOp(this.keys.slot(request), leaseValue, jobLease.id),
         moveMarkOp(this.keys.mark(key), fireAt),
       ],
-      this.reads(request),
+      claimReads(this.keys, request),
       request.signal,
     );
-  }
-
-  /**
-   * Reads of a failed claim: the claim record, the exclusive lease key, the per-fire key, the
-   * mark.
-   */
-  private reads(request: ClaimRequest) {
-    return [
-      getOp(this.keys.claim(request.key, request.fireAt)),
-      getOp(this.keys.exclusive(request.key)),
-      getOp(this.keys.perFire(request.key, request.fireAt)),
-      getOp(this.keys.mark(request.key)),
-    ];
   }
 
   /** The record lease and a job lease for a claim, fetched together. */
@@ -527,134 +382,11 @@ export class EtcdLock implements Lock {
     throw record.status === 'rejected' ? record.reason : (job as PromiseRejectedResult).reason;
   }
 
-  /** Answers a claim whose fire is already recorded (the reads of `res`), like `MemoryLock`. */
-  private answerRecorded(request: ClaimRequest, res: ITxnResponse, now: number): ClaimResult {
-    const { key, fireAt, owner } = request;
-    const record = kvsOf(res, 0)[0] as IKeyValue;
-    const value = parseValue<ClaimValue>(record);
-    if (!value || value.owner !== owner) return { status: 'lost', key, fireAt, reason: 'claimed' };
-    if (value.outcome === 'busy') return { status: 'busy', key, fireAt };
-    // A re-sent claim: the same lease if it is still live (its key holds the record's token).
-    const token = record.create_revision;
-    const slots: [IKeyValue | undefined, boolean][] = [
-      [kvsOf(res, 1)[0], true],
-      [kvsOf(res, 2)[0], false],
-    ];
-    for (const [kv, exclusive] of slots) {
-      if (!kv || kv.create_revision !== token) continue;
-      const hk = heldKey(kv.key, token);
-      let held = this.held.get(hk);
-      if (!held) {
-        held = { leaseId: kv.lease, expiresAt: parseValue<LeaseValue>(kv)?.expiresAt ?? now };
-        this.held.set(hk, held);
-      }
-      return {
-        status: 'won',
-        lease: leaseOf({ ...request, exclusive }, Number(token), held.expiresAt),
-      };
-    }
-    return { status: 'lost', key, fireAt, reason: 'claimed' };
-  }
-
-  /**
-   * Answers a re-sent catch-up claim of the mark's fire whose claim record is already past its
-   * window: the owner's lease of that fire, when its key (exclusive or per-fire) still exists.
-   */
-  private replayCatchUp(
-    request: ClaimRequest,
-    res: ITxnResponse,
-    now: number,
-  ): ClaimResult | undefined {
-    const slots: [IKeyValue | undefined, boolean][] = [
-      [kvsOf(res, 1)[0], true],
-      [kvsOf(res, 2)[0], false],
-    ];
-    for (const [kv, exclusive] of slots) {
-      const value = kv && parseValue<LeaseValue>(kv);
-      if (!kv || value?.fireAt !== request.fireAt || value.owner !== request.owner) continue;
-      const hk = heldKey(kv.key, kv.create_revision);
-      let held = this.held.get(hk);
-      if (!held) {
-        held = { leaseId: kv.lease, expiresAt: value.expiresAt ?? now };
-        this.held.set(hk, held);
-      }
-      const lease = leaseOf({ ...request, exclusive }, Number(kv.create_revision), held.expiresAt);
-      return { status: 'won', lease };
-    }
-    return undefined;
-  }
-
-  /**
-   * Moves a lease key to an etcd lease with a longer TTL (extend asked for more than the TTL the
-   * key's lease was granted with). Resolves `false` when the key is no longer ours.
-   */
-  private async reattach(
-    lease: Lease,
-    slot: Buffer,
-    held: Held,
-    leaseMs: number,
-    sentAt: number,
-    now: number,
-  ): Promise<boolean> {
-    const next = await this.pool.acquire(leaseMs, sentAt);
-    const value: LeaseValue = {
-      owner: lease.owner,
-      fireAt: lease.fireAt,
-      expiresAt: now + leaseMs,
-    };
-    let res: ITxnResponse;
-    try {
-      res = await this.rpc.txn(
-        'extend',
-        [createdAt(slot, lease.token)],
-        [putOp(slot, value, next.id)],
-        [],
-      );
-    } catch (error) {
-      // Unknown outcome: forget both leases here; the next extend re-reads which one is used.
-      this.pool.forget(next.id);
-      this.held.delete(heldKey(slot, lease.token));
-      throw error;
-    }
-    if (!res.succeeded) {
-      this.pool.giveBack(next);
-      return false;
-    }
-    const previous = this.pool.owns(held.leaseId);
-    if (previous) this.pool.giveBack(previous);
-    else this.pool.revokeInBackground(held.leaseId);
-    held.leaseId = next.id;
-    return true;
-  }
-
-  /** Forgets leases whose holder neither renewed nor released them for a minute past expiry. */
-  private sweepHeld(now: number): void {
-    for (const [hk, held] of this.held) {
-      if (held.expiresAt + 60_000 < now) this.held.delete(hk);
-    }
-  }
-
   private assertOpen(operation: string): void {
     if (this.closed) {
       throw new BackendUnavailableError(BACKEND, operation, new Error('this EtcdLock is closed'));
     }
   }
-}
-
-/** Identifies a lease this adapter knows: its slot key and token. */
-function heldKey(slot: Buffer, token: string | number): string {
-  return `${slot.toString('latin1')}#${token}`;
-}
-
-/** The lease object handed to the scheduler. */
-function leaseOf(request: ClaimRequest, token: number, expiresAt: number): Lease {
-  const { key, fireAt, owner, exclusive } = request;
-  return { key, fireAt, owner, token, expiresAt, exclusive };
-}
-
-/** Whether a failed claim's reads show a key attached to `lease` (a retried, committed txn). */
-function usesLease(res: ITxnResponse, lease: PooledLease): boolean {
-  return [0, 1, 2].some((i) => kvsOf(res, i)[0]?.lease === lease.id);
 }
 
 const resolvedEarly = (c: LockCapabilities): number =>

@@ -25,8 +25,11 @@ export interface JobLeasePoolOptions {
 export const SPARE_MARGIN_SEC = 1;
 /** Slack kept between the server's lease expiry and the one the holder relies on, in ms. */
 const SAFETY_MS = 100;
-/** Held leases not renewed for this long past their TTL are forgotten (see `sweep`). */
-const FORGET_AFTER_MS = 60_000;
+/**
+ * Leases not renewed nor released for this long past their expiry are forgotten: by the pool
+ * (`sweep`) and by `HeldLeases` (its held-lease entries).
+ */
+export const FORGET_AFTER_MS = 60_000;
 /** etcd's smallest lease TTL. */
 const MIN_TTL_SEC = 2;
 

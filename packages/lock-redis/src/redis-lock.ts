@@ -1,7 +1,7 @@
 import {
-  assertCatchUpClaim,
+  assertBatchSize,
   assertPositiveMs,
-  type ClaimedFire,
+  type BatchOptions,
   type ClaimRequest,
   type ClaimResult,
   DEFAULT_EARLY_TOLERANCE_MS,
@@ -11,17 +11,36 @@ import {
   type Lock,
   type LockCapabilities,
   type LockInspection,
-  type LostReason,
 } from '@fleetcron/core';
 import {
+  hashSlot,
   type RedisClient,
   RedisCommands,
   RedisScript,
   resolveCommandTimeoutMs,
   resolvePrefix,
 } from '@fleetcron/redis-shared';
+import { type BatchCall, planBatch, runBatch } from './batch-calls.js';
+import {
+  checkClaim,
+  decodeClaimReply,
+  leaseSlotOf,
+  parseLease,
+  parseRecord,
+  pushClaimArgs,
+  pushClaimKeys,
+} from './claim-codec.js';
 import { type LockKeys, lockKeys } from './keys.js';
 import { CLAIM, EXTEND, INSPECT, RELEASE, WITHDRAW } from './scripts.js';
+
+/**
+ * Most requests {@link RedisLock.claimMany} (and `extendMany`, `releaseMany`) take in one call:
+ * `capabilities.maxBatch`. See the README, "Batched claims", for how it was measured.
+ */
+export const REDIS_MAX_BATCH = 2_000;
+
+/** Job names whose keys are cached (the set of job names of a fleet is small and fixed). */
+const KEY_CACHE_SIZE = 10_000;
 
 /** Options of {@link RedisLock}. */
 export interface RedisLockOptions {
@@ -61,20 +80,6 @@ const releaseScript = new RedisScript(RELEASE);
 const inspectScript = new RedisScript(INSPECT);
 const withdrawScript = new RedisScript(WITHDRAW);
 
-const slotOf = (lease: Pick<Lease, 'exclusive' | 'fireAt'>): string =>
-  lease.exclusive ? 'x' : String(lease.fireAt);
-
-const parseRecord = (member: string): ClaimedFire => {
-  const match = /^(-?\d+)\|([wb])\|(\d*)\|([\s\S]*)$/.exec(member);
-  if (!match) throw new Error(`unexpected claim record ${JSON.stringify(member)}`);
-  return {
-    fireAt: Number(match[1]),
-    outcome: match[2] === 'w' ? 'won' : 'busy',
-    token: match[3] ? Number(match[3]) : null,
-    owner: match[4] ?? '',
-  };
-};
-
 /**
  * A {@link Lock} on Redis (standalone, Sentinel or Cluster, through an ioredis client the user
  * owns). Each claim is one `EVALSHA` of a Lua script that runs atomically and judges time by
@@ -87,6 +92,9 @@ export class RedisLock implements Lock {
   readonly windowMs: number;
   private readonly prefix: string;
   private readonly commands: RedisCommands;
+  /** The claim script's first ARGV: windowMs and earlyToleranceMs, as sent. */
+  private readonly claimHead: string[];
+  private readonly keyCache = new Map<string, LockKeys>();
 
   /**
    * @param redis An ioredis `Redis` or `Cluster` client. The lock never closes it. Attach an
@@ -118,91 +126,149 @@ export class RedisLock implements Lock {
       earlyToleranceMs: resolveEarlyTolerance(options.earlyToleranceMs),
       // The mark is a key without TTL: it survives a restart exactly when the server persists.
       durableMark: options.durable ?? false,
+      maxBatch: REDIS_MAX_BATCH,
     };
+    this.claimHead = [String(this.windowMs), String(this.capabilities.earlyToleranceMs)];
     this.commands = new RedisCommands(redis, commandTimeoutMs);
   }
 
   async claim(request: ClaimRequest): Promise<ClaimResult> {
-    const { key, fireAt, owner, exclusive } = request;
-    assertFireAt(fireAt);
-    assertCatchUpClaim(request);
-    const leaseMs = Math.ceil(request.leaseMs);
-    assertPositiveMs('leaseMs', leaseMs);
-    const keys = this.keysOf(key);
+    const leaseMs = checkClaim(request);
+    const keys: string[] = [];
+    pushClaimKeys(keys, this.keysOf(request.key), request.fireAt);
+    const args = this.claimHead.slice();
+    pushClaimArgs(args, request, leaseMs);
     // Once request.signal is aborted the script cannot run any more, not even from ioredis'
     // offline queue or as a re-send after a reconnect (see README, "A claim given up on").
-    const reply = (await this.commands.call(
+    const replies = (await this.commands.call(
       'claim',
-      (signal) =>
-        claimScript.run(
-          this.redis,
-          [keys.fire + fireAt, keys.fires, keys.leases, keys.token, keys.mark],
-          [
-            ...[String(fireAt), owner, String(leaseMs), exclusive ? '1' : '0'],
-            ...[String(this.windowMs), String(this.capabilities.earlyToleranceMs)],
-            request.catchUp ? String(request.catchUp.since) : '',
-          ],
-          signal,
-        ),
+      (signal) => claimScript.run(this.redis, keys, args, signal),
       request.signal,
-    )) as string[];
-    switch (reply[0]) {
-      case 'won':
-        return {
-          status: 'won',
-          lease: {
-            key,
-            fireAt,
-            owner,
-            token: Number(reply[1]),
-            expiresAt: Number(reply[2]),
-            exclusive: reply[3] === '1',
-          },
-          backendTime: Number(reply[4]),
-        };
-      case 'busy':
-        return { status: 'busy', key, fireAt, backendTime: Number(reply[1]) };
-      default:
-        return {
-          status: 'lost',
-          key,
-          fireAt,
-          reason: reply[1] as LostReason,
-          backendTime: Number(reply[2]),
-        };
-    }
+    )) as string[][];
+    return decodeClaimReply(request, replies[0]!);
+  }
+
+  /**
+   * Claims many fires: one `EVALSHA` per hash slot (one per {@link BATCH_CALL_SIZE} requests on
+   * a single node), all written at once, each request answered exactly as {@link claim} would
+   * (see {@link Lock.claimMany}). At most `capabilities.maxBatch` requests.
+   */
+  async claimMany(
+    requests: readonly ClaimRequest[],
+    options: BatchOptions = {},
+  ): Promise<ClaimResult[]> {
+    assertBatchSize(requests, REDIS_MAX_BATCH);
+    if (requests.length === 0) return [];
+    const leaseMs = requests.map(checkClaim);
+    const calls = planBatch(
+      requests,
+      this.slotFinder((request) => this.keysOf(request.key).fires),
+      (call, request) => {
+        if (call.args.length === 0) call.args.push(...this.claimHead);
+        pushClaimKeys(call.keys, this.keysOf(request.key), request.fireAt);
+        pushClaimArgs(call.args, request, leaseMs[call.positions.at(-1)!]!);
+      },
+    );
+    return this.commands.call(
+      'claimMany',
+      (signal) =>
+        runBatch(calls, requests.length, this.sender(claimScript, signal), (position, reply) =>
+          decodeClaimReply(requests[position]!, reply as string[]),
+        ),
+      options.signal,
+    );
   }
 
   async extend(lease: Lease, leaseMs: number): Promise<Lease | null> {
     const ms = Math.ceil(leaseMs);
     assertPositiveMs('leaseMs', ms);
-    const reply = (await this.commands.call('extend', (signal) =>
+    const replies = (await this.commands.call('extend', (signal) =>
       extendScript.run(
         this.redis,
         [this.keysOf(lease.key).leases],
-        [slotOf(lease), String(lease.token), String(ms)],
+        [leaseSlotOf(lease), String(lease.token), String(ms)],
         signal,
       ),
-    )) as [string, string, string] | null;
-    if (!reply) return null;
-    return {
-      ...lease,
-      owner: reply[1],
-      expiresAt: Number(reply[0]),
-      backendTime: Number(reply[2]),
-    };
+    )) as ([string, string, string] | null)[];
+    return extended(lease, replies[0] ?? null);
+  }
+
+  /**
+   * Renews many leases, one `EVALSHA` per hash slot as {@link claimMany}: `results[i]` is what
+   * `extend(leases[i], leaseMs[i])` would answer.
+   */
+  async extendMany(
+    leases: readonly Lease[],
+    leaseMs: readonly number[],
+    options: BatchOptions = {},
+  ): Promise<(Lease | null)[]> {
+    assertBatchSize(leases, REDIS_MAX_BATCH);
+    if (!Array.isArray(leaseMs) || leaseMs.length !== leases.length) {
+      throw new InvalidOptionError(
+        'leaseMs',
+        `must hold one lease length per lease (${leases.length}), got ${Array.isArray(leaseMs) ? leaseMs.length : typeof leaseMs}`,
+      );
+    }
+    if (leases.length === 0) return [];
+    const ms = leaseMs.map((value) => Math.ceil(value));
+    for (const value of ms) assertPositiveMs('leaseMs', value);
+    const calls = planBatch(
+      leases,
+      this.slotFinder((lease) => this.keysOf(lease.key).leases),
+      (call, lease) => {
+        call.keys.push(this.keysOf(lease.key).leases);
+        const position = call.positions.at(-1)!;
+        call.args.push(leaseSlotOf(lease), String(lease.token), String(ms[position]));
+      },
+    );
+    return this.commands.call(
+      'extendMany',
+      (signal) =>
+        runBatch(calls, leases.length, this.sender(extendScript, signal), (position, reply) =>
+          extended(leases[position]!, reply as [string, string, string] | null),
+        ),
+      options.signal,
+    );
   }
 
   async release(lease: Lease): Promise<boolean> {
-    const reply = await this.commands.call('release', (signal) =>
+    const replies = (await this.commands.call('release', (signal) =>
       releaseScript.run(
         this.redis,
         [this.keysOf(lease.key).leases],
-        [slotOf(lease), String(lease.token)],
+        [leaseSlotOf(lease), String(lease.token)],
         signal,
       ),
+    )) as number[];
+    return replies[0] === 1;
+  }
+
+  /**
+   * Ends many leases, one `EVALSHA` per hash slot as {@link claimMany}: `results[i]` is what
+   * `release(leases[i])` would answer.
+   */
+  async releaseMany(leases: readonly Lease[], options: BatchOptions = {}): Promise<boolean[]> {
+    assertBatchSize(leases, REDIS_MAX_BATCH);
+    if (leases.length === 0) return [];
+    const calls = planBatch(
+      leases,
+      this.slotFinder((lease) => this.keysOf(lease.key).leases),
+      (call, lease) => {
+        call.keys.push(this.keysOf(lease.key).leases);
+        call.args.push(leaseSlotOf(lease), String(lease.token));
+      },
     );
-    return reply === 1;
+    return this.commands.call(
+      'releaseMany',
+      (signal) =>
+        runBatch(
+          calls,
+          leases.length,
+          this.sender(releaseScript, signal),
+          (_, reply) => reply === 1,
+        ),
+      options.signal,
+    );
   }
 
   /**
@@ -215,7 +281,7 @@ export class RedisLock implements Lock {
       withdrawScript.run(
         this.redis,
         [keys.fire + lease.fireAt, keys.fires, keys.leases],
-        [String(lease.fireAt), slotOf(lease), String(lease.token)],
+        [String(lease.fireAt), leaseSlotOf(lease), String(lease.token)],
         signal,
       ),
     );
@@ -287,29 +353,39 @@ export class RedisLock implements Lock {
   async close(): Promise<void> {}
 
   private keysOf(key: string): LockKeys {
-    return lockKeys(this.prefix, key);
+    let keys = this.keyCache.get(key);
+    if (!keys) {
+      if (this.keyCache.size >= KEY_CACHE_SIZE) this.keyCache.clear();
+      keys = lockKeys(this.prefix, key);
+      this.keyCache.set(key, keys);
+    }
+    return keys;
+  }
+
+  /**
+   * On a Cluster: the hash slot of an item, from one of its keys (with the client's `keyPrefix`,
+   * as the server sees it). On a single node: `undefined` (slots do not matter there).
+   */
+  private slotFinder<T>(keyOf: (item: T) => string): ((item: T) => number) | undefined {
+    if (!this.redis.isCluster) return undefined;
+    const keyPrefix = this.redis.options.keyPrefix ?? '';
+    return (item) => hashSlot(keyPrefix + keyOf(item));
+  }
+
+  /** Sends one call of a batch with `script`, under the batch's signal. */
+  private sender(script: RedisScript, signal: AbortSignal): (call: BatchCall) => Promise<unknown> {
+    return (call) => script.run(this.redis, call.keys, call.args, signal);
   }
 }
 
-function assertFireAt(fireAt: unknown): asserts fireAt is number {
-  if (!Number.isSafeInteger(fireAt)) {
-    throw new InvalidOptionError(
-      'fireAt',
-      `must be an integer epoch ms (a safe integer), got ${String(fireAt)}.`,
-    );
-  }
-}
-
-function parseLease(key: string, exclusive: boolean, value: string): Lease {
-  const match = /^(\d+)\|(-?\d+)\|(-?\d+)\|([\s\S]*)$/.exec(value);
-  if (!match) throw new Error(`unexpected lease ${JSON.stringify(value)}`);
+/** The lease `extend` answers from the extend script's reply (`null`: no longer held). */
+function extended(lease: Lease, reply: [string, string, string] | null): Lease | null {
+  if (!reply) return null;
   return {
-    key,
-    fireAt: Number(match[3]),
-    owner: match[4] ?? '',
-    token: Number(match[1]),
-    expiresAt: Number(match[2]),
-    exclusive,
+    ...lease,
+    owner: reply[1],
+    expiresAt: Number(reply[0]),
+    backendTime: Number(reply[2]),
   };
 }
 

@@ -30,29 +30,24 @@ end
 `;
 
 /**
- * claim(KEYS = fire, fires, leases, token, mark; ARGV = fireAt, owner, leaseMs, exclusive
- * '1'|'0', windowMs, earlyMs, since) → {'won', token, expiresAt, exclusive '1'|'0', now} |
- * {'busy', now} | {'lost', reason, now}. `now` is the Redis clock (`TIME`) the claim was judged
+ * claim(KEYS = fire, fires, leases, token, mark per request; ARGV = windowMs, earlyMs, then
+ * fireAt, owner, leaseMs, exclusive '1'|'0', since per request) → one reply per request, in
+ * order: {'won', token, expiresAt, exclusive '1'|'0', now} | {'busy', now} |
+ * {'lost', reason, now}. The same script claims one fire (`claim`) or a batch (`claimMany`, every
+ * key in one hash slot); requests are applied in array order, all judged by one `TIME`, so two
+ * requests of one job see each other. `now` is the Redis clock (`TIME`) the claims were judged
  * by. A fire with no record more than `earlyMs` ahead of it is refused `early` (nothing
  * written). `since` is empty for an ordinary claim; for a catch-up claim it replaces the window
  * as the staleness bound, and a fire at or behind the mark is refused `behind_mark` (a re-sent
- * catch-up claim of the mark's fire gets the owner's live lease of it instead). Every
- * recorded fire (won or busy) moves the mark forward.
+ * catch-up claim of the mark's fire gets the owner's live lease of it instead). Every recorded
+ * fire (won or busy) moves the mark forward.
  */
 export const CLAIM = `${COMMON}
-local fireKey, fires, leases, tokenKey, markKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
-local fireAtText, owner = ARGV[1], ARGV[2]
-local fireAt, leaseMs, window = tonumber(ARGV[1]), tonumber(ARGV[3]), tonumber(ARGV[5])
-local exclusive = ARGV[4] == '1'
-local earlyMs = tonumber(ARGV[6])
-local since = tonumber(ARGV[7])
+local window, earlyMs = tonumber(ARGV[1]), tonumber(ARGV[2])
 local nowText = fmt(now)
+local tokenBase = tonumber(t[1]) * 1000000 + tonumber(t[2])
 
--- A record older than the window counts as collected (its key may outlive it by 1 ms).
--- Catch-up claims are bounded by their since instead (the mark guards them).
-if fireAt < (since or now - window) then return {'lost', 'stale', nowText} end
-
-local function liveLease(slot)
+local function liveLease(leases, slot)
   local v = redis.call('HGET', leases, slot)
   if not v then return nil end
   local tok, exp = parseLease(v)
@@ -60,117 +55,157 @@ local function liveLease(slot)
   return tok, exp
 end
 
--- An existing record: replay for the same owner, lost for anyone else.
-local record = redis.call('GET', fireKey)
-if record then
-  local outcome, recTok, recOwner = string.match(record, '^(%a)|(%d*)|(.*)$')
-  if recOwner ~= owner then return {'lost', 'claimed', nowText} end
-  if outcome == 'b' then return {'busy', nowText} end
-  local tok, exp = liveLease('x')
-  if tok == recTok then return {'won', tok, fmt(exp), '1', nowText} end
-  tok, exp = liveLease(fireAtText)
-  if tok == recTok then return {'won', tok, fmt(exp), '0', nowText} end
-  return {'lost', 'claimed', nowText}
-end
-
-if fireAt > now + earlyMs then return {'lost', 'early', nowText} end
-
-local mark = tonumber(redis.call('GET', markKey))
-if since and mark and fireAt <= mark then
-  -- A re-sent catch-up claim whose record is gone: the owner's live lease of the mark's fire.
-  if fireAt == mark then
-    for _, slot in ipairs({'x', fireAtText}) do
-      local v = redis.call('HGET', leases, slot)
-      if v then
-        local tok, exp, fa, own = parseLease(v)
-        if exp ~= nil and exp > now and fa == fireAtText and own == owner then
-          return {'won', tok, fmt(exp), slot == 'x' and '1' or '0', nowText}
-        end
-      end
-    end
-  end
-  return {'lost', 'behind_mark', nowText}
-end
-
--- Record the fire: its own key, expiring by itself 1 ms after fireAt + window (Redis deletes a
--- key at once when PEXPIREAT is not in the future), plus the index inspect() reads.
-local function recordFire(value)
+-- Records the fire: its own key, expiring by itself 1 ms after fireAt + window (Redis deletes a
+-- key at once when PEXPIREAT is not in the future), plus the index inspect() reads, which
+-- expires with the newest fire ever recorded (the mark, never older than an indexed fire).
+local function recordFire(k, fireAt, fireAtText, mark, value)
+  local fireKey, fires = KEYS[k], KEYS[k + 1]
   redis.call('SET', fireKey, value)
   redis.call('PEXPIREAT', fireKey, fmt(fireAt + window + 1))
   redis.call('ZREMRANGEBYSCORE', fires, '-inf', '(' .. fmt(now - window))
   redis.call('ZADD', fires, fireAtText, fireAtText)
-  local newest = redis.call('ZRANGE', fires, -1, -1, 'WITHSCORES')
-  redis.call('PEXPIREAT', fires, fmt(tonumber(newest[2]) + window + 1))
-  if not mark or fireAt > mark then redis.call('SET', markKey, fireAtText) end
-end
-
-if exclusive and liveLease('x') then
-  recordFire('b||' .. owner)
-  return {'busy', nowText}
-end
-
--- token = max(last + 1, Redis time in microseconds): strictly increasing per key, and still
--- increasing when the counter is lost (restart without persistence, failover to a replica
--- that missed it), as long as the server clock does not step back.
-local token = tonumber(t[1]) * 1000000 + tonumber(t[2])
-local last = tonumber(redis.call('GET', tokenKey) or '0')
-if last + 1 > token then token = last + 1 end
-local tok = fmt(token)
-redis.call('SET', tokenKey, tok)
-
--- The lease; expired slots are dropped, and the hash expires with its longest live lease.
-local expiresAt = now + leaseMs
-local maxExp = expiresAt
-local all = redis.call('HGETALL', leases)
-for i = 1, #all, 2 do
-  local _, exp = parseLease(all[i + 1])
-  if exp == nil or exp <= now then
-    redis.call('HDEL', leases, all[i])
-  elseif exp > maxExp then
-    maxExp = exp
+  local newest = fireAt
+  if mark then
+    if mark > fireAt then newest = mark end
+  else
+    newest = tonumber(redis.call('ZRANGE', fires, -1, -1, 'WITHSCORES')[2])
   end
+  redis.call('PEXPIREAT', fires, fmt(newest + window + 1))
+  if not mark or fireAt > mark then redis.call('SET', KEYS[k + 4], fireAtText) end
 end
-local slot = exclusive and 'x' or fireAtText
-redis.call('HSET', leases, slot, tok .. '|' .. fmt(expiresAt) .. '|' .. fireAtText .. '|' .. owner)
-redis.call('PEXPIREAT', leases, fmt(maxExp))
 
-recordFire('w|' .. tok .. '|' .. owner)
-return {'won', tok, fmt(expiresAt), exclusive and '1' or '0', nowText}
+local function claim(k, a)
+  local leases = KEYS[k + 2]
+  local fireAtText, owner = ARGV[a], ARGV[a + 1]
+  local fireAt = tonumber(fireAtText)
+  local since = tonumber(ARGV[a + 4])
+
+  -- A record older than the window counts as collected (its key may outlive it by 1 ms).
+  -- Catch-up claims are bounded by their since instead (the mark guards them).
+  if fireAt < (since or now - window) then return {'lost', 'stale', nowText} end
+
+  -- An existing record: replay for the same owner, lost for anyone else.
+  local record = redis.call('GET', KEYS[k])
+  if record then
+    local outcome, recTok, recOwner = string.match(record, '^(%a)|(%d*)|(.*)$')
+    if recOwner ~= owner then return {'lost', 'claimed', nowText} end
+    if outcome == 'b' then return {'busy', nowText} end
+    local tok, exp = liveLease(leases, 'x')
+    if tok == recTok then return {'won', tok, fmt(exp), '1', nowText} end
+    tok, exp = liveLease(leases, fireAtText)
+    if tok == recTok then return {'won', tok, fmt(exp), '0', nowText} end
+    return {'lost', 'claimed', nowText}
+  end
+
+  if fireAt > now + earlyMs then return {'lost', 'early', nowText} end
+
+  local mark = tonumber(redis.call('GET', KEYS[k + 4]))
+  if since and mark and fireAt <= mark then
+    -- A re-sent catch-up claim whose record is gone: the owner's live lease of the mark's fire.
+    if fireAt == mark then
+      for _, slot in ipairs({'x', fireAtText}) do
+        local v = redis.call('HGET', leases, slot)
+        if v then
+          local tok, exp, fa, own = parseLease(v)
+          if exp ~= nil and exp > now and fa == fireAtText and own == owner then
+            return {'won', tok, fmt(exp), slot == 'x' and '1' or '0', nowText}
+          end
+        end
+      end
+    end
+    return {'lost', 'behind_mark', nowText}
+  end
+
+  local exclusive = ARGV[a + 3] == '1'
+  if exclusive and liveLease(leases, 'x') then
+    recordFire(k, fireAt, fireAtText, mark, 'b||' .. owner)
+    return {'busy', nowText}
+  end
+
+  -- token = max(last + 1, Redis time in microseconds): strictly increasing per key, and still
+  -- increasing when the counter is lost (restart without persistence, failover to a replica
+  -- that missed it), as long as the server clock does not step back.
+  local token = tokenBase
+  local last = tonumber(redis.call('GET', KEYS[k + 3]) or '0')
+  if last + 1 > token then token = last + 1 end
+  local tok = fmt(token)
+  redis.call('SET', KEYS[k + 3], tok)
+
+  -- The lease; expired slots are dropped, and the hash expires with its longest live lease.
+  local expiresAt = now + tonumber(ARGV[a + 2])
+  local maxExp = expiresAt
+  local all = redis.call('HGETALL', leases)
+  for i = 1, #all, 2 do
+    local _, exp = parseLease(all[i + 1])
+    if exp == nil or exp <= now then
+      redis.call('HDEL', leases, all[i])
+    elseif exp > maxExp then
+      maxExp = exp
+    end
+  end
+  local slot = exclusive and 'x' or fireAtText
+  redis.call('HSET', leases, slot, tok .. '|' .. fmt(expiresAt) .. '|' .. fireAtText .. '|' .. owner)
+  redis.call('PEXPIREAT', leases, fmt(maxExp))
+
+  recordFire(k, fireAt, fireAtText, mark, 'w|' .. tok .. '|' .. owner)
+  return {'won', tok, fmt(expiresAt), exclusive and '1' or '0', nowText}
+end
+
+local replies = {}
+for i = 0, #KEYS / 5 - 1 do replies[i + 1] = claim(i * 5 + 1, i * 5 + 3) end
+return replies
 `;
 
 /**
- * extend(KEYS = leases; ARGV = slot, token, leaseMs) → {expiresAt, owner, now} | nil
+ * extend(KEYS = leases per request; ARGV = slot, token, leaseMs per request) → one reply per
+ * request, in order: {expiresAt, owner, now}, or false (nil to the client) when the slot no
+ * longer holds a live lease with that token. One request for `extend`, a batch of one hash
+ * slot for `extendMany`.
  */
 export const EXTEND = `${COMMON}
-local leases, slot, token, leaseMs = KEYS[1], ARGV[1], ARGV[2], tonumber(ARGV[3])
-local v = redis.call('HGET', leases, slot)
-if not v then return nil end
-local tok, exp, fa, own = parseLease(v)
-if tok ~= token or exp == nil or exp <= now then return nil end
-local expiresAt = now + leaseMs
-redis.call('HSET', leases, slot, tok .. '|' .. fmt(expiresAt) .. '|' .. fa .. '|' .. own)
-local maxExp = expiresAt
-local all = redis.call('HGETALL', leases)
-for i = 2, #all, 2 do
-  local _, e = parseLease(all[i])
-  if e ~= nil and e > maxExp then maxExp = e end
+local function extend(leases, slot, token, leaseMs)
+  local v = redis.call('HGET', leases, slot)
+  if not v then return false end
+  local tok, exp, fa, own = parseLease(v)
+  if tok ~= token or exp == nil or exp <= now then return false end
+  local expiresAt = now + leaseMs
+  redis.call('HSET', leases, slot, tok .. '|' .. fmt(expiresAt) .. '|' .. fa .. '|' .. own)
+  local maxExp = expiresAt
+  local all = redis.call('HGETALL', leases)
+  for i = 2, #all, 2 do
+    local _, e = parseLease(all[i])
+    if e ~= nil and e > maxExp then maxExp = e end
+  end
+  redis.call('PEXPIREAT', leases, fmt(maxExp))
+  return {fmt(expiresAt), own, fmt(now)}
 end
-redis.call('PEXPIREAT', leases, fmt(maxExp))
-return {fmt(expiresAt), own, fmt(now)}
+local replies = {}
+for i = 1, #KEYS do
+  local a = i * 3 - 2
+  replies[i] = extend(KEYS[i], ARGV[a], ARGV[a + 1], tonumber(ARGV[a + 2]))
+end
+return replies
 `;
 
 /**
- * release(KEYS = leases; ARGV = slot, token) → 1 when the lease was held and live, else 0.
- * Deletes the slot only when it holds `token`; never touches the claim record.
+ * release(KEYS = leases per request; ARGV = slot, token per request) → one reply per request, in
+ * order: 1 when the lease was held and live, else 0. Deletes the slot only when it holds
+ * `token`; never touches the claim record. One request for `release`, a batch of one hash slot
+ * for `releaseMany`.
  */
 export const RELEASE = `${COMMON}
-local v = redis.call('HGET', KEYS[1], ARGV[1])
-if not v then return 0 end
-local tok, exp = parseLease(v)
-if tok ~= ARGV[2] then return 0 end
-redis.call('HDEL', KEYS[1], ARGV[1])
-if exp ~= nil and exp > now then return 1 end
-return 0
+local function release(leases, slot, token)
+  local v = redis.call('HGET', leases, slot)
+  if not v then return 0 end
+  local tok, exp = parseLease(v)
+  if tok ~= token then return 0 end
+  redis.call('HDEL', leases, slot)
+  if exp ~= nil and exp > now then return 1 end
+  return 0
+end
+local replies = {}
+for i = 1, #KEYS do replies[i] = release(KEYS[i], ARGV[i * 2 - 1], ARGV[i * 2]) end
+return replies
 `;
 
 /**

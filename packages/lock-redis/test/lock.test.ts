@@ -74,6 +74,7 @@ describe('options', () => {
       clock: 'backend',
       earlyToleranceMs: 250,
       durableMark: false,
+      maxBatch: 2_000,
     });
   });
 

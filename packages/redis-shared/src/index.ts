@@ -1,6 +1,7 @@
 export * from './abortable-command.js';
 export * from './call.js';
 export * from './guard-error-events.js';
+export * from './hash-slot.js';
 export * from './key-part.js';
 export * from './prefix.js';
 export type * from './redis-client.js';

@@ -15,14 +15,17 @@ import {
   type ServerRow,
   violations,
 } from './report/report.js';
-import { runFleetScenario } from './scale/fleet-run.js';
+import { emptyRow } from './report/scale.js';
+import { runScaleCells, ScaleFleet, scaleCells } from './scale/fleet-run.js';
 import { skewViolations } from './skew/report.js';
 import { runSkewFire, SKEW_BACKENDS, type SkewRow } from './skew/run.js';
 import { summarize } from './stats.js';
 
 /** Steps the progress display counts for `options`. */
 export function totalSteps(options: BenchOptions): number {
-  const perBackend = options.instances.length * options.rounds * VARIANTS.length + 1;
+  const perBackend =
+    options.instances.length * options.rounds * VARIANTS.length +
+    scaleCells(options.fleetJobs, options.singleWakes).length;
   const skew = options.backends.filter((b) => SKEW_BACKENDS.includes(b)).length * 2;
   return 1 + options.backends.length * perBackend + skew;
 }
@@ -64,6 +67,8 @@ export async function runBench(options: BenchOptions, progress: Progress): Promi
 
   // 2. Per backend: contention cells, then the fleet scenario.
   const workers = Array.from({ length: options.workers }, (_, i) => new WorkerProcess(`w${i + 1}`));
+  const cells = scaleCells(options.fleetJobs, options.singleWakes);
+  const scale = await ScaleFleet.create(runTag);
   try {
     for (const name of options.backends) {
       const module = backendModules[name];
@@ -76,13 +81,15 @@ export async function runBench(options: BenchOptions, progress: Progress): Promi
       } catch (error) {
         const failure = `server did not start: ${firstLine(error)}`;
         progress.log(`${name}: ${failure}`);
-        progress.skip(options.instances.length * options.rounds * VARIANTS.length + 1);
+        progress.skip(options.instances.length * options.rounds * VARIANTS.length + cells.length);
         for (const n of options.instances) {
           for (const variant of VARIANTS) {
             contention.push(emptyCell(name, variant, n, failure));
           }
         }
-        fleet.push(emptyFleet(name, options, failure));
+        for (const c of cells) {
+          fleet.push({ ...emptyRow(name, c.mode, c.jobsPerWake, c.wakes, 0), failure });
+        }
         continue;
       }
       servers.push({
@@ -114,24 +121,30 @@ export async function runBench(options: BenchOptions, progress: Progress): Promi
               progress.step(label, failure ? `FAILED ${failure}` : `${int(perSec)} claims/s`),
           )),
         );
-        progress.status(
-          `${name}: ${options.fleetJobs} jobs due at once on ${options.fleetInstances} schedulers`,
-        );
+        progress.status(`${name}: jobs due together on 4 instance processes`);
         try {
-          const row = await runFleetScenario(module, backend, placement, lock, {
-            jobs: options.fleetJobs,
-            instances: options.fleetInstances,
-            deadlineMs: options.quick ? 20_000 : 60_000,
-            runTag,
-          });
-          fleet.push(row);
-          progress.step(
-            `${name} fleet ${row.jobs} jobs × ${row.instances}`,
-            `ran ${row.ran}, dup ${row.duplicates}, missed ${row.missed}, lateness p99 ${row.lateness.p99.toFixed(0)} ms`,
+          await scale.open(module, backend);
+          fleet.push(
+            ...(await runScaleCells(scale, name, cells, (row) =>
+              progress.step(
+                `${name} scale ${row.mode} ${row.jobsPerWake} jobs × ${row.wakes}`,
+                row.unavailable ??
+                  (row.failure
+                    ? `FAILED ${row.failure}`
+                    : `ran ${row.ran}, dup ${row.duplicates}, missed ${row.missed}, lateness p99 ${row.lateness.p99.toFixed(0)} ms, claim calls/instance/wake ${(row.perWake.claim + row.perWake.claimMany).toFixed(1)}`),
+              ),
+            )),
           );
         } catch (error) {
-          fleet.push(emptyFleet(name, options, firstLine(error)));
-          progress.step(`${name} fleet`, `FAILED ${firstLine(error)}`);
+          for (const c of cells.slice(fleet.filter((f) => f.backend === name).length)) {
+            fleet.push({
+              ...emptyRow(name, c.mode, c.jobsPerWake, c.wakes, 0),
+              failure: firstLine(error),
+            });
+          }
+          progress.step(`${name} scale`, `FAILED ${firstLine(error)}`);
+        } finally {
+          await scale.closeBackend();
         }
         if (SKEW_BACKENDS.includes(name)) {
           for (const mode of ['unskewed', 'skewed'] as const) {
@@ -157,7 +170,7 @@ export async function runBench(options: BenchOptions, progress: Progress): Promi
       }
     }
   } finally {
-    await Promise.allSettled(workers.map((w) => w.close()));
+    await Promise.allSettled([...workers.map((w) => w.close()), scale.close()]);
   }
 
   const finished = new Date();
@@ -174,6 +187,7 @@ export async function runBench(options: BenchOptions, progress: Progress): Promi
       workers: options.workers,
       jobs: options.scaleJobs,
       fleetJobs: options.fleetJobs,
+      singleWakes: options.singleWakes,
       idle: options.idleSeconds,
       pin: options.pin,
     },
@@ -214,27 +228,6 @@ function emptyCell(
     latency: none,
     release: none,
     account: { fires: 0, exactlyOnce: 0, duplicates: 0, missed: 0, unresolved: 0 },
-    verified: 'n/a',
-    failure,
-  };
-}
-
-function emptyFleet(backend: string, options: BenchOptions, failure: string): FleetRow {
-  return {
-    backend,
-    instances: options.fleetInstances,
-    jobs: options.fleetJobs,
-    ran: 0,
-    duplicates: 0,
-    missed: 0,
-    skippedUnavailable: 0,
-    lateness: summarize([]),
-    won: 0,
-    lost: 0,
-    busy: 0,
-    failed: 0,
-    complete: false,
-    settledAfterMs: 0,
     verified: 'n/a',
     failure,
   };

@@ -13,6 +13,7 @@ import { parseOptions, USAGE } from './options.js';
 import { Progress } from './progress.js';
 import { type ChartPoint, contentionChartSpec, renderSvg } from './report/chart.js';
 import { ratioTable, renderMarkdown } from './report/report.js';
+import { scaleChartSpec } from './report/scale.js';
 
 const RESULTS = fileURLToPath(new URL('../results', import.meta.url));
 
@@ -77,13 +78,25 @@ async function main(): Promise<number> {
   } catch (error) {
     report.failures.push(`chart: ${(error as Error).message}`);
   }
+  try {
+    const svg = await renderSvg(
+      scaleChartSpec(
+        report.fleet,
+        `fleetcron: jobs due together on 4 instances, ${report.startedAt.slice(0, 10)}`,
+      ),
+    );
+    await writeFile(join(outDir, `${name}-scale.svg`), svg);
+    report.scaleChartFile = `${name}-scale.svg`;
+  } catch (error) {
+    report.failures.push(`scale chart: ${(error as Error).message}`);
+  }
   await writeFile(join(outDir, `${name}.json`), `${JSON.stringify(report, null, 2)}\n`);
   await writeFile(join(outDir, `${name}.md`), renderMarkdown(report));
 
   const shown = relative(base, join(outDir, `${name}.md`));
   process.stdout.write(`\n${ratioTable(report.ratios)}\n\n`);
   process.stdout.write(
-    `finished in ${report.totalSeconds.toFixed(0)} s; report: ${shown} (+ .json, .svg)\n`,
+    `finished in ${report.totalSeconds.toFixed(0)} s; report: ${shown} (+ .json, .svg, -scale.svg)\n`,
   );
   if (report.failures.length) {
     process.stderr.write(`\nFAILED:\n${report.failures.map((f) => `  - ${f}`).join('\n')}\n`);

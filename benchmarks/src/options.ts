@@ -13,10 +13,10 @@ export interface BenchOptions {
   workers: number;
   /** Jobs of the single-instance scheduler scenario. */
   scaleJobs: number;
-  /** Jobs due in the same second in the fleet scenario. */
-  fleetJobs: number;
-  /** Instances of the fleet scenario. */
-  fleetInstances: number;
+  /** Jobs due in the same second in the cells of the scale scenario (besides the 1-job reference). */
+  fleetJobs: number[];
+  /** Wakes of the scale scenario's single-job reference cell (one job due per wake). */
+  singleWakes: number;
   /** Seconds of idle CPU measurement. */
   idleSeconds: number;
   pin: boolean;
@@ -35,7 +35,8 @@ export const USAGE = `pnpm bench [options]
   --rounds <n>         interleaved rounds per cell, duration split over them (default 3; --quick: 1)
   --workers <n>        worker processes holding the instances (default: CPU count, at least 2)
   --jobs <n>           jobs of the 1-instance scheduler scenario (default 10000; --quick: 1000)
-  --fleet-jobs <n>     jobs due in the same second across the fleet (default 1000; --quick: 100)
+  --fleet-jobs <list>  jobs due in the same second on 4 instance processes, besides the 1-job
+                       reference (default 1000,10000; --quick: 200)
   --idle <s>           seconds of idle-CPU measurement (default 3; --quick: 0.5)
   --pin                re-run everything under \`taskset -c 0\` (one core: stabler, lower figures)
   --quick              smoke run of every scenario in well under 90 s (no timing assertions)
@@ -83,18 +84,17 @@ export function parseOptions(argv: readonly string[], cpus: number): BenchOption
       );
     }
   }
-  const instances = (values.instances ?? (quick ? '1,2,4' : '1,2,4,8,16,32'))
-    .split(',')
-    .map((n) => positive('instances', n.trim(), true));
+  const list = (name: string, text: string) =>
+    [...new Set(text.split(',').map((n) => positive(name, n.trim(), true)))].sort((a, b) => a - b);
   return {
     backends: [...new Set(backends)] as BackendName[],
-    instances: [...new Set(instances)].sort((a, b) => a - b),
+    instances: list('instances', values.instances ?? (quick ? '1,2,4' : '1,2,4,8,16,32')),
     durationSeconds: positive('duration', values.duration ?? (quick ? '0.3' : '3'), false),
     rounds: positive('rounds', values.rounds ?? (quick ? '1' : '3'), true),
     workers: positive('workers', values.workers ?? String(Math.max(2, cpus)), true),
     scaleJobs: positive('jobs', values.jobs ?? (quick ? '1000' : '10000'), true),
-    fleetJobs: positive('fleet-jobs', values['fleet-jobs'] ?? (quick ? '100' : '1000'), true),
-    fleetInstances: 4,
+    fleetJobs: list('fleet-jobs', values['fleet-jobs'] ?? (quick ? '200' : '1000,10000')),
+    singleWakes: quick ? 3 : 5,
     idleSeconds: positive('idle', values.idle ?? (quick ? '0.5' : '3'), false),
     pin: values.pin === true,
     quick,

@@ -1,5 +1,6 @@
 import type { CellResult } from '../src/contention/run.js';
 import type { BenchReport, FleetRow } from '../src/report/report.js';
+import { emptyRow } from '../src/report/scale.js';
 import { summarize } from '../src/stats.js';
 
 /** A contention cell with plausible figures; override what a test is about. */
@@ -27,23 +28,19 @@ export function cell(overrides: Partial<CellResult>): CellResult {
   };
 }
 
-/** A fleet row with plausible figures. */
+/** A scale-scenario row with plausible figures (redis, unbatched, 10 jobs due together). */
 export function fleetRow(overrides: Partial<FleetRow>): FleetRow {
   return {
-    backend: 'redis',
-    instances: 4,
-    jobs: 10,
+    ...emptyRow('redis', 'unbatched', 10, 1, 4),
     ran: 10,
-    duplicates: 0,
-    missed: 0,
-    skippedUnavailable: 0,
     lateness: summarize([5, 10, 20]),
     won: 10,
     lost: 30,
-    busy: 0,
-    failed: 0,
     complete: true,
     settledAfterMs: 40,
+    startedAfterMs: -500,
+    perWake: { claim: 10, claimMany: 0, batchedFires: 0, release: 2.5 },
+    ledger: { files: 4, torn: 0 },
     verified: 'ok',
     ...overrides,
   };

@@ -11,7 +11,8 @@ describe('parseOptions', () => {
       rounds: 3,
       workers: 2,
       scaleJobs: 10_000,
-      fleetJobs: 1000,
+      fleetJobs: [1000, 10_000],
+      singleWakes: 5,
       quick: false,
       pin: false,
       out: null,
@@ -29,6 +30,7 @@ describe('parseOptions', () => {
       out: 'x',
     });
     expect(o.scaleJobs).toBeLessThan(10_000);
+    expect(o.fleetJobs).toEqual([200]);
   });
 
   it('takes backends, duration and pin', () => {
@@ -36,6 +38,11 @@ describe('parseOptions', () => {
     expect(o.backends).toEqual(['redis', 'etcd']);
     expect(o.durationSeconds).toBe(1.5);
     expect(o.pin).toBe(true);
+  });
+
+  it("takes the scale scenario's job counts as a sorted list", () => {
+    expect(parseOptions(['--fleet-jobs', '10000,1000,1000'], 2).fleetJobs).toEqual([1000, 10_000]);
+    expect(() => parseOptions(['--fleet-jobs', '1000,-5'], 2)).toThrow(/--fleet-jobs/);
   });
 
   it('rejects unknown backends, bad numbers and unknown flags', () => {

@@ -1,13 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { int, mib, ms, times } from '../src/report/format.js';
 import { table } from '../src/report/markdown.js';
-import {
-  contentionTable,
-  fleetTable,
-  ratioRows,
-  renderMarkdown,
-  violations,
-} from '../src/report/report.js';
+import { contentionTable, ratioRows, renderMarkdown, violations } from '../src/report/report.js';
 import { summarize } from '../src/stats.js';
 import { cell, fleetRow, report } from './helpers.js';
 
@@ -95,8 +89,8 @@ describe('violations', () => {
       'redis fleetcron n=2: 1 duplicate wins',
       'redis fleetcron n=2: 1 fires without a winner',
       'redis fleetcron n=4: inspect: 2 mismatches',
-      'fleet redis: 2 duplicate runs',
-      'fleet redis: 1 jobs never ran',
+      'scale redis unbatched 10 jobs × 1 wakes: 2 duplicate runs',
+      'scale redis unbatched 10 jobs × 1 wakes: 1 jobs never ran',
     ]);
   });
 
@@ -143,14 +137,5 @@ describe('markdown report', () => {
     const md = renderMarkdown(report([], [], ['redis fleetcron n=2: 1 duplicate wins']));
     expect(md).toContain('**FAILED');
     expect(md).toContain('- redis fleetcron n=2: 1 duplicate wins');
-  });
-
-  it('fleet table shows lateness percentiles and failures', () => {
-    const out = fleetTable([fleetRow({}), fleetRow({ backend: 'etcd', failure: 'timeout' })]);
-    expect(out).toContain(
-      '| redis | 4 | 10 | 10 | 0 | 0 | 0 | 0 / 40 | 10.0 | 20.0 | 20.0 | 40.0 ms | ok |',
-    );
-    expect(out).toContain('| etcd | 4 | 10 | failed |');
-    expect(out).toContain('timeout');
   });
 });

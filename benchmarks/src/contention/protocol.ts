@@ -1,4 +1,5 @@
 import type { BackendName, Connection, Variant } from '../backends/types.js';
+import type { ScaleCell } from '../scale/cell.js';
 import type { FleetResult } from '../scale/fleet.js';
 import type { SingleScaleResult } from '../scale/single.js';
 import type { SliceResult, SliceRun } from './slice.js';
@@ -18,13 +19,15 @@ export type Request =
   | { type: 'go'; run: SliceRun }
   | { type: 'close' }
   | {
-      type: 'fleet-prepare';
+      type: 'scale-open';
       backend: BackendName;
       connection: Connection;
+      /** Global indices of the scale instances this process holds (memory: all of them). */
       instances: number[];
       poolSize: number;
     }
-  | { type: 'fleet-go'; jobs: number; fireAt: number; prefix: string; deadlineMs: number }
+  | { type: 'scale-go'; cell: ScaleCell }
+  | { type: 'scale-verify'; cell: ScaleCell; ranBy: [number, number][]; failedJobs: number[] }
   | { type: 'scale'; jobs: number; idleSeconds: number };
 
 /** What each request answers. */
@@ -32,8 +35,9 @@ export interface Responses {
   prepare: { ready: true };
   go: SliceResult;
   close: { closed: true };
-  'fleet-prepare': { ready: true };
-  'fleet-go': FleetResult;
+  'scale-open': { ready: true; canBatch: boolean };
+  'scale-go': FleetResult;
+  'scale-verify': string;
   scale: SingleScaleResult;
 }
 

@@ -4,18 +4,22 @@
  */
 import { backendModules } from '../backends/index.js';
 import type { Claimer, OwnedLock } from '../backends/types.js';
+import { canBatch, countingLock } from '../scale/counting-lock.js';
 import { type FleetInstance, runFleet } from '../scale/fleet.js';
 import { runSingleScale } from '../scale/single.js';
+import { verifyCell } from '../scale/verify.js';
 import type { Request, RequestEnvelope, ResponseEnvelope } from './protocol.js';
 import { instanceOwner, runSlice, warm } from './slice.js';
 
 let claimers: Claimer[] = [];
 let fleet: FleetInstance[] = [];
+let fleetOwned: OwnedLock[] = [];
 
 async function closeAll(): Promise<void> {
-  const closing = [...claimers.map((c) => c.close()), ...fleet.map((f) => f.owned.close())];
+  const closing = [...claimers.map((c) => c.close()), ...fleetOwned.map((o) => o.close())];
   claimers = [];
   fleet = [];
+  fleetOwned = [];
   await Promise.allSettled(closing);
 }
 
@@ -37,34 +41,40 @@ async function handle(request: Request): Promise<unknown> {
     case 'close':
       await closeAll();
       return { closed: true };
-    case 'fleet-prepare': {
+    case 'scale-open': {
       await closeAll();
       const module = backendModules[request.backend];
-      const owned: OwnedLock[] = await Promise.all(
+      fleetOwned = await Promise.all(
         request.instances.map(() => module.lock(request.connection, request.poolSize)),
       );
-      fleet = owned.map((o, i) => ({ index: request.instances[i] as number, owned: o }));
-      // warm each connection (scripts, lease pool) before the fire
+      fleet = fleetOwned.map((o, i) => ({
+        index: request.instances[i] as number,
+        counted: countingLock(o.lock),
+      }));
+      // warm each connection (scripts, lease pool, clock estimate) before the first cell
       await Promise.all(
-        fleet.map(async ({ index, owned: { lock } }) => {
+        fleetOwned.map(async ({ lock }, i) => {
           const result = await lock.claim({
-            key: `fleet-warm-${index}-${process.pid}`,
+            key: `scale-warm-${request.instances[i]}-${process.pid}`,
             fireAt: Date.now(),
-            owner: `fleet-i${index}`,
+            owner: `scale-i${request.instances[i]}`,
             leaseMs: 30_000,
             exclusive: false,
           });
           if (result.status === 'won') await lock.release(result.lease);
         }),
       );
-      return { ready: true };
+      const first = fleetOwned[0]?.lock;
+      return { ready: true, canBatch: first ? canBatch(first) : false };
     }
-    case 'fleet-go':
-      try {
-        return await runFleet(fleet, request);
-      } finally {
-        await closeAll();
-      }
+    case 'scale-go':
+      return runFleet(fleet, request.cell);
+    case 'scale-verify': {
+      const lock = fleetOwned[0]?.lock;
+      if (!lock)
+        throw new Error('scale-verify: this process holds no lock (send scale-open first)');
+      return verifyCell(lock, request.cell, new Map(request.ranBy), new Set(request.failedJobs));
+    }
     case 'scale':
       return runSingleScale(request.jobs, request.idleSeconds);
   }

@@ -1,135 +1,185 @@
-import type { Lock } from '@fleetcron/core';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import { join } from 'node:path';
 import { accountJobs } from '../accounting.js';
-import { sharedMemoryLock } from '../backends/memory.js';
 import type { BackendModule, StartedBackend } from '../backends/types.js';
-import { spread } from '../contention/pool.js';
-import type { Placement } from '../contention/run.js';
-import type { FleetRow } from '../report/report.js';
+import { WorkerProcess } from '../contention/pool.js';
+import { emptyRow, type FleetRow } from '../report/scale.js';
 import { summarize } from '../stats.js';
-import { type FleetResult, fleetJobName, runFleet } from './fleet.js';
+import { CLAIM_MODES, type ClaimMode, cellJobs, type ScaleCell } from './cell.js';
+import { modeUnavailable } from './claim-mode.js';
+import type { FleetResult } from './fleet.js';
+import { readLedger } from './ledger.js';
 
-/** Settings of the fleet scenario. */
-export interface FleetSettings {
-  jobs: number;
-  instances: number;
-  /** How long after the fire time every claim must have been answered. */
-  deadlineMs: number;
-  runTag: string;
+/** Instances (schedulers) of the scale scenario. */
+export const SCALE_INSTANCES = 4;
+
+/** Connections each PostgreSQL instance's pool may open. */
+const POOL_SIZE = 4;
+
+/** Time between the wakes of a cell with several wakes (the single-job reference), ms. */
+const WAKE_GAP_MS = 200;
+
+/** Time from sending a cell until its first wake: start-up of the schedulers with all jobs added. */
+const leadMs = (jobs: number): number => 800 + Math.ceil(jobs * 0.3);
+
+/** How long after its last wake a cell waits for every claim to be answered. */
+const deadlineMs = (jobs: number): number => 30_000 + jobs * 10;
+
+/**
+ * The scale scenario's fleet: {@link SCALE_INSTANCES} instance processes, one real `Scheduler`
+ * each on its own lock and connection (memory: a `MemoryLock` cannot be shared between
+ * processes, so its 4 schedulers run in the first process, on one lock, and the row says so).
+ * Each cell adds its jobs in every process, fires them, and is judged from the ledger files the
+ * instances append to, cross-checked with `lock.inspect`.
+ */
+export class ScaleFleet {
+  private readonly processes = Array.from(
+    { length: SCALE_INSTANCES },
+    (_, i) => new WorkerProcess(`scale-i${i}`),
+  );
+  private holders: { worker: WorkerProcess; instances: number[] }[] = [];
+  private backend = '';
+  private lockCanBatch = false;
+  private cells = 0;
+
+  private constructor(
+    private readonly ledgerDir: string,
+    private readonly runTag: string,
+  ) {}
+
+  /** Starts the instance processes (they open nothing until {@link open}). */
+  static async create(runTag: string): Promise<ScaleFleet> {
+    return new ScaleFleet(await mkdtemp(join(os.tmpdir(), 'fleetcron-scale-ledger-')), runTag);
+  }
+
+  /** Opens a lock per instance on `started` (closing the previous backend's). */
+  async open(module: BackendModule, started: StartedBackend): Promise<void> {
+    this.backend = module.name;
+    const inProcess = module.name === 'memory';
+    const all = Array.from({ length: SCALE_INSTANCES }, (_, i) => i);
+    this.holders = inProcess
+      ? [{ worker: this.processes[0] as WorkerProcess, instances: all }]
+      : this.processes.map((worker, i) => ({ worker, instances: [i] }));
+    const answers = await Promise.all(
+      this.holders.map(({ worker, instances }) =>
+        worker.request({
+          type: 'scale-open',
+          backend: module.name,
+          connection: started.connection,
+          instances,
+          poolSize: POOL_SIZE,
+        }),
+      ),
+    );
+    this.lockCanBatch = answers.every((a) => a.canBatch);
+  }
+
+  /** Why `mode` cannot run on this backend, or `null` when it can. */
+  unavailable(mode: ClaimMode): string | null {
+    return modeUnavailable(mode, this.lockCanBatch);
+  }
+
+  /** Runs one cell: `jobsPerWake` jobs due at each of `wakes` instants, claimed in `mode`. */
+  async runCell(mode: ClaimMode, jobsPerWake: number, wakes: number): Promise<FleetRow> {
+    const base = emptyRow(this.backend, mode, jobsPerWake, wakes, this.holders.length);
+    const unavailable = this.unavailable(mode);
+    if (unavailable) return { ...base, unavailable };
+    const jobs = jobsPerWake * wakes;
+    const cell: ScaleCell = {
+      prefix: `scale-${this.runTag}-${++this.cells}`,
+      ...{ jobsPerWake, wakes, wakeGapMs: WAKE_GAP_MS, mode },
+      fireAt: Date.now() + leadMs(jobs),
+      deadlineMs: deadlineMs(jobs),
+      ledgerDir: this.ledgerDir,
+    };
+    const results = await Promise.all(
+      this.holders.map(({ worker }) => worker.request({ type: 'scale-go', cell })),
+    );
+    return this.judge(base, cell, results);
+  }
+
+  private async judge(base: FleetRow, cell: ScaleCell, results: FleetResult[]): Promise<FleetRow> {
+    const ledger = await readLedger(this.ledgerDir, cell.prefix);
+    const failedJobs = [...new Set(results.flatMap((r) => r.failedJobs))];
+    const account = accountJobs(cellJobs(cell), ledger.lines, failedJobs);
+    const ranBy: [number, number][] = ledger.lines.map((l) => [l.job, l.instance]);
+    const verified = await (this.holders[0] as { worker: WorkerProcess }).worker
+      .request({ type: 'scale-verify', cell, ranBy, failedJobs })
+      .catch((e: unknown) => `inspect failed: ${(e as Error).message.split('\n')[0]}`);
+    const sum = (f: (r: FleetResult) => number) => results.reduce((s, r) => s + f(r), 0);
+    const calls = results.flatMap((r) => r.calls.map((c) => c.calls));
+    const perWake = (f: (c: (typeof calls)[number]) => number) =>
+      calls.reduce((s, c) => s + f(c), 0) / (calls.length * cell.wakes);
+    return {
+      ...base,
+      ...account,
+      lateness: summarize(ledger.lines.map((l) => l.latenessMs)),
+      won: sum((r) => r.won),
+      lost: sum((r) => r.lost),
+      busy: sum((r) => r.busy),
+      failed: sum((r) => r.failed),
+      complete: results.every((r) => r.complete),
+      settledAfterMs: Math.max(...results.map((r) => r.settledAfterMs)),
+      startedAfterMs: Math.max(...results.map((r) => r.startedAfterMs)),
+      perWake: {
+        claim: perWake((c) => c.claim),
+        claimMany: perWake((c) => c.claimMany),
+        batchedFires: perWake((c) => c.claimManyRequests),
+        release: perWake((c) => c.release + c.releaseMany),
+      },
+      ledger: { files: ledger.files, torn: ledger.torn },
+      verified,
+    };
+  }
+
+  /** Closes the backend's locks in every process. */
+  async closeBackend(): Promise<void> {
+    await Promise.allSettled(this.holders.map(({ worker }) => worker.request({ type: 'close' })));
+    this.holders = [];
+  }
+
+  /** Ends the instance processes and removes the ledger files. */
+  async close(): Promise<void> {
+    await Promise.allSettled(this.processes.map((p) => p.close()));
+    await rm(this.ledgerDir, { recursive: true, force: true });
+  }
 }
 
-/** Connections each PostgreSQL instance's pool may open in the fleet scenario. */
-const FLEET_POOL_SIZE = 4;
-
-/** Checks with `lock.inspect` that each job's fire has one `won` record, by the instance that ran it. */
-async function verifyJobs(
-  lock: Lock,
-  prefix: string,
-  fireAt: number,
-  runs: FleetResult['runs'],
-  jobs: number,
-  failedJobs: ReadonlySet<number>,
-): Promise<string> {
-  const ranBy = new Map(runs.map((r) => [r.job, `fleet-i${r.instance}`]));
-  const problems: string[] = [];
-  const next = { job: 0 };
-  const worker = async () => {
-    for (let job = next.job++; job < jobs; job = next.job++) {
-      const { fires } = await lock.inspect(fleetJobName(prefix, job));
-      const records = fires.filter((f) => f.fireAt === fireAt);
-      const owner = ranBy.get(job);
-      // a job whose claims threw may have no record (the claim never reached the server)
-      if (records.length === 0 && !owner && failedJobs.has(job)) continue;
-      if (records.length !== 1) problems.push(`job ${job}: ${records.length} claim records`);
-      else if (owner && (records[0]?.owner !== owner || records[0]?.outcome !== 'won')) {
-        problems.push(`job ${job}: record of ${records[0]?.owner}, run by ${owner}`);
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: 16 }, worker));
-  return problems.length === 0
-    ? 'ok'
-    : `${problems.length} mismatches (${problems.slice(0, 3).join('; ')})`;
+/** The cells of one backend, in run order: each job count in both modes, side by side. */
+export function scaleCells(
+  jobCounts: readonly number[],
+  singleWakes: number,
+): { mode: ClaimMode; jobsPerWake: number; wakes: number }[] {
+  const counts: [number, number][] = [
+    [1, singleWakes],
+    ...jobCounts.map((n): [number, number] => [n, 1]),
+  ];
+  return counts.flatMap(([jobsPerWake, wakes]) =>
+    CLAIM_MODES.map((mode) => ({ mode, jobsPerWake, wakes })),
+  );
 }
 
 /**
- * Runs the fleet scenario on one backend: `instances` schedulers spread over the worker
- * processes (memory: all in this process, sharing one MemoryLock), `jobs` jobs due at the same
- * instant, then accounts runs and cross-checks with `lock.inspect`.
+ * Runs every cell of {@link scaleCells} on `fleet` (already opened on the backend); a cell that
+ * throws becomes a row with its failure, and the next cells still run.
  */
-export async function runFleetScenario(
-  module: BackendModule,
-  started: StartedBackend,
-  placement: Placement,
-  inspector: Lock | null,
-  settings: FleetSettings,
-): Promise<FleetRow> {
-  const prefix = `fleet-${settings.runTag}`;
-  const lead = 1500;
-  let fireAt = 0;
-  let results: FleetResult[];
-  if (placement.kind === 'in-process') {
-    const lock = sharedMemoryLock();
-    const instances = Array.from({ length: settings.instances }, (_, index) => ({
-      index,
-      owned: { lock, close: async () => {} },
-    }));
-    fireAt = Math.ceil((Date.now() + lead) / 1000) * 1000;
-    results = [
-      await runFleet(instances, {
-        jobs: settings.jobs,
-        fireAt,
-        prefix,
-        deadlineMs: settings.deadlineMs,
+export async function runScaleCells(
+  fleet: ScaleFleet,
+  backend: string,
+  cells: ReturnType<typeof scaleCells>,
+  onRow: (row: FleetRow) => void,
+): Promise<FleetRow[]> {
+  const rows: FleetRow[] = [];
+  for (const { mode, jobsPerWake, wakes } of cells) {
+    const row = await fleet.runCell(mode, jobsPerWake, wakes).catch(
+      (error: unknown): FleetRow => ({
+        ...emptyRow(backend, mode, jobsPerWake, wakes, 0),
+        failure: (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '',
       }),
-    ];
-  } else {
-    const groups = spread(settings.instances, placement.workers.length);
-    const workers = placement.workers.slice(0, groups.length);
-    await Promise.all(
-      workers.map((w, i) =>
-        w.request({
-          type: 'fleet-prepare',
-          backend: module.name,
-          connection: started.connection,
-          instances: groups[i] as number[],
-          poolSize: FLEET_POOL_SIZE,
-        }),
-      ),
     );
-    fireAt = Math.ceil((Date.now() + lead) / 1000) * 1000;
-    results = await Promise.all(
-      workers.map((w) =>
-        w.request({
-          type: 'fleet-go',
-          jobs: settings.jobs,
-          fireAt,
-          prefix,
-          deadlineMs: settings.deadlineMs,
-        }),
-      ),
-    );
+    rows.push(row);
+    onRow(row);
   }
-  const runs = results.flatMap((r) => r.runs);
-  const failedJobs = new Set(results.flatMap((r) => r.failedJobs));
-  const account = accountJobs(settings.jobs, runs, failedJobs);
-  const lock = module.name === 'memory' ? sharedMemoryLock() : inspector;
-  const verified = lock
-    ? await verifyJobs(lock, prefix, fireAt, runs, settings.jobs, failedJobs).catch(
-        (e: unknown) => `inspect failed: ${(e as Error).message}`,
-      )
-    : 'n/a';
-  const sum = (f: (r: FleetResult) => number) => results.reduce((s, r) => s + f(r), 0);
-  return {
-    backend: module.name,
-    instances: settings.instances,
-    ...account,
-    lateness: summarize(runs.map((r) => r.latenessMs)),
-    won: sum((r) => r.won),
-    lost: sum((r) => r.lost),
-    busy: sum((r) => r.busy),
-    failed: sum((r) => r.failed),
-    complete: results.every((r) => r.complete),
-    settledAfterMs: Math.max(...results.map((r) => r.settledAfterMs)),
-    verified,
-  };
+  return rows;
 }

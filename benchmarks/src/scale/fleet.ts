@@ -1,91 +1,105 @@
+import { once } from 'node:events';
+import { createWriteStream, type WriteStream } from 'node:fs';
 import { at, type FleetcronEvent, Scheduler, subscribe } from '@fleetcron/core';
-import type { OwnedLock } from '../backends/types.js';
+import { cellJobs, jobFireAt, ledgerFile, type ScaleCell, scaleJobName } from './cell.js';
+import { modeSetup } from './claim-mode.js';
+import type { CountingLock, LockCalls } from './counting-lock.js';
 
-/** One instance of the fleet scenario. */
+/** One instance of the scale scenario: its global index and its counted lock. */
 export interface FleetInstance {
   index: number;
-  owned: OwnedLock;
+  counted: CountingLock;
 }
 
-/** What a group of fleet instances observed. */
+/** What the instances of one process observed in one cell (runs are in the ledger files). */
 export interface FleetResult {
-  /** One entry per run: job index, instance index, lateness (run start − scheduled), ms. */
-  runs: { job: number; instance: number; latenessMs: number }[];
-  /** Job indices for which a claim threw (claim.failed). */
+  /** Job indices for which a claim threw (claim.failed): skipped, fail closed. */
   failedJobs: number[];
   won: number;
   lost: number;
   busy: number;
   failed: number;
+  /** Lock calls per instance during the cell. */
+  calls: { index: number; calls: LockCalls }[];
   /** Whether every instance resolved every job's claim before the deadline. */
   complete: boolean;
-  /** ms from the fire time until the last claim of this group was answered. */
+  /** ms from the last wake until the last claim of this process was answered. */
   settledAfterMs: number;
+  /** ms from the first wake until this process's schedulers had started (≤ 0: in time). */
+  startedAfterMs: number;
 }
 
-/** Job name of job `j` under `prefix`. */
-export const fleetJobName = (prefix: string, job: number): string => `${prefix}-${job}`;
+/** A line of the ledger: one run, appended by the instance that ran it. */
+export interface LedgerLine {
+  job: number;
+  instance: number;
+  pid: number;
+  /** Run start − scheduled time (`ctx.startedAt − ctx.fireAt`), ms. */
+  latenessMs: number;
+}
 
 /**
- * Runs `jobs` one-shot jobs, all due at `fireAt`, on each of `instances` (a real
- * {@link Scheduler} each, with its own lock and connection), waits until every instance has
- * an answer for every job's claim (or `deadlineMs` after the fire), then stops the schedulers.
+ * Runs one cell on `instances` (a real {@link Scheduler} each, on its own counted lock): adds
+ * every job of the cell (`at()` its wake), starts, appends one ledger line per run to the
+ * instance's ledger file, waits until every claim was answered (or the deadline), stops.
  */
 export async function runFleet(
   instances: readonly FleetInstance[],
-  options: { jobs: number; fireAt: number; prefix: string; deadlineMs: number },
+  cell: ScaleCell,
 ): Promise<FleetResult> {
-  const { jobs, fireAt, prefix, deadlineMs } = options;
+  const jobs = cellJobs(cell);
+  const lastWake = jobFireAt(cell, jobs - 1);
   const result: FleetResult = {
-    runs: [],
-    failedJobs: [],
-    won: 0,
-    lost: 0,
-    busy: 0,
-    failed: 0,
-    complete: false,
-    settledAfterMs: 0,
+    ...{ failedJobs: [], won: 0, lost: 0, busy: 0, failed: 0, calls: [] },
+    ...{ complete: false, settledAfterMs: 0, startedAfterMs: 0 },
   };
-  const byId = new Map<string, number>();
-  const answered = new Map<string, number>();
-  const jobIndex = (name: string): number => Number(name.slice(prefix.length + 1));
+  const ids = new Set(instances.map(({ index }) => `scale-i${index}`));
+  const prefix = `${cell.prefix}-`;
   let pending = jobs * instances.length;
-  let resolveDone!: () => void;
+  let settled = () => {};
   const done = new Promise<void>((resolve) => {
-    resolveDone = resolve;
+    settled = resolve;
   });
   const unsubscribe = subscribe((event: FleetcronEvent) => {
-    if (!byId.has(event.instanceId) || !event.job?.startsWith(`${prefix}-`)) return;
+    if (!ids.has(event.instanceId) || !event.job?.startsWith(prefix)) return;
     const type = event.type;
-    if (type === 'claim.won' || type === 'claim.lost' || type === 'claim.busy') {
-      result[type === 'claim.won' ? 'won' : type === 'claim.lost' ? 'lost' : 'busy']++;
-    } else if (type === 'claim.failed') {
+    if (type === 'claim.lost' && event.reason === 'early') return; // claimed again on time
+    if (type === 'claim.won') result.won++;
+    else if (type === 'claim.lost') result.lost++;
+    else if (type === 'claim.busy') result.busy++;
+    else if (type === 'claim.failed') {
       result.failed++;
-      result.failedJobs.push(jobIndex(event.job));
+      result.failedJobs.push(Number(event.job.slice(prefix.length)));
     } else return;
-    answered.set(event.instanceId, (answered.get(event.instanceId) ?? 0) + 1);
     if (--pending === 0) {
-      result.settledAfterMs = Date.now() - fireAt;
-      resolveDone();
+      result.settledAfterMs = Date.now() - lastWake;
+      settled();
     }
   });
-  const schedulers = instances.map(({ index, owned }) => {
+  const ledgers: WriteStream[] = [];
+  const schedulers = instances.map(({ index, counted }) => {
+    counted.reset();
+    const ledger = createWriteStream(ledgerFile(cell, index), { flags: 'a' });
+    ledgers.push(ledger);
+    const { lock, options } = modeSetup(cell.mode, counted.lock);
     const scheduler = new Scheduler({
-      lock: owned.lock,
-      instanceId: `fleet-i${index}`,
+      lock,
+      instanceId: `scale-i${index}`,
       leaseMs: 30_000,
+      ...options,
     });
-    byId.set(scheduler.instanceId, index);
     for (let job = 0; job < jobs; job++) {
       scheduler.add({
-        name: fleetJobName(prefix, job),
-        trigger: at(fireAt),
+        name: scaleJobName(cell.prefix, job),
+        trigger: at(jobFireAt(cell, job)),
         run: (ctx) => {
-          result.runs.push({
+          const line: LedgerLine = {
             job,
             instance: index,
+            pid: process.pid,
             latenessMs: ctx.startedAt.getTime() - ctx.fireAt.getTime(),
-          });
+          };
+          ledger.write(`${JSON.stringify(line)}\n`);
         },
       });
     }
@@ -93,19 +107,29 @@ export async function runFleet(
   });
   try {
     for (const scheduler of schedulers) scheduler.start();
-    const timeout = fireAt + deadlineMs - Date.now();
+    result.startedAfterMs = Date.now() - cell.fireAt;
     let timer: NodeJS.Timeout | undefined;
     result.complete = await Promise.race([
       done.then(() => true),
       new Promise<boolean>((resolve) => {
-        timer = setTimeout(() => resolve(false), Math.max(0, timeout));
+        timer = setTimeout(
+          () => resolve(false),
+          Math.max(0, lastWake + cell.deadlineMs - Date.now()),
+        );
       }),
     ]);
     clearTimeout(timer);
-    if (!result.complete) result.settledAfterMs = Date.now() - fireAt;
+    if (!result.complete) result.settledAfterMs = Date.now() - lastWake;
   } finally {
     unsubscribe();
     await Promise.all(schedulers.map((s) => s.stop({ drainMs: 5_000 })));
+    await Promise.all(
+      ledgers.map((l) => {
+        l.end();
+        return once(l, 'finish');
+      }),
+    );
   }
+  result.calls = instances.map(({ index, counted }) => ({ index, calls: { ...counted.calls } }));
   return result;
 }

@@ -1,0 +1,242 @@
+import type { TopLevelSpec } from 'vega-lite';
+import type { JobAccount } from '../accounting.js';
+import type { ClaimMode } from '../scale/cell.js';
+import { ratio, type Summary, summarize } from '../stats.js';
+import { int, ms, times } from './format.js';
+import { table } from './markdown.js';
+
+/** One cell of the scale scenario: `jobsPerWake` jobs due together at each of `wakes` wakes. */
+export interface FleetRow extends JobAccount {
+  backend: string;
+  /** Schedulers in the cell. */
+  instances: number;
+  /** Processes they ran in (1 for memory: a MemoryLock cannot be shared between processes). */
+  processes: number;
+  mode: ClaimMode;
+  jobsPerWake: number;
+  wakes: number;
+  /** Run start − scheduled time of every run in the ledger, ms. */
+  lateness: Summary;
+  won: number;
+  lost: number;
+  busy: number;
+  failed: number;
+  complete: boolean;
+  /** ms from the last wake until every claim was answered. */
+  settledAfterMs: number;
+  /** ms from the first wake until the last process had started its schedulers (≤ 0: in time). */
+  startedAfterMs: number;
+  /** Lock calls per instance per wake (mean over instances). */
+  perWake: { claim: number; claimMany: number; batchedFires: number; release: number };
+  /** Ledger files read and lines that did not parse (a torn write). */
+  ledger: { files: number; torn: number };
+  /** `lock.inspect` cross-check: `ok`, `n/a` or the mismatches. */
+  verified: string;
+  /** The cell could not run in this mode (`n/a: …`): reported, not a failure. */
+  unavailable?: string;
+  /** The cell failed to run. */
+  failure?: string;
+}
+
+/** A row for a cell that did not run (yet). */
+export function emptyRow(
+  backend: string,
+  mode: ClaimMode,
+  jobsPerWake: number,
+  wakes: number,
+  processes: number,
+): FleetRow {
+  return {
+    ...{ backend, instances: 4, processes, mode, jobsPerWake, wakes },
+    ...{ jobs: jobsPerWake * wakes, ran: 0, duplicates: 0, missed: 0, skippedUnavailable: 0 },
+    ...{ lateness: summarize([]), won: 0, lost: 0, busy: 0, failed: 0, complete: false },
+    ...{ settledAfterMs: 0, startedAfterMs: 0, verified: 'n/a' },
+    perWake: { claim: 0, claimMany: 0, batchedFires: 0, release: 0 },
+    ledger: { files: 0, torn: 0 },
+  };
+}
+
+/** Goal of lateness p99 at {@link GOAL_JOBS} jobs × 4 instances on this 2-core machine, ms. */
+export const LATENESS_GOAL_MS: Readonly<Record<string, number>> = {
+  memory: 50,
+  redis: 50,
+  postgres: 50,
+  etcd: 250,
+};
+/** The job count the lateness goal is set for. */
+export const GOAL_JOBS = 1000;
+/** At 10× the jobs, p99 may grow at most this many times. */
+export const GROWTH_GOAL = 10;
+
+/** Violations of the scale scenario: a cell that failed, duplicates, missed jobs, bad ledger. */
+export function scaleViolations(rows: readonly FleetRow[]): string[] {
+  const out: string[] = [];
+  for (const r of rows) {
+    const at = `scale ${r.backend} ${r.mode} ${r.jobsPerWake} jobs × ${r.wakes} wakes`;
+    if (r.failure) out.push(`${at}: did not run: ${r.failure}`);
+    if (r.unavailable || r.failure) continue;
+    if (r.duplicates > 0) out.push(`${at}: ${r.duplicates} duplicate runs`);
+    if (r.missed > 0) out.push(`${at}: ${r.missed} jobs never ran`);
+    if (r.ledger.torn > 0) out.push(`${at}: ${r.ledger.torn} torn ledger lines`);
+    if (r.verified !== 'ok' && r.verified !== 'n/a') out.push(`${at}: inspect: ${r.verified}`);
+  }
+  return out;
+}
+
+/** One backend × mode against the goals. */
+export interface GoalRow {
+  backend: string;
+  mode: ClaimMode;
+  singleP99: number | null;
+  /** The job count judged against the lateness goal (the smallest measured one above 1). */
+  jobs: number | null;
+  p99: number | null;
+  /** p99 at `jobs` ÷ p99 of a single job. */
+  vsSingle: number | null;
+  goalMs: number | null;
+  /** `null` when not judged (no goal for the backend, or `jobs` is not {@link GOAL_JOBS}). */
+  met: boolean | null;
+  p99At10x: number | null;
+  growth: number | null;
+  growthMet: boolean | null;
+}
+
+const measured = (r: FleetRow | undefined): r is FleetRow =>
+  r !== undefined && !r.unavailable && !r.failure && r.lateness.count > 0;
+
+/** The goal rows of every backend × mode that has measured cells. */
+export function scaleGoals(rows: readonly FleetRow[]): GoalRow[] {
+  const keys = [...new Set(rows.map((r) => `${r.backend}\u0000${r.mode}`))];
+  return keys.flatMap((key) => {
+    const [backend, mode] = key.split('\u0000') as [string, ClaimMode];
+    const own = rows.filter((r) => r.backend === backend && r.mode === mode && measured(r));
+    if (own.length === 0) return [];
+    const single = own.find((r) => r.jobsPerWake === 1);
+    const counts = own.map((r) => r.jobsPerWake).filter((n) => n > 1);
+    const jobs = counts.length ? Math.min(...counts) : null;
+    const at = own.find((r) => r.jobsPerWake === jobs);
+    const big = own.find((r) => jobs !== null && r.jobsPerWake === jobs * 10);
+    const goalMs = LATENESS_GOAL_MS[backend] ?? null;
+    const p99 = at?.lateness.p99 ?? null;
+    const growth = ratio(big?.lateness.p99, p99);
+    return [
+      {
+        ...{ backend, mode, singleP99: single?.lateness.p99 ?? null, jobs, p99 },
+        vsSingle: ratio(p99, single?.lateness.p99),
+        goalMs,
+        met: goalMs !== null && jobs === GOAL_JOBS && p99 !== null ? p99 <= goalMs : null,
+        p99At10x: big?.lateness.p99 ?? null,
+        growth,
+        growthMet: growth === null ? null : growth <= GROWTH_GOAL,
+      },
+    ];
+  });
+}
+
+const verdict = (met: boolean | null): string => (met === null ? '–' : met ? 'met' : 'missed');
+const label = (r: Pick<FleetRow, 'backend' | 'processes' | 'instances'>): string =>
+  r.processes === 1 && r.instances > 1
+    ? `${r.backend} (${r.instances} schedulers, 1 process)`
+    : `${r.backend} (${r.processes} processes)`;
+const fixed = (n: number): string => (Number.isInteger(n) ? int(n) : n.toFixed(1));
+
+/** The goals table. */
+export function goalsTable(goals: readonly GoalRow[]): string {
+  return table(
+    [
+      'backend',
+      'mode',
+      'p99 1 job ms',
+      'jobs',
+      'p99 ms',
+      'p99 ÷ 1 job',
+      'goal ms',
+      'goal',
+      'p99 at 10× ms',
+      '10× ÷ 1×',
+      '≤ 10×',
+    ],
+    goals.map((g) => [
+      ...[g.backend, g.mode, ms(g.singleP99 ?? Number.NaN), g.jobs === null ? '–' : int(g.jobs)],
+      ...[ms(g.p99 ?? Number.NaN), times(g.vsSingle), g.goalMs === null ? '–' : String(g.goalMs)],
+      ...[verdict(g.met), ms(g.p99At10x ?? Number.NaN), times(g.growth), verdict(g.growthMet)],
+    ]),
+    ['left', 'left'],
+  );
+}
+
+/** The cells table: one row per backend × mode × job count. */
+export function scaleTable(rows: readonly FleetRow[]): string {
+  return table(
+    [
+      ...['backend', 'mode', 'jobs due together × wakes', 'ran', 'duplicates', 'missed'],
+      ...['skipped (claim failed)', 'lateness p50 ms', 'p99 ms', 'max ms'],
+      ...['claim / claimMany calls per instance per wake', 'releases per instance per wake'],
+      ...['all claims answered after', 'inspect'],
+    ],
+    rows.map((r) => {
+      const head = [label(r), r.mode, `${int(r.jobsPerWake)} × ${r.wakes}`];
+      if (r.unavailable || r.failure) {
+        return [
+          ...head,
+          r.unavailable ?? 'failed',
+          '',
+          '',
+          '',
+          '',
+          '',
+          '',
+          '',
+          '',
+          r.failure ?? '',
+          '',
+        ];
+      }
+      const late = r.startedAfterMs > 0 ? ` (started ${ms(r.startedAfterMs)} ms late)` : '';
+      return [
+        ...[...head, int(r.ran), int(r.duplicates), int(r.missed), int(r.skippedUnavailable)],
+        ...[ms(r.lateness.p50), ms(r.lateness.p99), ms(r.lateness.max)],
+        `${fixed(r.perWake.claim)} / ${fixed(r.perWake.claimMany)}`,
+        fixed(r.perWake.release),
+        `${ms(r.settledAfterMs)} ms${r.complete ? '' : ' (deadline)'}${late}`,
+        r.verified,
+      ];
+    }),
+    ['left', 'left', 'left'],
+  );
+}
+
+/** A vega-lite spec: lateness p99 against jobs due together, per backend (colour) and mode (dash). */
+export function scaleChartSpec(rows: readonly FleetRow[], title: string): TopLevelSpec {
+  const points = rows
+    .filter(measured)
+    .map((r) => ({ backend: r.backend, mode: r.mode, jobs: r.jobsPerWake, p99: r.lateness.p99 }));
+  return {
+    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+    title,
+    width: 420,
+    height: 280,
+    data: { values: points },
+    mark: { type: 'line', point: true },
+    encoding: {
+      x: {
+        field: 'jobs',
+        type: 'quantitative',
+        scale: { type: 'log' },
+        axis: {
+          values: [...new Set(points.map((p) => p.jobs))],
+          title: 'jobs due together (× 4 instances)',
+        },
+      },
+      y: {
+        field: 'p99',
+        type: 'quantitative',
+        scale: { type: 'symlog' },
+        title: 'lateness p99 (ms)',
+      },
+      color: { field: 'backend', type: 'nominal' },
+      strokeDash: { field: 'mode', type: 'nominal' },
+    },
+    config: { background: 'white' },
+  } as TopLevelSpec;
+}

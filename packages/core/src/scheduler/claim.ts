@@ -1,27 +1,27 @@
 import type { Clock } from '../clock.js';
 import { BackendUnavailableError, SchedulerStoppedError, toError } from '../errors.js';
 import type { ClockSample } from '../fleet-clock/offset-estimator.js';
-import type { CatchUpClaim, ClaimResult, Lease, Lock } from '../lock.js';
+import type { CatchUpClaim, ClaimRequest, ClaimResult, Lease, Lock } from '../lock.js';
 import type { Logger } from '../middleware.js';
-import type { ClaimLimiter } from './claim-limiter.js';
+import type { ClaimSender } from './claim-batch.js';
 import { settleWithin, type TimerSource } from './deadline.js';
 import type { FireEvents } from './fire-events.js';
 import type { NormalizedJob } from './job.js';
 import { handBackClaim } from './lease-return.js';
-import { safeCall } from './safe.js';
 
 /** What claiming a fire needs. */
 export interface ClaimContext {
   readonly lock: Lock;
   readonly clock: Clock;
   readonly timers: TimerSource;
-  readonly claims: ClaimLimiter;
+  /** How the claim reaches the lock: batched through `claimMany`, or single claims in slots. */
+  readonly claims: ClaimSender;
   readonly owner: string;
   readonly events: FireEvents;
   readonly log: Logger;
   /** Aborted when `stop()` stops waiting for this fire: a claim in flight is given up. */
   readonly stopping: AbortSignal;
-  /** False once `stop()` began: a fire still waiting for a claim slot is dropped unsent. */
+  /** False once `stop()` began: a fire still waiting for its batch or a slot is dropped unsent. */
   acceptsClaims(): boolean;
   /** Receives the backend's time carried by a claim answer (the fleet clock's samples). */
   sampled(sample: ClockSample): void;
@@ -44,34 +44,30 @@ export type ClaimOutcome =
   | { status: 'busy' }
   /** The lock threw or gave no answer in time: skip the fire (fail closed). */
   | { status: 'failed'; error: Error }
-  /** Not sent (`stop()` began while the fire waited for a claim slot), or given up by `stop()`. */
+  /** Not sent (`stop()` began while the fire waited for its batch or a slot), or given up by `stop()`. */
   | { status: 'dropped' };
 
 /**
- * Claims one fire: waits for a slot of the {@link ClaimLimiter}, sends the claim with an
- * `AbortSignal`, and gives up when no answer comes within the job's lease (or `stop()` stops
- * waiting). Giving up aborts the signal (the adapter must not send or re-send it any more) and,
- * should the claim still be won later, hands that win back so the fire is not burnt. Publishes
- * the `claim.*` event.
+ * Claims one fire: hands the claim to the {@link ClaimSender} (the next batch of `claimMany`, or
+ * a free slot for a single claim), then waits for its answer, giving up when none comes within
+ * the job's lease from the moment it was sent (or `stop()` stops waiting). Giving up aborts the
+ * claim's signal (the adapter must not send or re-send it any more; a batch not sent yet drops
+ * it) and, should the claim still be won later, hands that win back so the fire is not burnt.
+ * Publishes the `claim.*` event. The answer is handled the same however it was sent.
  */
 export async function claimFire(
   c: ClaimContext,
   job: NormalizedJob,
   fireAt: number,
 ): Promise<ClaimOutcome> {
-  const freeSlot = await c.claims.acquire();
-  if (!c.acceptsClaims()) {
-    freeSlot();
-    return { status: 'dropped' };
-  }
-  const sentAt = c.clock.monotonic();
   const giveUp = new AbortController();
-  const claim = send(c, job, fireAt, giveUp.signal);
-  claim.then(freeSlot, freeSlot);
+  const wanted = () => c.acceptsClaims() && !c.stopping.aborted;
+  const sent = await c.claims.send(requestOf(c, job, fireAt, giveUp.signal), giveUp.signal, wanted);
+  if (sent === null) return { status: 'dropped' };
+  const { sentAt, answer: claim } = sent;
   const abandon = (error: Error) => {
     if (giveUp.signal.aborted) return error;
     giveUp.abort(error); // the adapter must not send or re-send it any more
-    freeSlot(); // a hung backend must not hold the slot: later fires fail closed too
     handBackLateWin(c, job, claim);
     return error;
   };
@@ -107,14 +103,15 @@ function stopWaiting(signal: AbortSignal): Promise<typeof STOPPED> {
   });
 }
 
-function send(
+/** The claim request of fire `fireAt` of `job`. */
+function requestOf(
   c: ClaimContext,
   job: NormalizedJob,
   fireAt: number,
   signal: AbortSignal,
-): Promise<ClaimResult> {
+): ClaimRequest {
   const exclusive = job.overlap === 'skip' && !c.ownLease;
-  const request = {
+  return {
     key: job.name,
     fireAt,
     owner: c.owner,
@@ -123,7 +120,6 @@ function send(
     signal,
     ...(c.catchUp ? { catchUp: c.catchUp } : {}),
   };
-  return safeCall(() => c.lock.claim(request));
 }
 
 function noAnswer(lock: Lock, ms: number): BackendUnavailableError {

@@ -1,11 +1,12 @@
 import type { Logger } from '../middleware.js';
 import { CatchUpStart } from './catch-up-start.js';
-import { ClaimLimiter } from './claim-limiter.js';
+import { claimSenderFor } from './claim-batch.js';
 import type { ClockWatch } from './clock-watch.js';
 import { FireRun } from './fire-run.js';
 import type { FireDeps, FireKind } from './fire-types.js';
 import type { HistoryWriter } from './history.js';
 import type { NormalizedJob } from './job.js';
+import { leaseCallsFor } from './lease-batch.js';
 import { ManualRuns } from './manual-runs.js';
 import type { ResolvedOptions } from './options.js';
 import type { TimerQueue } from './timer-queue.js';
@@ -42,12 +43,13 @@ export class FirePath {
   readonly manual: ManualRuns;
 
   constructor(private readonly host: FirePathHost) {
-    const { lock, store, middleware, logger, instanceId, maxConcurrentClaims } = host.options;
+    const { lock, store, middleware, logger, instanceId, claimBatchSize } = host.options;
     const { history, queue, clockWatch, log } = host;
     const clock = clockWatch.clock;
     this.deps = {
       ...{ lock, store, history, clock, queue, instanceId, logger, middleware, clockWatch },
-      claims: new ClaimLimiter(maxConcurrentClaims),
+      claims: claimSenderFor(lock, host.options, clock),
+      leaseCalls: leaseCallsFor(lock, claimBatchSize, clock),
       claimsStopped: () => host.claimsStopped(),
       acceptsRuns: () => host.acceptsRuns(),
       acceptsClaims: () => host.isRunning(),

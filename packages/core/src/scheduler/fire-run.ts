@@ -154,10 +154,10 @@ export class FireRun {
 
   /** Sets the local deadline of a won lease and prepares its keeper (not started yet). */
   private hold(lease: Lease, sentAt: number): HeldLease {
-    const { lock, clock, queue } = this.deps;
+    const { lock, clock, queue, leaseCalls: calls } = this.deps;
     this.holding = new HeldLease(
       {
-        ...{ lock, clock, queue, leaseMs: this.job.leaseMs, log: this.log },
+        ...{ lock, calls, clock, queue, leaseMs: this.job.leaseMs, log: this.log },
         onLost: (error) => this.leaseLost(error),
         sampled: (sample) => this.sampled(sample),
         onRenewed: (renewed) => this.events.leaseRenewed(renewed.token, renewed.expiresAt),

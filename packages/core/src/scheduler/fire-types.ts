@@ -2,10 +2,11 @@ import type { Clock } from '../clock.js';
 import type { CatchUpClaim, Lock } from '../lock.js';
 import type { Logger, Middleware } from '../middleware.js';
 import type { RunStatus, Store } from '../store.js';
-import type { ClaimLimiter } from './claim-limiter.js';
+import type { ClaimSender } from './claim-batch.js';
 import type { ClockWatch } from './clock-watch.js';
 import type { SkipReason } from './fire-events.js';
 import type { HistoryWriter } from './history.js';
+import type { LeaseCalls } from './lease-batch.js';
 import type { TimerQueue } from './timer-queue.js';
 
 /** What one fire needs from its scheduler. */
@@ -24,11 +25,16 @@ export interface FireDeps {
   readonly instanceId: string;
   readonly logger: Logger;
   readonly middleware: readonly Middleware[];
-  /** Bounds the claims in flight; a fire waits here for its turn before it claims. */
-  readonly claims: ClaimLimiter;
+  /**
+   * How claims reach the lock: batched through `claimMany` (fires due together go out
+   * together), or single claims bounded by `maxConcurrentClaims`. A fire waits here for its turn.
+   */
+  readonly claims: ClaimSender;
+  /** How renewals and releases reach the lock: batched when the lock has `extendMany`/`releaseMany`. */
+  readonly leaseCalls: LeaseCalls;
   /** False once `stop()` gave up draining: a claim won after that is handed back, not run. */
   acceptsRuns(): boolean;
-  /** False once `stop()` began: a fire still waiting for a claim slot is dropped unsent. */
+  /** False once `stop()` began: a fire still waiting for its batch or a claim slot is dropped unsent. */
   acceptsClaims(): boolean;
 }
 

@@ -4,6 +4,7 @@ import type { ClockSample } from '../fleet-clock/offset-estimator.js';
 import type { Lease, Lock } from '../lock.js';
 import type { Logger } from '../middleware.js';
 import { LeaseDeadline } from './deadline.js';
+import type { LeaseCalls } from './lease-batch.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { handBackClaim, releaseLease } from './lease-return.js';
 import type { TimerQueue } from './timer-queue.js';
@@ -11,6 +12,8 @@ import type { TimerQueue } from './timer-queue.js';
 /** What holding a lease needs. */
 export interface HoldContext {
   readonly lock: Lock;
+  /** Renewals and releases (batched with others due together where the lock allows). */
+  readonly calls: LeaseCalls;
   readonly clock: Clock;
   readonly queue: TimerQueue;
   readonly leaseMs: number;
@@ -42,12 +45,12 @@ export class HeldLease {
     lease: Lease,
     sentAt: number,
   ) {
-    const { lock, clock, queue, leaseMs } = c;
+    const { lock, calls, clock, queue, leaseMs } = c;
     this.token = lease.token;
     this.deadline = new LeaseDeadline(clock, lease, leaseMs, sentAt, (e) => c.onLost(e));
     const deadline = this.deadline;
     this.keeper = new LeaseKeeper({
-      ...{ lock, lease, leaseMs, sentAt, deadline, clock, queue },
+      ...{ lock, calls, lease, leaseMs, sentAt, deadline, clock, queue },
       onRenewed: (renewed) => c.onRenewed(renewed),
       sampled: (sample) => c.sampled(sample),
     });
@@ -62,8 +65,8 @@ export class HeldLease {
     this.keeper.stop();
     if (this.returned) return;
     this.returned = true;
-    const { lock, queue, leaseMs, log } = this.c;
-    const ctx = { lock, timers: queue, boundMs: leaseMs / 3, log };
+    const { lock, calls, queue, leaseMs, log } = this.c;
+    const ctx = { lock, calls, timers: queue, boundMs: leaseMs / 3, log };
     const lease = this.keeper.lease;
     await (how === 'release' ? releaseLease(ctx, lease) : handBackClaim(ctx, lease));
   }

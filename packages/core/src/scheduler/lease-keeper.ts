@@ -2,12 +2,15 @@ import type { Clock } from '../clock.js';
 import type { ClockSample } from '../fleet-clock/offset-estimator.js';
 import type { Lease, Lock } from '../lock.js';
 import type { LeaseDeadline } from './deadline.js';
+import type { LeaseCalls } from './lease-batch.js';
 import { safeCall } from './safe.js';
 import type { QueueEntry, TimerQueue } from './timer-queue.js';
 
 /** Options of {@link LeaseKeeper}. */
 export interface LeaseKeeperOptions {
   lock: Lock;
+  /** Where renewals go: `lock.extend`, or batched with other renewals due together. */
+  calls: LeaseCalls;
   lease: Lease;
   leaseMs: number;
   /** Monotonic time at which the claim request that won the lease was SENT. */
@@ -78,7 +81,7 @@ export class LeaseKeeper {
   }
 
   private renew(): void {
-    const { lock, clock, leaseMs, deadline } = this.options;
+    const { calls, clock, leaseMs, deadline } = this.options;
     if (this.stopped || this.inFlight) return;
     if (deadline.passed()) {
       this.stop();
@@ -86,7 +89,7 @@ export class LeaseKeeper {
     }
     const sentAt = clock.monotonic();
     this.inFlight = true;
-    safeCall(() => lock.extend(this.lease, leaseMs)).then(
+    safeCall(() => calls.extend(this.lease, leaseMs)).then(
       (renewed) => this.answered(renewed, sentAt),
       (error: unknown) => this.failed(error),
     );

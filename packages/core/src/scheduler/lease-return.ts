@@ -2,6 +2,7 @@ import { BackendUnavailableError, toError } from '../errors.js';
 import type { Lease, Lock } from '../lock.js';
 import type { Logger } from '../middleware.js';
 import { settleWithin, type TimerSource } from './deadline.js';
+import type { LeaseCalls } from './lease-batch.js';
 import { safeCall } from './safe.js';
 
 /** How a lease is given back: where, within how long, and where failures are logged. */
@@ -11,6 +12,8 @@ export interface ReturnContext {
   /** Bound on the lock call, ms. */
   readonly boundMs: number;
   readonly log: Logger;
+  /** Where releases go (batched with others due together); default `lock.release`. */
+  readonly calls?: LeaseCalls;
 }
 
 function bounded<T>(ctx: ReturnContext, operation: string, call: () => Promise<T>): Promise<T> {
@@ -33,7 +36,9 @@ function bounded<T>(ctx: ReturnContext, operation: string, call: () => Promise<T
  */
 export async function releaseLease(ctx: ReturnContext, lease: Lease): Promise<void> {
   try {
-    await bounded(ctx, 'release', () => ctx.lock.release(lease));
+    await bounded(ctx, 'release', () =>
+      ctx.calls ? ctx.calls.release(lease) : ctx.lock.release(lease),
+    );
   } catch (error) {
     ctx.log.warn('fleetcron: could not release the lease; it expires by itself', {
       error: toError(error),

@@ -23,6 +23,8 @@ export const DEFAULT_DRAIN_MS = 10_000;
 export const DEFAULT_RUN_REQUEST_POLL_MS = 1_000;
 /** Default bound on claims one scheduler has in flight at once. */
 export const DEFAULT_MAX_CONCURRENT_CLAIMS = 16;
+/** Default largest batch of claims (renewals, releases) sent in one `claimMany` call. */
+export const DEFAULT_CLAIM_BATCH_SIZE = 256;
 
 /** Options of the {@link Scheduler} constructor. */
 export interface SchedulerOptions {
@@ -46,11 +48,20 @@ export interface SchedulerOptions {
   /** Default time `stop()` waits for running jobs before aborting them, ms. Default 10,000. */
   drainMs?: number;
   /**
-   * Most claims this scheduler sends at once; further due fires wait their turn. Default 16.
-   * Keep it at or below the client's connection pool size so a burst of due jobs queues here,
-   * where a claim's timeout has not started yet, instead of inside the client.
+   * With a lock WITHOUT batched claims (no `claimMany`): most claims this scheduler sends at
+   * once; further due fires wait their turn. Default 16. Keep it at or below the client's
+   * connection pool size so a burst of due jobs queues here, where a claim's timeout has not
+   * started yet, instead of inside the client. Not used for locks with `claimMany`.
    */
   maxConcurrentClaims?: number;
+  /**
+   * With a lock that has batched claims (`claimMany`, `capabilities.maxBatch`): most claims in
+   * one `claimMany` call. Fires due on one timer wake are claimed together, in batches of
+   * min(`maxBatch`, `claimBatchSize`) sent concurrently; each won job starts as its batch's
+   * answer arrives. Also bounds batched renewals and releases (`extendMany`, `releaseMany`).
+   * A positive integer; default 256.
+   */
+  claimBatchSize?: number;
   /**
    * A warning is logged when this instance's clock is further than this from the backend's
    * clock (the fleet's clock), ms. Fires follow the backend's clock either way. Default 1,000.
@@ -80,6 +91,7 @@ export interface ResolvedOptions {
   logger: Logger;
   drainMs: number;
   maxConcurrentClaims: number;
+  claimBatchSize: number;
   clockSkewWarnMs: number;
   heartbeatMs: number;
   runRequestPollMs: number;
@@ -104,6 +116,8 @@ export function resolveOptions(options: unknown): ResolvedOptions {
   assertNonNegativeMs('drainMs', drainMs);
   const maxConcurrentClaims = o.maxConcurrentClaims ?? DEFAULT_MAX_CONCURRENT_CLAIMS;
   assertPositiveInteger('maxConcurrentClaims', maxConcurrentClaims);
+  const claimBatchSize = o.claimBatchSize ?? DEFAULT_CLAIM_BATCH_SIZE;
+  assertPositiveInteger('claimBatchSize', claimBatchSize);
   const clockSkewWarnMs = o.clockSkewWarnMs ?? DEFAULT_CLOCK_SKEW_WARN_MS;
   assertNonNegativeMs('clockSkewWarnMs', clockSkewWarnMs);
   const heartbeatMs = o.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
@@ -120,6 +134,7 @@ export function resolveOptions(options: unknown): ResolvedOptions {
     logger: checkHas('logger', o.logger ?? silentLogger, LOGGER_METHODS, 'must be a logger with'),
     drainMs,
     maxConcurrentClaims,
+    claimBatchSize,
     clockSkewWarnMs,
     heartbeatMs,
     runRequestPollMs,
@@ -137,6 +152,7 @@ const OPTION_KEYS = Object.keys({
   logger: true,
   drainMs: true,
   maxConcurrentClaims: true,
+  claimBatchSize: true,
   clockSkewWarnMs: true,
   heartbeatMs: true,
   runRequestPollMs: true,

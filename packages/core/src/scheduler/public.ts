@@ -12,7 +12,12 @@ export type { JobInfo } from './job-slots.js';
 export type { ManualRunOutcome } from './manual-runs.js';
 export { MANUAL_CLAIM_TRIES } from './manual-runs.js';
 export type { SchedulerOptions } from './options.js';
-export { DEFAULT_DRAIN_MS, DEFAULT_LEASE_MS, DEFAULT_RUN_REQUEST_POLL_MS } from './options.js';
+export {
+  DEFAULT_CLAIM_BATCH_SIZE,
+  DEFAULT_DRAIN_MS,
+  DEFAULT_LEASE_MS,
+  DEFAULT_RUN_REQUEST_POLL_MS,
+} from './options.js';
 export { STOP_GRACE_MS } from './shutdown.js';
 
 /** Options of `Scheduler.stop()`. */

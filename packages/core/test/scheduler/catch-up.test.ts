@@ -49,6 +49,9 @@ async function wholeFleetDown(catchUp: CatchUpPolicy) {
   const rec = recordEvents();
   for (const s of schedulers) s.start();
   await fake.advance(CATCH_UP_MS);
+  // each claim of the sequential catch-up chain goes out in the next claim batch (one macrotask
+  // hop, no timer): let the chain settle
+  for (let i = 0; i < 20; i++) await fake.flush();
   rec.stop();
   return { fake, store, runs, events: rec.events, stopAll };
 }

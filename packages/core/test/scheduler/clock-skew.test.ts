@@ -103,6 +103,10 @@ describe("the fleet's clock: a scheduler whose clock is off the backend's", () =
         this.claims++;
         return { status: 'lost', key: request.key, fireAt: request.fireAt, reason: 'early' };
       }
+      // batched claims (the scheduler's path for locks with claimMany) answer the same
+      override claimMany(requests: readonly ClaimRequest[]): Promise<ClaimResult[]> {
+        return Promise.all(requests.map((r) => this.claim(r)));
+      }
     }
     const lock = new AlwaysEarly({ clock: fake });
     const { scheduler } = skewed(0, { fake, lock });
@@ -126,6 +130,9 @@ describe("the fleet's clock: a scheduler whose clock is off the backend's", () =
       override async claim(request: ClaimRequest): Promise<ClaimResult> {
         this.byFire.set(request.fireAt, (this.byFire.get(request.fireAt) ?? 0) + 1);
         return { status: 'lost', key: request.key, fireAt: request.fireAt, reason: 'early' };
+      }
+      override claimMany(requests: readonly ClaimRequest[]): Promise<ClaimResult[]> {
+        return Promise.all(requests.map((r) => this.claim(r)));
       }
     }
     const lock = new AlwaysEarly({ clock: fake });

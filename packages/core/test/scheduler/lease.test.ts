@@ -128,6 +128,8 @@ describe('lease renewal and loss (Guarantee 4)', () => {
       await fake.sleep(1_900);
       return result;
     };
+    // single claims (the batched case: claim-batch.test.ts)
+    (slow as { claimMany?: unknown }).claimMany = undefined;
     const store = new MemoryStore();
     const s = new Scheduler({ lock: slow, store, clock: fake, instanceId: 'a' });
     let ran = false;

@@ -1,5 +1,6 @@
 import type { LockScenario } from '../types.js';
 import { catchUpScenarios } from './catch-up.js';
+import { claimManyScenarios } from './claim-many.js';
 import {
   exclusiveBusyOnce,
   freshIsolatedFixtures,
@@ -48,6 +49,7 @@ export const lockScenarios = {
   mutualExclusionFuzz,
   withdrawHandsBack,
   ...catchUpScenarios,
+  ...claimManyScenarios,
 } as const satisfies Record<string, LockScenario>;
 
 /** Name of a lock scenario. */

@@ -3,6 +3,11 @@ export * from './fleet/instance.js';
 export * from './fleet/judge.js';
 export * from './fleet/ledger.js';
 export * from './fleet/scenarios.js';
+export {
+  checkLockCapabilities,
+  lockScenarioOptions,
+  readLockCapabilities,
+} from './lock/capabilities.js';
 export * from './lock/faults.js';
 export * from './lock/scenarios.js';
 export * from './run-fleet.js';

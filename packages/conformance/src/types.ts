@@ -1,4 +1,5 @@
-import type { Clock, Lock, LockCapabilities, Store } from '@fleetcron/core';
+import type { Clock, Elector, Lock, LockCapabilities, Store } from '@fleetcron/core';
+import type { NewElectorOptions } from './elector/types.js';
 import type { FleetInstanceModule } from './fleet/instance.js';
 
 /** Options the suite passes to {@link LockFixture.newLock}. Adapters must honour both. */
@@ -36,7 +37,16 @@ export interface LockFixture {
   newLock(options?: NewLockOptions): Promise<Lock>;
   /** Optional direct reader of the backend (see {@link LockProbe}). */
   probe?: LockProbe;
-  /** Closes every client `newLock()` made and drops the namespace if it can. Idempotent. */
+  /**
+   * Optional: makes an elector (the backend's `Elector`) with its OWN connection on this
+   * fixture's namespace, for fleet scenarios that run schedulers in leader mode or with shards.
+   * Backends without an elector leave it out; those scenarios then fail saying it is missing.
+   */
+  newElector?(options?: NewElectorOptions): Promise<Elector>;
+  /**
+   * Closes every client `newLock()` (and `newElector()`) made and drops the namespace if it can.
+   * Idempotent.
+   */
   close(): Promise<void>;
 }
 
@@ -75,18 +85,18 @@ export interface LockFaults {
  */
 export type LockFaultsOption = LockFaults | (() => Promise<LockFaults>);
 
-/** Options of `runLockConformance`. */
+/**
+ * Options of `runLockConformance`. There is no `capabilities` option: the suite reads
+ * `lock.capabilities` from the locks `create()` makes (one source of truth, the adapter's own
+ * declaration), checks that every lock declares the same valid values, and adapts its timings
+ * (leases >= `minLeaseMs`, rounded up to `leaseGranularityMs`) and its restart expectations
+ * (`durable`, `durableMark`) to them.
+ */
 export interface LockConformanceOptions {
   /** Backend name, used in test titles: `${name} lock conformance`. */
   name: string;
   /** Makes a fresh, isolated namespace. Called once per scenario (twice by the isolation one). */
   create(): Promise<LockFixture>;
-  /**
-   * What the adapter declares. The suite asserts that `lock.capabilities` says the same, and
-   * adapts its timings (leases >= `minLeaseMs`, rounded up to `leaseGranularityMs`) and its
-   * restart expectations (`durable`) to it.
-   */
-  capabilities: LockCapabilities;
   /**
    * A dedicated server for the fault scenarios (dropped connection, restart). Required for every
    * backend that has a server: when absent and `inProcess` is not `true`, the fault scenarios
@@ -101,6 +111,12 @@ export interface LockConformanceOptions {
   inProcess?: boolean;
   /** Multiplies the suite's waits and deadlines for slow backends. Default 1. */
   timeScale?: number;
+  /**
+   * Registers only the scenarios named here (keys of `lockScenarios` and `lockFaultScenarios`),
+   * for a second configuration of a backend that already runs the whole suite in another file
+   * (a durable mode, a cluster): never for a backend's only run. Default: every scenario.
+   */
+  only?: readonly string[];
   /**
    * How long, in ms, a claim record may linger after `fireAt + windowMs` before the backend
    * deletes it (TTL granularity, lazy expiry). Default 1000. The bounded-storage scenario
@@ -156,11 +172,42 @@ export interface FleetConformanceOptions {
 }
 
 /**
- * One lock scenario as a plain async function, so that it can be run outside the registered
- * `it()`s (the suite's own tests run each scenario against deliberately broken locks and expect
- * it to fail). `run` creates and closes the fixtures it needs through `options.create`.
+ * What a scenario runs with: the adapter's options plus the capabilities its locks declare
+ * (read from `lock.capabilities` by the suite, never passed by the adapter).
+ */
+export interface LockScenarioOptions extends LockConformanceOptions {
+  /** `lock.capabilities` of the fixture's locks, as read by the suite. */
+  readonly capabilities: LockCapabilities;
+}
+
+/**
+ * How a lock scenario is written: a plain async function of {@link LockScenarioOptions}. The
+ * suite exports every scenario as a {@link RunnableLockScenario} (see `lockScenarios`), which
+ * reads the capabilities from the lock first.
  */
 export interface LockScenario {
+  /** The `it()` title. */
+  title: string;
+  /** Test timeout in ms before `timeScale`. */
+  timeoutMs: number;
+  /** Runs the scenario; rejects with an assertion error when the backend breaks the contract. */
+  run(options: LockScenarioOptions): Promise<void>;
+}
+
+/** A scenario that breaks a dedicated server (see {@link LockFaults}), as written. */
+export interface LockFaultScenario {
+  title: string;
+  timeoutMs: number;
+  run(options: LockScenarioOptions, faults: LockFaults): Promise<void>;
+}
+
+/**
+ * One lock scenario as a plain async function of the adapter's options, so that it can be run
+ * outside the registered `it()`s (the suite's own tests run each scenario against deliberately
+ * broken locks and expect it to fail). `run` reads the capabilities from a lock of
+ * `options.create()`, then creates and closes the fixtures it needs.
+ */
+export interface RunnableLockScenario {
   /** The `it()` title. */
   title: string;
   /** Test timeout in ms before `timeScale`. */
@@ -169,8 +216,8 @@ export interface LockScenario {
   run(options: LockConformanceOptions): Promise<void>;
 }
 
-/** A scenario that breaks a dedicated server (see {@link LockFaults}). */
-export interface LockFaultScenario {
+/** A fault scenario as a plain async function of the adapter's options (see {@link RunnableLockScenario}). */
+export interface RunnableLockFaultScenario {
   title: string;
   timeoutMs: number;
   run(options: LockConformanceOptions, faults: LockFaults): Promise<void>;

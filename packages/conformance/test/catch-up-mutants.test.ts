@@ -1,19 +1,22 @@
 import { MemoryLock } from '@fleetcron/core';
 import { describe, expect, it } from 'vitest';
-import { type LockConformanceOptions, type LockScenario, lockScenarios } from '../src/index.js';
+import {
+  type LockConformanceOptions,
+  lockScenarios,
+  type RunnableLockScenario,
+} from '../src/index.js';
 import { type MemoryLockClass, memoryLockFixture } from './memory-fixture.js';
 import { CatchUpIgnoresMark, MarkMovesBackwards } from './mutants/catch-up-mutants.js';
 
 const options = (Lock: MemoryLockClass): LockConformanceOptions => ({
   name: 'mutant',
   create: memoryLockFixture(Lock),
-  capabilities: new MemoryLock().capabilities,
   inProcess: true,
 });
 
 const { catchUpMarksNewestFire, catchUpJudgedByMark } = lockScenarios;
 
-const cases: [string, MemoryLockClass, LockScenario, RegExp][] = [
+const cases: [string, MemoryLockClass, RunnableLockScenario, RegExp][] = [
   [
     '(c1) a catch-up claim ignores the mark',
     CatchUpIgnoresMark,

@@ -1,10 +1,8 @@
-import { MEMORY_ELECTOR_CAPABILITIES } from '@fleetcron/core';
 import { describe, expect, it } from 'vitest';
 import { type CandidateModule, electorScenarios } from '../src/index.js';
 import { memoryElectorFixture } from './elector/memory-elector-fixture.js';
 import { RenewsAnyTerm, ReusesTerms } from './elector/mutants.js';
 
-const capabilities = { ...MEMORY_ELECTOR_CAPABILITIES };
 const neverAborts: CandidateModule = {
   url: new URL('./elector/mutants.ts', import.meta.url).href,
   exportName: 'neverAborts',
@@ -22,7 +20,6 @@ const cases: [
     'staleTerm',
     () => ({
       name: 'mutant',
-      capabilities,
       create: memoryElectorFixture(() => new RenewsAnyTerm()),
     }),
     /renewing an expired, replaced term/,
@@ -30,13 +27,13 @@ const cases: [
   [
     'terms that do not increase',
     'termsIncrease',
-    () => ({ name: 'mutant', capabilities, create: memoryElectorFixture(() => new ReusesTerms()) }),
+    () => ({ name: 'mutant', create: memoryElectorFixture(() => new ReusesTerms()) }),
     /new, higher term|terms strictly increase/,
   ],
   [
     'terms that do not increase',
     'skewedChurn',
-    () => ({ name: 'mutant', capabilities, create: memoryElectorFixture(() => new ReusesTerms()) }),
+    () => ({ name: 'mutant', create: memoryElectorFixture(() => new ReusesTerms()) }),
     /distinct terms|terms must strictly increase/,
   ],
   [
@@ -44,7 +41,6 @@ const cases: [
     'leaderProcessStopped',
     () => ({
       name: 'mutant',
-      capabilities,
       create: memoryElectorFixture(),
       candidate: neverAborts,
     }),
@@ -55,7 +51,6 @@ const cases: [
     'leaderLoopBlocked',
     () => ({
       name: 'mutant',
-      capabilities,
       create: memoryElectorFixture(),
       candidate: neverAborts,
     }),
@@ -66,7 +61,6 @@ const cases: [
     'resignHandsOver',
     () => ({
       name: 'mutant',
-      capabilities,
       create: memoryElectorFixture(),
       candidate: neverAborts,
     }),

@@ -50,7 +50,6 @@ const cases: [string, MemoryLockClass, LockScenarioName, RegExp][] = [
 const options = (Lock: MemoryLockClass): LockConformanceOptions => ({
   name: 'mutant',
   create: memoryLockFixture(Lock),
-  capabilities: new MemoryLock().capabilities,
   inProcess: true,
 });
 

@@ -11,7 +11,6 @@ import {
 const options = (Lock: MemoryLockClass): LockConformanceOptions => ({
   name: 'mutant',
   create: memoryLockFixture(Lock),
-  capabilities: new MemoryLock().capabilities,
   inProcess: true,
 });
 

@@ -7,8 +7,9 @@ import {
 } from '@fleetcron/core';
 import { expect } from 'vitest';
 import { pollUntil, using } from '../util.js';
+import { readingElectorCapabilities } from './capabilities.js';
 import { ttlFor } from './setup.js';
-import type { ElectorConformanceOptions, ElectorScenario } from './types.js';
+import type { ElectorScenario, ElectorScenarioOptions } from './types.js';
 
 const name = () => `election-${randomUUID().slice(0, 8)}`;
 
@@ -23,7 +24,7 @@ function elected(result: CampaignResult, what: string): LeaderInfo {
 }
 
 async function electors(
-  options: ElectorConformanceOptions,
+  options: ElectorScenarioOptions,
   n: number,
   body: (e: Elector[]) => Promise<void>,
 ) {
@@ -34,18 +35,20 @@ async function electors(
   });
 }
 
-/** 1. Declared capabilities; fixtures are isolated from each other. */
+/** 1. Every elector declares the same capabilities (the ones read); fixtures are isolated. */
 export const capabilitiesAndIsolation: ElectorScenario = {
-  title: 'declares its capabilities; fixtures are isolated namespaces',
+  title: 'every elector declares the same capabilities; fixtures are isolated namespaces',
   timeoutMs: 30_000,
   run: async (options) => {
     await using(options.create, async (one) =>
       using(options.create, async (two) => {
         const a = await one.newElector();
         const b = await two.newElector();
-        expect(a.capabilities, 'elector.capabilities equals the declared capabilities').toEqual(
-          options.capabilities,
-        );
+        for (const elector of [a, b]) {
+          expect(elector.capabilities, 'every elector declares the capabilities read').toEqual(
+            options.capabilities,
+          );
+        }
         const election = name();
         const ttlMs = ttlFor(options.capabilities, 5000);
         elected(await a.campaign({ election, id: 'a', ttlMs }), 'a in fixture one');
@@ -177,9 +180,9 @@ export const badInput: ElectorScenario = {
 };
 
 /** The API scenarios, in registration order. */
-export const electorApiScenarios = {
+export const electorApiScenarios = readingElectorCapabilities({
   capabilitiesAndIsolation,
   termsIncrease,
   staleTerm,
   badInput,
-} as const satisfies Record<string, ElectorScenario>;
+} as const satisfies Record<string, ElectorScenario>);

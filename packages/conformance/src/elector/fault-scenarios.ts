@@ -1,9 +1,10 @@
 import { expect } from 'vitest';
 import { hostMonotonicMs } from '../fleet/ledger.js';
 import { delay, pollUntil } from '../util.js';
+import { readingElectorCapabilitiesForFaults } from './capabilities.js';
 import type { Participant } from './participant.js';
 import { type Election, withElection } from './setup.js';
-import type { ElectorConformanceOptions, ElectorFaultScenario, ElectorFaults } from './types.js';
+import type { ElectorFaultScenario, ElectorFaults, ElectorScenarioOptions } from './types.js';
 
 /**
  * Two candidates lead and follow on the dedicated server; `fault` breaks it; then someone must
@@ -40,7 +41,7 @@ export const serverRestart: ElectorFaultScenario = {
   title:
     'the server restarts: a leader acts again soon after, terms still increase (and, when durable, never two leaders)',
   timeoutMs: 120_000,
-  run: (options: ElectorConformanceOptions, faults: ElectorFaults) =>
+  run: (options: ElectorScenarioOptions, faults: ElectorFaults) =>
     withElection(
       options,
       { abortBeforeNext: false, oneLeader: options.capabilities.durable },
@@ -54,7 +55,7 @@ export const connectionsDropped: ElectorFaultScenario = {
   title:
     'the server drops every connection: a leader acts again soon after, one leader at a time, terms increase',
   timeoutMs: 120_000,
-  run: (options: ElectorConformanceOptions, faults: ElectorFaults) =>
+  run: (options: ElectorScenarioOptions, faults: ElectorFaults) =>
     withElection(
       options,
       { abortBeforeNext: false, oneLeader: true },
@@ -64,7 +65,7 @@ export const connectionsDropped: ElectorFaultScenario = {
 };
 
 /** The fault scenarios, in registration order. */
-export const electorFaultScenarios = {
+export const electorFaultScenarios = readingElectorCapabilitiesForFaults({
   serverRestart,
   connectionsDropped,
-} as const satisfies Record<string, ElectorFaultScenario>;
+} as const satisfies Record<string, ElectorFaultScenario>);

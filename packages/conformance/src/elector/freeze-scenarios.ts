@@ -2,6 +2,7 @@ import { expect } from 'vitest';
 import { hostMonotonicMs } from '../fleet/ledger.js';
 import { delay, pollUntil } from '../util.js';
 import { realCandidateModule } from './candidate-module.js';
+import { readingElectorCapabilities } from './capabilities.js';
 import { startCandidateChild } from './child-process.js';
 import type { ElectionLedgerEntry } from './election-ledger.js';
 import { electedLines, withElection } from './setup.js';
@@ -125,7 +126,7 @@ export const leaderLoopBlocked: ElectorScenario = {
 };
 
 /** The freeze scenarios, in registration order. */
-export const electorFreezeScenarios = {
+export const electorFreezeScenarios = readingElectorCapabilities({
   leaderProcessStopped,
   leaderLoopBlocked,
-} as const satisfies Record<string, ElectorScenario>;
+} as const satisfies Record<string, ElectorScenario>);

@@ -1,17 +1,18 @@
 import { InvalidOptionError } from '@fleetcron/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { electorApiScenarios } from './api-scenarios.js';
+import { electorScenarioOptions } from './capabilities.js';
 import { electorFaultScenarios } from './fault-scenarios.js';
 import { electorFreezeScenarios } from './freeze-scenarios.js';
 import { electorRunScenarios } from './run-scenarios.js';
-import type { ElectorConformanceOptions, ElectorFaults, ElectorScenario } from './types.js';
+import type { ElectorConformanceOptions, ElectorFaults, RunnableElectorScenario } from './types.js';
 
 /** Every scenario that needs no dedicated server, in registration order. */
 export const electorScenarios = {
   ...electorApiScenarios,
   ...electorRunScenarios,
   ...electorFreezeScenarios,
-} as const satisfies Record<string, ElectorScenario>;
+} as const satisfies Record<string, RunnableElectorScenario>;
 
 /**
  * Registers the elector conformance suite: `describe(`${name} elector conformance`)` with one
@@ -53,9 +54,8 @@ export function runElectorConformance(options: ElectorConformanceOptions): void 
               options.inProcess,
               `${options.name}: pass faults (a dedicated server from @fleetcron/testkit) so "${scenario.title}" can run; only an in-process backend may declare inProcess: true instead`,
             ).toBe(true);
-            expect(options.capabilities.durable, 'an in-process backend is not durable').toBe(
-              false,
-            );
+            const { capabilities } = await electorScenarioOptions(options);
+            expect(capabilities.durable, 'an in-process backend is not durable').toBe(false);
           },
           scenario.timeoutMs * scale,
         );

@@ -2,6 +2,7 @@ import { expect } from 'vitest';
 import { hostMonotonicMs } from '../fleet/ledger.js';
 import { delay, pollUntil } from '../util.js';
 import { realCandidateModule } from './candidate-module.js';
+import { readingElectorCapabilities } from './capabilities.js';
 import { startCandidateChild } from './child-process.js';
 import { electedLines, withElection } from './setup.js';
 import type { ElectorScenario } from './types.js';
@@ -131,8 +132,8 @@ export const leaderKilled: ElectorScenario = {
 };
 
 /** The candidate scenarios in real time, in registration order. */
-export const electorRunScenarios = {
+export const electorRunScenarios = readingElectorCapabilities({
   skewedChurn,
   resignHandsOver,
   leaderKilled,
-} as const satisfies Record<string, ElectorScenario>;
+} as const satisfies Record<string, ElectorScenario>);

@@ -17,7 +17,7 @@ import {
   type JudgeOptions,
 } from './election-ledger.js';
 import { Participant } from './participant.js';
-import type { ElectorConformanceOptions, ElectorFixture } from './types.js';
+import type { ElectorFixture, ElectorScenarioOptions } from './types.js';
 
 /** A TTL the backend accepts: at least `ms` and `minTtlMs`, rounded up to the granularity. */
 export function ttlFor(capabilities: ElectorCapabilities, ms: number): number {
@@ -27,7 +27,7 @@ export function ttlFor(capabilities: ElectorCapabilities, ms: number): number {
 
 /** What every candidate scenario works with. */
 export interface Election {
-  options: ElectorConformanceOptions;
+  options: ElectorScenarioOptions;
   fixture: ElectorFixture;
   factory: CandidateFactory;
   ledger: ElectionLedger;
@@ -50,7 +50,7 @@ export interface Election {
  * the process. Every failure message ends with the ledger.
  */
 export async function withElection(
-  options: ElectorConformanceOptions,
+  options: ElectorScenarioOptions,
   judge: JudgeOptions,
   body: (election: Election) => Promise<void>,
   make: () => Promise<ElectorFixture> = options.create,

@@ -29,14 +29,15 @@ export interface ElectorFaults {
   close?(): Promise<void>;
 }
 
-/** Options of `runElectorConformance`. */
+/**
+ * Options of `runElectorConformance`. There is no `capabilities` option: the suite reads
+ * `elector.capabilities` from the electors `create()` makes and adapts its TTLs to them.
+ */
 export interface ElectorConformanceOptions {
   /** Backend name, used in test titles: `${name} elector conformance`. */
   name: string;
   /** Makes a fresh, isolated namespace. Called once per scenario (twice by the isolation one). */
   create(): Promise<ElectorFixture>;
-  /** What the adapter declares; the suite checks `elector.capabilities` says the same. */
-  capabilities: ElectorCapabilities;
   /**
    * Starts a dedicated server for the fault scenarios (restart, dropped connections). Required
    * for every backend with a server: without it (and without `inProcess`) they FAIL.
@@ -53,15 +54,38 @@ export interface ElectorConformanceOptions {
   candidate?: CandidateModule;
 }
 
-/** One elector scenario as a plain async function (the suite's self-tests run them directly). */
+/** What a scenario runs with: the adapter's options plus `elector.capabilities`, as read. */
+export interface ElectorScenarioOptions extends ElectorConformanceOptions {
+  /** `elector.capabilities` of the fixture's electors, as read by the suite. */
+  readonly capabilities: ElectorCapabilities;
+}
+
+/** How an elector scenario is written: a plain async function of {@link ElectorScenarioOptions}. */
 export interface ElectorScenario {
+  title: string;
+  timeoutMs: number;
+  run(options: ElectorScenarioOptions): Promise<void>;
+}
+
+/** A scenario that breaks a dedicated server, as written. */
+export interface ElectorFaultScenario {
+  title: string;
+  timeoutMs: number;
+  run(options: ElectorScenarioOptions, faults: ElectorFaults): Promise<void>;
+}
+
+/**
+ * One elector scenario as a plain async function of the adapter's options (the suite's
+ * self-tests run them directly); it reads the capabilities from an elector first.
+ */
+export interface RunnableElectorScenario {
   title: string;
   timeoutMs: number;
   run(options: ElectorConformanceOptions): Promise<void>;
 }
 
-/** A scenario that breaks a dedicated server. */
-export interface ElectorFaultScenario {
+/** A fault scenario as a plain async function of the adapter's options. */
+export interface RunnableElectorFaultScenario {
   title: string;
   timeoutMs: number;
   run(options: ElectorConformanceOptions, faults: ElectorFaults): Promise<void>;

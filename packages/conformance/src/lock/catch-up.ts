@@ -1,6 +1,6 @@
 import type { ClaimRequest, ClaimResult, Lock } from '@fleetcron/core';
 import { expect } from 'vitest';
-import type { LockConformanceOptions, LockScenario } from '../types.js';
+import type { LockScenario, LockScenarioOptions } from '../types.js';
 import { describeResult, fireNear, leaseFor, using, wonLease } from '../util.js';
 import { clients, req } from './helpers.js';
 
@@ -33,7 +33,7 @@ export function expectLost(result: ClaimResult, reasons: string[], what: string)
 }
 
 /** `true` when the adapter declares a catch-up mark; otherwise asserts it has none. */
-export async function hasMark(options: LockConformanceOptions, lock: Lock): Promise<boolean> {
+export async function hasMark(options: LockScenarioOptions, lock: Lock): Promise<boolean> {
   expect(lock.capabilities.durableMark, 'capabilities.durableMark as declared').toBe(
     options.capabilities.durableMark,
   );

@@ -6,12 +6,12 @@ import {
   realClock,
 } from '@fleetcron/core';
 import { expect } from 'vitest';
-import type { LockConformanceOptions, LockScenario } from '../types.js';
+import type { LockScenario, LockScenarioOptions } from '../types.js';
 import { describeResult, leaseFor, using, waitUntilTime, wonLease } from '../util.js';
 import { req } from './helpers.js';
 
 /** The early tolerance the lock declares; the scenario fails when it declares none. */
-function toleranceOf(options: LockConformanceOptions): number {
+function toleranceOf(options: LockScenarioOptions): number {
   const tolerance = options.capabilities.earlyToleranceMs;
   if (tolerance === undefined) {
     throw new Error(
@@ -28,7 +28,7 @@ function toleranceOf(options: LockConformanceOptions): number {
  * a host): present for `clock: 'backend'` locks, and taken between the request and its answer.
  */
 function expectBackendTime(
-  options: LockConformanceOptions,
+  options: LockScenarioOptions,
   answer: { backendTime?: number } | null,
   sentAt: number,
   what: string,

@@ -1,7 +1,13 @@
 import { type ClaimResult, isFleetcronError, type Lock } from '@fleetcron/core';
 import { expect } from 'vitest';
-import type { LockConformanceOptions, LockFaultScenario, LockFaults } from '../types.js';
+import type {
+  LockConformanceOptions,
+  LockFaultScenario,
+  LockFaults,
+  LockScenarioOptions,
+} from '../types.js';
 import { describeResult, fireNear, leaseFor, pollUntil, spyOnCrashes, using } from '../util.js';
+import { readingLockCapabilitiesForFaults } from './capabilities.js';
 import { catchUpMarkSurvivesRestart } from './catch-up-restart.js';
 import { req } from './helpers.js';
 import { restartDuringClaimBurst } from './restart-burst.js';
@@ -31,7 +37,7 @@ function expectTyped(error: unknown, what: string): void {
  */
 async function claimUntilAnswered(
   lock: Lock,
-  options: LockConformanceOptions,
+  options: LockScenarioOptions,
   key: string,
   firstFireAt: number,
   owner: string,
@@ -192,19 +198,19 @@ export const serverRestart: LockFaultScenario = {
 };
 
 /** Fault scenarios, in order. */
-export const lockFaultScenarios = {
+export const lockFaultScenarios = readingLockCapabilitiesForFaults({
   droppedConnection,
   serverRestart,
   restartDuringClaimBurst,
   catchUpMarkSurvivesRestart,
-} as const;
+} as const satisfies Record<string, LockFaultScenario>);
 
 /**
  * What the fault scenarios assert when the adapter passes no `faults`: the adapter must declare
  * itself in-process (no server to break) and not durable. Anything else fails with a message
  * saying what to pass. Fault scenarios are never skipped silently.
  */
-export function assertNoServer(options: LockConformanceOptions, scenario: string): void {
+export function assertNoServer(options: LockScenarioOptions, scenario: string): void {
   if (options.inProcess !== true) {
     throw new Error(
       `${options.name} lock conformance: "${scenario}" needs a dedicated server. Pass \`faults: async () => ({ create, server, close })\` (see @fleetcron/conformance README, "Fault scenarios"), or \`inProcess: true\` if the backend has no server at all.`,

@@ -1,6 +1,6 @@
 import { type Lease, type Lock, offsetClock, realClock } from '@fleetcron/core';
 import { expect } from 'vitest';
-import type { LockConformanceOptions, LockScenario } from '../types.js';
+import type { LockScenario, LockScenarioOptions } from '../types.js';
 import {
   describeResult,
   fireNear,
@@ -18,7 +18,7 @@ import { clients, req } from './helpers.js';
  */
 export async function claimUntilWon(
   lock: Lock,
-  options: LockConformanceOptions,
+  options: LockScenarioOptions,
   key: string,
   firstFireAt: number,
   owner: string,
@@ -46,7 +46,7 @@ export async function claimUntilWon(
 }
 
 /** Grace after a lease's `expiresAt` before the suite expects the backend to treat it as expired. */
-function expiryGrace(options: LockConformanceOptions): number {
+function expiryGrace(options: LockScenarioOptions): number {
   return (1000 + options.capabilities.leaseGranularityMs) * (options.timeScale ?? 1);
 }
 
@@ -82,7 +82,8 @@ export const extendOwnerOnly: LockScenario = {
       const [a, b] = await clients(fixture, 2);
       const key = 'extend';
       const short = leaseFor(options.capabilities, 2000);
-      const long = leaseFor(options.capabilities, short + 4000);
+      // Outlives the wait for the short lease's expiry (its grace grows with the granularity).
+      const long = leaseFor(options.capabilities, short + expiryGrace(options) + 4000);
       const t = fireNear(-10_000);
       const held = wonLease(await a!.claim(req(key, t, 'a', short)), 'holder');
       const key2 = 'extend-expired';

@@ -1,6 +1,6 @@
 import type { LockScenario } from '../types.js';
+import { readingLockCapabilities } from './capabilities.js';
 import { catchUpScenarios } from './catch-up.js';
-import { claimManyScenarios } from './claim-many.js';
 import {
   exclusiveBusyOnce,
   freshIsolatedFixtures,
@@ -26,10 +26,11 @@ import { withdrawHandsBack } from './withdraw.js';
 
 /**
  * Every lock scenario that needs no server faults, in the order `runLockConformance` registers
- * them. Each is a plain async function of the options, so it can be run (and expected to fail)
- * outside the registered tests.
+ * them. Each is a plain async function of the adapter's options (it reads the capabilities from
+ * a lock of `options.create()` first), so it can be run (and expected to fail) outside the
+ * registered tests.
  */
-export const lockScenarios = {
+export const lockScenarios = readingLockCapabilities({
   freshIsolatedFixtures,
   oneWinnerPerFire,
   lateClaimerLoses,
@@ -49,8 +50,7 @@ export const lockScenarios = {
   mutualExclusionFuzz,
   withdrawHandsBack,
   ...catchUpScenarios,
-  ...claimManyScenarios,
-} as const satisfies Record<string, LockScenario>;
+} as const satisfies Record<string, LockScenario>);
 
 /** Name of a lock scenario. */
 export type LockScenarioName = keyof typeof lockScenarios;

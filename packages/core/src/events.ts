@@ -1,5 +1,6 @@
 import diagnosticsChannel from 'node:diagnostics_channel';
 import type { LostReason } from './lock.js';
+import type { ShardInfo } from './shards/shard-info.js';
 import type { RunStatus } from './store.js';
 
 /** Name of the `node:diagnostics_channel` channel every fleetcron event is published on. */
@@ -14,6 +15,11 @@ interface EventBase {
   fireAt: number;
   /** When the event happened on the instance's clock, epoch ms. */
   at: number;
+  /**
+   * The part of a sharded fire the event is about (`shards: n` or `'each'`); absent for a plain
+   * fire. Two parts of one fire on one instance share `job` and `fireAt` but not `shard.index`.
+   */
+  shard?: ShardInfo | null;
 }
 
 /** What every fleet event (not about one fire) carries. */
@@ -43,7 +49,20 @@ export type FleetEvent =
   /** The live instances agree again on `job`'s definition (after a `fleet.drift`). */
   | (FleetEventBase & { type: 'fleet.drift_resolved'; job: string })
   /** A heartbeat into the store (or reading the live instances) failed; fires are not affected. */
-  | (FleetEventBase & { type: 'heartbeat.failed'; job?: undefined; error: Error });
+  | (FleetEventBase & { type: 'heartbeat.failed'; job?: undefined; error: Error })
+  /**
+   * Leader mode (`mode: 'leader'`): this instance was elected leader of `election`
+   * (`isLeader: true`, `term` its new term), or its term ended (`isLeader: false`, `term` the
+   * term it lost: resigned, replaced, or its local deadline passed). Only the leader claims the
+   * fires of plain jobs.
+   */
+  | (FleetEventBase & {
+      type: 'leader.changed';
+      job?: undefined;
+      election: string;
+      isLeader: boolean;
+      term: number;
+    });
 
 /**
  * Lifecycle events of a fire, and {@link FleetEvent}s. Exporters (OpenTelemetry, logs) subscribe with

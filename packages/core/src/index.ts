@@ -19,6 +19,8 @@ export * from './middleware.js';
 export * from './registry.js';
 // scheduler
 export * from './scheduler/scheduler.js';
+// sharded fires
+export * from './shards/index.js';
 export * from './store.js';
 export * from './trigger.js';
 // triggers

@@ -9,6 +9,7 @@ import {
   type RunRequest,
   type RunRequestInput,
 } from './registry.js';
+import { normalizeShard } from './shards/shard-info.js';
 import {
   boundErrorText,
   DEFAULT_MAX_ERROR_LENGTH,
@@ -74,7 +75,13 @@ export class MemoryStore implements Store {
   async record(execution: Execution): Promise<void> {
     const current = this.executions.get(execution.id);
     if (execution.status === 'running' && current && current.status !== 'running') return;
-    const stored = { ...execution, error: boundErrorText(execution.error, this.maxErrorLength) };
+    const shard = normalizeShard(execution.shard);
+    const { shard: _given, ...rest } = execution;
+    const stored: Execution = {
+      ...rest,
+      error: boundErrorText(execution.error, this.maxErrorLength),
+      ...(shard ? { shard } : {}),
+    };
     this.executions.set(execution.id, stored);
     if (TERMINAL_STATUSES.includes(execution.status)) {
       const state = this.stateOf(execution.job);
@@ -98,7 +105,9 @@ export class MemoryStore implements Store {
           e.startedAt < after.startedAt ||
           (e.startedAt === after.startedAt && e.id < after.id),
       );
-    const page = rows.slice(0, limit).map((e) => ({ ...e }));
+    const page = rows
+      .slice(0, limit)
+      .map((e) => ({ ...e, ...(e.shard ? { shard: { ...e.shard } } : {}) }));
     const last = page.at(-1);
     return {
       executions: page,

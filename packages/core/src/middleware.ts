@@ -1,4 +1,5 @@
 import type { Clock } from './clock.js';
+import type { ShardInfo } from './shards/shard-info.js';
 
 /** Minimal structured logger the job and middleware write to. */
 export interface Logger {
@@ -78,6 +79,12 @@ export interface JobContext {
    * first run may have done part of the work. Always set by the scheduler.
    */
   readonly recovery?: boolean;
+  /**
+   * The part of a sharded fire this run is (`shards: n`: `{ index, count }`, each part runs once
+   * fleet-wide; `shards: 'each'`: `{ index, count, each: true }`, this instance's position among
+   * the live instances, advisory), or `null` for a plain job. Always set by the scheduler.
+   */
+  readonly shard?: ShardInfo | null;
 }
 
 /** Calls the rest of the chain, optionally with a changed context (e.g. another signal). */

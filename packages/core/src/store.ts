@@ -1,5 +1,6 @@
 import { InvalidOptionError } from './errors.js';
 import type { FleetStore, PauseOptions } from './registry.js';
+import type { ShardInfo } from './shards/shard-info.js';
 
 /** The Store contract: execution history and fleet-wide job state. */
 
@@ -55,6 +56,13 @@ export interface Execution {
    * for scheduled fires. A non-null value marks the execution as manual.
    */
   requestedBy?: string | null;
+  /**
+   * The part of a sharded fire this execution ran (`shards: n`: part `index` of `count`;
+   * `shards: 'each'`: `each: true`); `null` or absent for a plain fire. Every built-in store keeps
+   * it and returns it (stores check it with `normalizeShard`). A sharded fire is the executions
+   * with the same `job` and `fireAt` (see `groupFires`).
+   */
+  shard?: ShardInfo | null;
 }
 
 /** Fleet-wide state of one job, seen by every instance. */

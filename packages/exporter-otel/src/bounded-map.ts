@@ -48,6 +48,12 @@ export class BoundedMap<K, V> {
 }
 
 /** Identifies one fire of one job on one instance: the key shared by events and middleware. */
-export function fireKey(instanceId: string, job: string, fireAt: number): string {
-  return `${instanceId}\u0000${job}\u0000${fireAt}`;
+export function fireKey(
+  instanceId: string,
+  job: string,
+  fireAt: number,
+  shard?: { index: number } | null,
+): string {
+  const part = shard ? `\u0000${shard.index}` : '';
+  return `${instanceId}\u0000${job}\u0000${fireAt}${part}`;
 }

@@ -105,7 +105,7 @@ export class FireMetrics {
         });
         return;
       case 'run.started':
-        this.#started.set(fireKey(event.instanceId, event.job, event.fireAt), true);
+        this.#started.set(fireKey(event.instanceId, event.job, event.fireAt, event.shard), true);
         this.#active.add(1, { [Attr.job]: event.job });
         // lag is on the fleet's clock; a run that started early is counted, not hidden as 0
         this.#fireLag.record(Math.max(0, event.lagMs) / 1000, { [Attr.job]: event.job });
@@ -114,7 +114,7 @@ export class FireMetrics {
       case 'run.finished': {
         const attributes = { [Attr.job]: event.job, [Attr.runStatus]: event.status };
         // the scheduler may finish a run it never started (lease lost during the claim)
-        if (this.#started.delete(fireKey(event.instanceId, event.job, event.fireAt))) {
+        if (this.#started.delete(fireKey(event.instanceId, event.job, event.fireAt, event.shard))) {
           this.#active.add(-1, { [Attr.job]: event.job });
         }
         this.#runs.add(1, attributes);

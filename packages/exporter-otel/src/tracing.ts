@@ -62,7 +62,7 @@ export class FireTracing {
 
   /** The fire-span middleware: place it first in the chain for one span per fire. */
   readonly middleware: Middleware = (ctx, next) => {
-    const key = fireKey(ctx.instanceId, ctx.job, ctx.fireAt.getTime());
+    const key = fireKey(ctx.instanceId, ctx.job, ctx.fireAt.getTime(), ctx.shard);
     const claim = this.#claims.get(key);
     const attributes: Attributes = {
       [Attr.job]: ctx.job,
@@ -100,7 +100,7 @@ export class FireTracing {
   readonly attemptMiddleware: Middleware = (ctx, next) => {
     const parent = context.active();
     const fire = parent.getValue(ACTIVE_FIRE) as ActiveFire | undefined;
-    const key = fireKey(ctx.instanceId, ctx.job, ctx.fireAt.getTime());
+    const key = fireKey(ctx.instanceId, ctx.job, ctx.fireAt.getTime(), ctx.shard);
     const sameFire = fire !== undefined && fire.key === key;
     if (sameFire) fire.attempt = Math.max(fire.attempt, ctx.attempt);
     const span = this.#tracer.startSpan(
@@ -143,21 +143,21 @@ export class FireTracing {
   onEvent(event: FleetcronEvent): void {
     switch (event.type) {
       case 'claim.won':
-        this.#claims.set(fireKey(event.instanceId, event.job, event.fireAt), {
+        this.#claims.set(fireKey(event.instanceId, event.job, event.fireAt, event.shard), {
           backend: event.backend,
           latencyMs: event.latencyMs,
         });
         return;
       case 'lease.renewed':
         this.#running
-          .get(fireKey(event.instanceId, event.job, event.fireAt))
+          .get(fireKey(event.instanceId, event.job, event.fireAt, event.shard))
           ?.addEvent('fleetcron.lease.renewed', {
             'fleetcron.lease.expires_at': new Date(event.expiresAt).toISOString(),
           });
         return;
       case 'lease.lost':
         this.#running
-          .get(fireKey(event.instanceId, event.job, event.fireAt))
+          .get(fireKey(event.instanceId, event.job, event.fireAt, event.shard))
           ?.addEvent(
             'fleetcron.lease.lost',
             event.error ? { [Attr.errorType]: errorType(event.error) } : {},
@@ -165,7 +165,7 @@ export class FireTracing {
         return;
       case 'run.finished':
       case 'fire.skipped':
-        this.#claims.delete(fireKey(event.instanceId, event.job, event.fireAt));
+        this.#claims.delete(fireKey(event.instanceId, event.job, event.fireAt, event.shard));
         return;
       case 'claim.lost':
       case 'claim.busy':

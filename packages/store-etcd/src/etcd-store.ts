@@ -3,6 +3,7 @@ import {
   BackendUnavailableError,
   boundErrorText,
   decodeCursor,
+  decodeShard,
   type Execution,
   encodeCursor,
   type HistoryPage,
@@ -12,6 +13,7 @@ import {
   type JobState,
   type LiveInstance,
   newJobState,
+  normalizeShard,
   type PauseOptions,
   type RunRequest,
   type RunRequestInput,
@@ -69,8 +71,11 @@ export class EtcdStore implements Store {
         `must be an integer epoch ms >= 0, got ${String(startedAt)}.`,
       );
     }
+    const shard = normalizeShard(execution.shard);
+    const { shard: _given, ...rest } = execution;
     const stored: Execution = {
-      ...execution,
+      ...rest,
+      ...(shard ? { shard } : {}), // a part of a sharded fire; absent for a plain fire
       reason: execution.reason ?? null,
       requestedBy: execution.requestedBy ?? null,
       error: boundErrorText(execution.error, this.options.maxErrorLength),
@@ -127,7 +132,9 @@ export class EtcdStore implements Store {
           .exec(),
       );
       for (const kv of values.kvs) {
-        const execution = JSON.parse(kv.value.toString()) as Execution;
+        const { shard: kept, ...row } = JSON.parse(kv.value.toString()) as Execution;
+        const shard = decodeShard(kept);
+        const execution: Execution = { ...row, ...(shard ? { shard } : {}) };
         if (!statuses || statuses.includes(execution.status)) rows.push(execution);
         end = kv.key.toString();
       }

@@ -3,8 +3,10 @@ import {
   assertPositiveInteger,
   boundErrorText,
   decodeCursor,
+  decodeShard,
   type Execution,
   encodeCursor,
+  encodeShard,
   type HistoryPage,
   type HistoryQuery,
   type InstanceRecord,
@@ -91,6 +93,7 @@ export class PostgresStore implements Store {
         error === null ? null : encodeText(error),
         reason === null ? null : encodeText(reason),
         execution.requestedBy == null ? null : encodeText(execution.requestedBy),
+        encodeShard(execution.shard),
       ],
       { retry: true },
     );
@@ -247,5 +250,12 @@ function toExecution(row: ExecutionRow): Execution {
     error: row.error === null ? null : decodeText(row.error),
     reason: row.reason === null ? null : decodeText(row.reason),
     requestedBy: row.requested_by === null ? null : decodeText(row.requested_by),
+    ...shardOf(row.shard),
   };
+}
+
+/** `{ shard }` for a part of a sharded fire, `{}` for a plain fire (the field stays absent). */
+function shardOf(stored: string | null): Pick<Execution, 'shard'> {
+  const shard = decodeShard(stored);
+  return shard ? { shard } : {};
 }

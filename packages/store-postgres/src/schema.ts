@@ -54,10 +54,13 @@ export function postgresStoreSchema(
   finished_at bigint,
   error       text,
   reason      text,
-  requested_by text
+  requested_by text,
+  shard       text
 );
 -- added by fleet control (issue 13): tables made before it gain the column
 ALTER TABLE ${t.executions} ADD COLUMN IF NOT EXISTS requested_by text;
+-- added by sharded fires (issue 16): the part as JSON ({"index":2,"count":8}), NULL for a plain fire
+ALTER TABLE ${t.executions} ADD COLUMN IF NOT EXISTS shard text;
 -- history(job): newest first, keyset pagination on (started_at, id)
 CREATE INDEX IF NOT EXISTS "${table}_exec_history"
   ON ${t.executions} (job, started_at DESC, id DESC);

@@ -11,7 +11,7 @@ import {
 import type { StoreTables } from './schema.js';
 
 /** Columns of an execution row, in the order of the record statement's parameters. */
-const COLUMNS = `id, job, fire_at, status, attempt, instance_id, token, started_at, finished_at, error, reason, requested_by`;
+const COLUMNS = `id, job, fire_at, status, attempt, instance_id, token, started_at, finished_at, error, reason, requested_by, shard`;
 
 const TERMINAL = TERMINAL_STATUSES.map((s) => `'${s}'`).join(', ');
 
@@ -19,18 +19,20 @@ const TERMINAL = TERMINAL_STATUSES.map((s) => `'${s}'`).join(', ');
  * Upserts an execution by id and, when its status is terminal, the job's last outcome, in one
  * statement. A `running` write never replaces a terminal row (a late write of the start is
  * dropped). Parameters: $1 id, $2 job, $3 fireAt, $4 status, $5 attempt, $6 instanceId,
- * $7 token, $8 startedAt, $9 finishedAt, $10 error, $11 reason, $12 requestedBy.
+ * $7 token, $8 startedAt, $9 finishedAt, $10 error, $11 reason, $12 requestedBy, $13 shard (JSON
+ * text, see `encodeShard`).
  */
 export function recordSql(t: StoreTables): string {
   return `WITH execution AS (
   INSERT INTO ${t.executions} AS e (${COLUMNS})
   VALUES ($1::text, $2::text, $3::bigint, $4::text, $5::integer, $6::text, $7::bigint,
-          $8::bigint, $9::bigint, $10::text, $11::text, $12::text)
+          $8::bigint, $9::bigint, $10::text, $11::text, $12::text, $13::text)
   ON CONFLICT (id) DO UPDATE SET
     job = excluded.job, fire_at = excluded.fire_at, status = excluded.status,
     attempt = excluded.attempt, instance_id = excluded.instance_id, token = excluded.token,
     started_at = excluded.started_at, finished_at = excluded.finished_at,
-    error = excluded.error, reason = excluded.reason, requested_by = excluded.requested_by
+    error = excluded.error, reason = excluded.reason, requested_by = excluded.requested_by,
+    shard = excluded.shard
   WHERE excluded.status <> 'running' OR e.status = 'running'
   RETURNING 1
 )
@@ -95,6 +97,7 @@ export interface ExecutionRow {
   error: string | null;
   reason: string | null;
   requested_by: string | null;
+  shard: string | null;
 }
 
 /** A row of the jobs table. */

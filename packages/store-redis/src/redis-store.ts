@@ -4,6 +4,7 @@ import {
   boundErrorText,
   DEFAULT_MAX_ERROR_LENGTH,
   decodeCursor,
+  decodeShard,
   type Execution,
   encodeCursor,
   type HistoryPage,
@@ -12,6 +13,7 @@ import {
   InvalidOptionError,
   type JobState,
   type LiveInstance,
+  normalizeShard,
   type PauseOptions,
   type RunRequest,
   type RunRequestInput,
@@ -121,9 +123,12 @@ export class RedisStore implements Store {
         `must be an integer epoch ms between 0 and ${MAX_STARTED_AT}, got ${String(startedAt)}.`,
       );
     }
+    const shard = normalizeShard(execution.shard);
+    const { shard: _given, ...rest } = execution;
     const stored: Execution = {
-      ...execution,
+      ...rest,
       error: boundErrorText(execution.error, this.maxErrorLength),
+      ...(shard ? { shard } : {}), // a part of a sharded fire; absent for a plain fire
     };
     const keys = this.keysOf(job);
     await this.commands.call('record', async () => {
@@ -273,8 +278,13 @@ export class RedisStore implements Store {
         historyScript.run(this.redis, [keys.index, keys.executions], [from, String(batch)]),
       )) as string[];
       for (const value of values) {
-        const row = JSON.parse(value.slice(16)) as Execution;
-        const execution = { ...row, requestedBy: row.requestedBy ?? null };
+        const { shard: stored, ...row } = JSON.parse(value.slice(16)) as Execution;
+        const shard = decodeShard(stored);
+        const execution: Execution = {
+          ...row,
+          requestedBy: row.requestedBy ?? null,
+          ...(shard ? { shard } : {}),
+        };
         if (!statuses || statuses.includes(execution.status)) out.push(execution);
         from = `(${indexMember(row.startedAt, row.id)}`;
       }

@@ -23,7 +23,14 @@ interface ExecutionRow {
   error: string | null;
   reason: string | null;
   requested_by: string | null;
+  shard: string | null;
 }
+
+/**
+ * An execution as this file reads and writes it: `shard` as JSON text (`encodeShard`), since
+ * only type imports reach the worker thread; `SqliteStore` encodes and decodes it.
+ */
+export type ExecutionRecord = Omit<Execution, 'shard'> & { shard: string | null };
 
 /** Arguments of `history`: the page size plus one, and the cursor position. */
 export interface HistoryArgs {
@@ -35,17 +42,18 @@ export interface HistoryArgs {
 }
 
 const COLUMNS =
-  'id, job, fire_at, status, attempt, instance_id, token, started_at, finished_at, error, reason, requested_by';
+  'id, job, fire_at, status, attempt, instance_id, token, started_at, finished_at, error, reason, requested_by, shard';
 
 function prepare(db: Database.Database) {
   const upsert = db.prepare(
     `INSERT INTO fleetcron_executions (${COLUMNS})
-     VALUES (@id, @job, @fireAt, @status, @attempt, @instanceId, @token, @startedAt, @finishedAt, @error, @reason, @requestedBy)
+     VALUES (@id, @job, @fireAt, @status, @attempt, @instanceId, @token, @startedAt, @finishedAt, @error, @reason, @requestedBy, @shard)
      ON CONFLICT (id) DO UPDATE SET
        job = excluded.job, fire_at = excluded.fire_at, status = excluded.status,
        attempt = excluded.attempt, instance_id = excluded.instance_id, token = excluded.token,
        started_at = excluded.started_at, finished_at = excluded.finished_at,
-       error = excluded.error, reason = excluded.reason, requested_by = excluded.requested_by
+       error = excluded.error, reason = excluded.reason, requested_by = excluded.requested_by,
+       shard = excluded.shard
      WHERE excluded.status <> 'running' OR fleetcron_executions.status = 'running'`,
   );
   const last = db.prepare(
@@ -103,7 +111,7 @@ function statements(db: Database.Database): Statements {
   return found;
 }
 
-const toExecution = (row: ExecutionRow): Execution => ({
+const toExecution = (row: ExecutionRow): ExecutionRecord => ({
   id: row.id,
   job: row.job,
   fireAt: row.fire_at,
@@ -116,6 +124,7 @@ const toExecution = (row: ExecutionRow): Execution => ({
   error: row.error,
   reason: row.reason,
   requestedBy: row.requested_by,
+  shard: row.shard,
 });
 
 /** The store's operation set, by name (see `SqliteStore`). */
@@ -125,11 +134,12 @@ export const storeOperations: SqliteOperations = {
     migrateFleet(db);
   },
   ops: {
-    record: (db, execution: Execution) => {
+    record: (db, execution: ExecutionRecord) => {
       statements(db).record.immediate({
         reason: null,
         ...execution,
         requestedBy: execution.requestedBy ?? null,
+        shard: execution.shard ?? null,
       });
     },
     history: (db, args: HistoryArgs) => {

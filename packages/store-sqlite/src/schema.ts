@@ -32,7 +32,8 @@ CREATE TABLE IF NOT EXISTS fleetcron_executions (
   finished_at INTEGER,
   error       TEXT,
   reason      TEXT,
-  requested_by TEXT
+  requested_by TEXT,
+  shard       TEXT
 );
 CREATE INDEX IF NOT EXISTS fleetcron_exec_history ON fleetcron_executions (job, started_at DESC, id DESC);
 CREATE INDEX IF NOT EXISTS fleetcron_exec_started ON fleetcron_executions (started_at);
@@ -68,9 +69,13 @@ CREATE TABLE IF NOT EXISTS fleetcron_run_requests (
 CREATE INDEX IF NOT EXISTS fleetcron_run_requests_job ON fleetcron_run_requests (job, seq);
 `;
 
-/** Columns fleet control added to the original tables: `[table, column, type]`. */
+/**
+ * Columns added to the original tables since (fleet control; `shard`: sharded fires, the part as
+ * JSON text, NULL for a plain fire): `[table, column, type]`.
+ */
 export const FLEET_COLUMNS: readonly [string, string, string][] = [
   ['fleetcron_executions', 'requested_by', 'TEXT'],
+  ['fleetcron_executions', 'shard', 'TEXT'],
   ['fleetcron_jobs', 'paused_by', 'TEXT'],
   ['fleetcron_jobs', 'paused_at', 'INTEGER'],
 ];

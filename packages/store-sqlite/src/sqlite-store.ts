@@ -4,8 +4,10 @@ import {
   boundErrorText,
   DEFAULT_MAX_ERROR_LENGTH,
   decodeCursor,
+  decodeShard,
   type Execution,
   encodeCursor,
+  encodeShard,
   type HistoryPage,
   type HistoryQuery,
   type InstanceRecord,
@@ -25,7 +27,7 @@ import {
   type SqliteSource,
   type SqliteSourceOptions,
 } from '@fleetcron/sqlite-shared';
-import { type HistoryArgs, storeOperations } from './operations.js';
+import { type ExecutionRecord, type HistoryArgs, storeOperations } from './operations.js';
 
 /** Options of {@link SqliteStore}. */
 export interface SqliteStoreOptions extends SqliteSourceOptions {
@@ -64,8 +66,8 @@ export class SqliteStore implements Store {
     return this.executor.open();
   }
 
-  record(execution: Execution): Promise<void> {
-    const row: Execution = {
+  async record(execution: Execution): Promise<void> {
+    const row: ExecutionRecord = {
       id: execution.id,
       job: execution.job,
       fireAt: execution.fireAt,
@@ -78,6 +80,7 @@ export class SqliteStore implements Store {
       error: boundErrorText(execution.error, this.maxErrorLength),
       reason: execution.reason ?? null,
       requestedBy: execution.requestedBy ?? null,
+      shard: encodeShard(execution.shard),
     };
     return this.executor.run('record', row);
   }
@@ -94,7 +97,7 @@ export class SqliteStore implements Store {
       after,
       statuses: statuses ? JSON.stringify(statuses) : null,
     };
-    const rows = await this.executor.run<Execution[]>('history', args);
+    const rows = (await this.executor.run<ExecutionRecord[]>('history', args)).map(fromRecord);
     const executions = rows.slice(0, limit);
     const last = executions.at(-1);
     return {
@@ -155,4 +158,10 @@ export class SqliteStore implements Store {
 function operationsUrl(): string {
   const ext = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
   return new URL(`./operations.${ext}`, import.meta.url).href;
+}
+
+/** An execution as read back: the `shard` JSON decoded, absent for a plain fire. */
+function fromRecord({ shard: stored, ...row }: ExecutionRecord): Execution {
+  const shard = decodeShard(stored);
+  return shard ? { ...row, shard } : row;
 }

@@ -1,6 +1,7 @@
 import type { LockScenario } from '../types.js';
 import { readingLockCapabilities } from './capabilities.js';
 import { catchUpScenarios } from './catch-up.js';
+import { claimManyScenarios } from './claim-many.js';
 import {
   exclusiveBusyOnce,
   freshIsolatedFixtures,
@@ -50,6 +51,7 @@ export const lockScenarios = readingLockCapabilities({
   mutualExclusionFuzz,
   withdrawHandsBack,
   ...catchUpScenarios,
+  ...claimManyScenarios,
 } as const satisfies Record<string, LockScenario>);
 
 /** Name of a lock scenario. */

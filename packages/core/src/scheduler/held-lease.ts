@@ -45,12 +45,12 @@ export class HeldLease {
     lease: Lease,
     sentAt: number,
   ) {
-    const { lock, calls, clock, queue, leaseMs } = c;
+    const { calls, clock, queue, leaseMs } = c;
     this.token = lease.token;
     this.deadline = new LeaseDeadline(clock, lease, leaseMs, sentAt, (e) => c.onLost(e));
     const deadline = this.deadline;
     this.keeper = new LeaseKeeper({
-      ...{ lock, calls, lease, leaseMs, sentAt, deadline, clock, queue },
+      ...{ calls, lease, leaseMs, sentAt, deadline, clock, queue },
       onRenewed: (renewed) => c.onRenewed(renewed),
       sampled: (sample) => c.sampled(sample),
     });

@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { ClockSample } from '../fleet-clock/offset-estimator.js';
-import type { Lease, Lock } from '../lock.js';
+import type { Lease } from '../lock.js';
 import type { LeaseDeadline } from './deadline.js';
 import type { LeaseCalls } from './lease-batch.js';
 import { safeCall } from './safe.js';
@@ -8,7 +8,6 @@ import type { QueueEntry, TimerQueue } from './timer-queue.js';
 
 /** Options of {@link LeaseKeeper}. */
 export interface LeaseKeeperOptions {
-  lock: Lock;
   /** Where renewals go: `lock.extend`, or batched with other renewals due together. */
   calls: LeaseCalls;
   lease: Lease;

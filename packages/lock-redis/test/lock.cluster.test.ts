@@ -84,6 +84,9 @@ describe('redis cluster', () => {
     lockScenarios.tokensIncrease,
     lockScenarios.withdrawHandsBack,
     lockScenarios.catchUpJudgedByMark,
+    lockScenarios.claimManyMatchesSingleClaims,
+    lockScenarios.claimManyOverlappingBatches,
+    lockScenarios.claimManyThousandKeys,
   ]) {
     it(scenario.title, () => scenario.run(options), scenario.timeoutMs);
   }

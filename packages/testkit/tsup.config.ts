@@ -11,6 +11,7 @@ export default defineConfig({
     'src/global-setup/postgres.ts',
     'src/global-setup/redis.ts',
     'src/global-setup/etcd.ts',
+    'src/vitest/index.ts',
   ],
   // Loaded lazily, only when a container runtime answers.
   external: ['testcontainers', 'pg', 'vitest'],

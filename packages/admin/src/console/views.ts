@@ -122,17 +122,25 @@ export function consoleViews(dom: ConsoleDom, ctx: ViewContext) {
     );
   }
 
+  /** `part 2 of 8` (0-based, as `ctx.shard`) for a part of a sharded fire, `each` for a broadcast run. */
+  function partLabel(run: Json): HTMLElement | null {
+    const shard = run.shard as Json | null | undefined;
+    if (!shard) return null;
+    const text = shard.each ? ' each' : ` part ${String(shard.index)} of ${String(shard.count)}`;
+    return h('span', { class: 'muted part', 'data-part': String(shard.index) }, text);
+  }
+
   function historyTable(now: number): HTMLElement {
     const executions = (ctx.state().history?.pages ?? []).flatMap(
       (p) => (p.executions as Json[]) ?? [],
     );
     if (executions.length === 0)
       return h('p', { class: 'muted', id: 'history-empty' }, 'No runs recorded.');
-    const rows = executions.map((run) =>
+    const runRow = (run: Json) =>
       h(
         'tr',
         { 'data-status': String(run.status) },
-        cell('Fire', time(run.fireAt as number, now)),
+        cell('Fire', time(run.fireAt as number, now), partLabel(run)),
         cell(
           'Status',
           statusBadge(run.status),
@@ -158,8 +166,59 @@ export function consoleViews(dom: ConsoleDom, ctx: ViewContext) {
               )
             : null,
         ),
-      ),
-    );
+      );
+    // a sharded fire (parts, or one run per instance) shows as one fire with its parts
+    const rows: HTMLElement[] = [];
+    const groups = new Map<string, { head: Json; runs: Json[] }>();
+    const order: Array<Json | { head: Json; runs: Json[] }> = [];
+    for (const run of executions) {
+      const shard = run.shard as Json | null | undefined;
+      if (!shard) {
+        order.push(run);
+        continue;
+      }
+      const key = `${String(run.fireAt)}|${shard.each ? 'each' : String(shard.count)}`;
+      let group = groups.get(key);
+      if (!group) {
+        group = { head: run, runs: [] };
+        groups.set(key, group);
+        order.push(group);
+      }
+      group.runs.push(run);
+    }
+    for (const item of order) {
+      if (!('runs' in item)) {
+        rows.push(runRow(item as Json));
+        continue;
+      }
+      const { head, runs } = item as { head: Json; runs: Json[] };
+      const shard = head.shard as Json;
+      const counts: Record<string, number> = {};
+      for (const run of runs) counts[String(run.status)] = (counts[String(run.status)] ?? 0) + 1;
+      const summary = Object.entries(counts)
+        .map(([status, n]) => `${n} ${status}`)
+        .join(', ');
+      const what = shard.each ? `${runs.length} instance(s)` : `${String(shard.count)} parts`;
+      rows.push(
+        h(
+          'tr',
+          { class: 'fire-group', 'data-fire': String(head.fireAt) },
+          h(
+            'td',
+            { colspan: '7' },
+            h('strong', null, 'Sharded fire '),
+            time(head.fireAt as number, now),
+            h('span', { class: 'muted' }, ` — ${what}: ${summary}`),
+          ),
+        ),
+      );
+      const sorted = [...runs].sort((a, b) =>
+        shard.each
+          ? String(a.instanceId).localeCompare(String(b.instanceId))
+          : Number((a.shard as Json).index) - Number((b.shard as Json).index),
+      );
+      for (const run of sorted) rows.push(runRow(run));
+    }
     return h(
       'table',
       { class: 'table', id: 'history' },

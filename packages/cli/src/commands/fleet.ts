@@ -1,4 +1,11 @@
-import type { FleetJob, FleetView, LiveInstance, RunStatus } from '@fleetcron/core';
+import {
+  describeFireGroup,
+  type Execution,
+  type FleetJob,
+  type FleetView,
+  type LiveInstance,
+  type RunStatus,
+} from '@fleetcron/core';
 import { integerOption, type ParsedCommand } from '../args.js';
 import { type Backend, defaultActor } from '../connect.js';
 import { EXIT, type ExitCode } from '../exit-codes.js';
@@ -99,15 +106,24 @@ export async function historyCommand(
     io.out(JSON.stringify(page, null, 2));
     return EXIT.ok;
   }
-  const rows = page.executions.map((e) => [
-    iso(e.fireAt),
+  const row = (e: Execution, fire: string) => [
+    fire,
     e.status + (e.reason ? ` (${e.reason})` : ''),
     iso(e.startedAt),
     e.finishedAt === null ? '-' : `${e.finishedAt - e.startedAt} ms`,
     e.instanceId,
     e.requestedBy ? `manual by ${e.requestedBy}` : 'schedule',
     (e.error ?? '').split('\n')[0] ?? '',
-  ]);
+  ];
+  // a sharded fire is one line with its parts under it
+  const rows = page.fires.flatMap((fire) => {
+    if (fire.kind === 'single') return fire.executions.map((e) => row(e, iso(e.fireAt)));
+    const head = [iso(fire.fireAt), describeFireGroup(fire), '', '', '', '', ''];
+    const parts = fire.executions.map((e) =>
+      row(e, e.shard?.each ? '  each' : `  part ${e.shard?.index} of ${e.shard?.count}`),
+    );
+    return [head, ...parts];
+  });
   io.out(
     page.executions.length === 0
       ? 'no runs'

@@ -8,6 +8,7 @@ import {
   type RunRequest,
   type TriggerSpec,
 } from '../registry.js';
+import { type FireGroup, groupFires } from '../shards/fire-groups.js';
 import type { HistoryPage, JobState, RunStatus, Store } from '../store.js';
 import { type DefinitionGroup, definitionGroups } from './drift.js';
 import { nextFires } from './trigger-spec.js';
@@ -66,6 +67,12 @@ export interface FleetView {
   jobs: FleetJob[];
   /** Names of drifting jobs. */
   drift: string[];
+}
+
+/** A page of history with its rows grouped into fires ({@link FleetClient.history}). */
+export interface FleetHistoryPage extends HistoryPage {
+  /** The page's executions grouped by fire: a sharded fire is one group with its parts. */
+  fires: FireGroup[];
 }
 
 /** Options of {@link FleetClient.history}. */
@@ -142,10 +149,14 @@ export class FleetClient {
     };
   }
 
-  /** One page of a job's history, newest first, optionally only some statuses. */
-  async history(job: string, query: FleetHistoryQuery = {}): Promise<HistoryPage> {
+  /**
+   * One page of a job's history, newest first, optionally only some statuses; `fires` groups the
+   * page's rows into fires (a sharded fire is one fire with its parts, see `groupFires`).
+   */
+  async history(job: string, query: FleetHistoryQuery = {}): Promise<FleetHistoryPage> {
     assertJobName(job);
-    return this.store.history(job, query);
+    const page = await this.store.history(job, query);
+    return { ...page, fires: groupFires(page.executions) };
   }
 
   /** Pauses the job fleet-wide (fires are claimed and recorded `skipped`, not run). */

@@ -13,6 +13,7 @@ import {
   type LockInspection,
 } from '@fleetcron/core';
 import {
+  type GiveUpSignal,
   hashSlot,
   type RedisClient,
   RedisCommands,
@@ -373,7 +374,7 @@ export class RedisLock implements Lock {
   }
 
   /** Sends one call of a batch with `script`, under the batch's signal. */
-  private sender(script: RedisScript, signal: AbortSignal): (call: BatchCall) => Promise<unknown> {
+  private sender(script: RedisScript, signal: GiveUpSignal): (call: BatchCall) => Promise<unknown> {
     return (call) => script.run(this.redis, call.keys, call.args, signal);
   }
 }

@@ -1,4 +1,5 @@
 import { Command } from 'ioredis';
+import type { GiveUpSignal } from './give-up-signal.js';
 import type { RedisClient } from './redis-client.js';
 
 /** What an {@link AbortableCommand} sends instead of itself once its signal is aborted. */
@@ -40,7 +41,7 @@ export class AbortableCommand extends Command {
     name: string,
     args: string[],
     options: { keyPrefix?: string; replyEncoding?: 'utf8' },
-    private readonly signal: AbortSignal,
+    private readonly signal: GiveUpSignal,
   ) {
     super(name, args, options);
   }
@@ -62,23 +63,30 @@ export class AbortableCommand extends Command {
  * Sends `name args` on `client` (applying the client's `keyPrefix`, replies as UTF-8 strings)
  * so that it cannot run once `signal` is aborted (see {@link AbortableCommand}). When the abort
  * comes before the command was written, rejects at once with {@link CommandAbortedError}; a
- * command already written is awaited (its answer may still matter to the caller).
+ * command already written is awaited (its answer may still matter to the caller). On a ready
+ * connection ioredis writes the command before `sendCommand` returns: then no abort listener is
+ * needed at all (the common, cheap case).
  */
 export function sendAbortable(
   client: RedisClient,
   name: string,
   args: string[],
-  signal: AbortSignal,
+  signal: GiveUpSignal,
 ): Promise<unknown> {
   if (signal.aborted) return Promise.reject(new CommandAbortedError(name));
   const keyPrefix = client.options.keyPrefix;
   const command = new AbortableCommand(
     name,
     args,
-    { replyEncoding: 'utf8', ...(keyPrefix ? { keyPrefix } : {}) },
+    keyPrefix ? { replyEncoding: 'utf8', keyPrefix } : UTF8,
     signal,
   );
   const sent = client.sendCommand(command) as Promise<unknown>;
+  const settle = (reply: unknown) => {
+    if (command.neutralised) throw new CommandAbortedError(name, command.written);
+    return reply;
+  };
+  if (command.written) return sent.then(settle);
   return new Promise((resolve, reject) => {
     const onAbort = () => {
       if (!command.written) reject(new CommandAbortedError(name));
@@ -87,8 +95,11 @@ export function sendAbortable(
     sent.then(
       (reply) => {
         signal.removeEventListener('abort', onAbort);
-        if (command.neutralised) reject(new CommandAbortedError(name, command.written));
-        else resolve(reply);
+        try {
+          resolve(settle(reply));
+        } catch (error) {
+          reject(error);
+        }
       },
       (error) => {
         signal.removeEventListener('abort', onAbort);
@@ -97,3 +108,5 @@ export function sendAbortable(
     );
   });
 }
+
+const UTF8 = { replyEncoding: 'utf8' } as const;

@@ -1,5 +1,6 @@
 export * from './abortable-command.js';
 export * from './call.js';
+export * from './give-up-signal.js';
 export * from './guard-error-events.js';
 export * from './hash-slot.js';
 export * from './key-part.js';

@@ -1,4 +1,5 @@
 import { callRedis } from './call.js';
+import type { GiveUpSignal } from './give-up-signal.js';
 import { guardErrorEvents } from './guard-error-events.js';
 import type { RedisClient } from './redis-client.js';
 
@@ -25,7 +26,7 @@ export class RedisCommands {
    */
   call<T>(
     operation: string,
-    run: (signal: AbortSignal) => Promise<T>,
+    run: (signal: GiveUpSignal) => Promise<T>,
     signal?: AbortSignal,
   ): Promise<T> {
     return callRedis(operation, this.timeoutMs, run, signal);

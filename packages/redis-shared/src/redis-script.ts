@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto';
 import { sendAbortable } from './abortable-command.js';
+import { GiveUp, type GiveUpSignal } from './give-up-signal.js';
 import type { RedisClient } from './redis-client.js';
 
 const isNoScript = (error: unknown): boolean =>
   error instanceof Error && error.message.startsWith('NOSCRIPT');
 
 /** A signal that is never aborted, for runs without one. */
-const NEVER = new AbortController().signal;
+const NEVER: GiveUpSignal = new GiveUp();
 
 /**
  * A Lua script run with `EVALSHA`, falling back to `EVAL` (which also loads it) when the server
@@ -27,18 +28,19 @@ export class RedisScript {
    * reconnect (see `AbortableCommand`); it rejects with `CommandAbortedError` instead, unless it
    * was already written to the server (then its reply is awaited).
    */
-  async run(
+  run(
     client: RedisClient,
     keys: string[],
     args: (string | number)[],
-    signal: AbortSignal = NEVER,
+    signal: GiveUpSignal = NEVER,
   ): Promise<unknown> {
-    const rest = [String(keys.length), ...keys, ...args.map(String)];
-    try {
-      return await sendAbortable(client, 'evalsha', [this.sha, ...rest], signal);
-    } catch (error) {
+    const command: string[] = [this.sha, String(keys.length)];
+    for (const key of keys) command.push(key);
+    for (const arg of args) command.push(typeof arg === 'string' ? arg : String(arg));
+    return sendAbortable(client, 'evalsha', command, signal).catch((error: unknown) => {
       if (!isNoScript(error)) throw error;
-      return await sendAbortable(client, 'eval', [this.source, ...rest], signal);
-    }
+      command[0] = this.source;
+      return sendAbortable(client, 'eval', command, signal);
+    });
   }
 }

@@ -30,6 +30,8 @@ export interface FleetRow extends JobAccount {
   perWake: { claim: number; claimMany: number; batchedFires: number; release: number };
   /** Ledger files read and lines that did not parse (a torn write). */
   ledger: { files: number; torn: number };
+  /** Wall time of the cell, from sending it to the instances until it was judged, ms. */
+  wallMs?: number;
   /** `lock.inspect` cross-check: `ok`, `n/a` or the mismatches. */
   verified: string;
   /** The cell could not run in this mode (`n/a: …`): reported, not a failure. */

@@ -1,3 +1,8 @@
-export { type ClaimArgs, lockOperations } from './operations.js';
+export { type ClaimArgs, type ExtendArgs, lockOperations } from './operations.js';
 export { SQLITE_LOCK_SCHEMA } from './schema.js';
-export { SQLITE_LOCK_CAPABILITIES, SqliteLock, type SqliteLockOptions } from './sqlite-lock.js';
+export {
+  SQLITE_LOCK_CAPABILITIES,
+  SQLITE_MAX_BATCH,
+  SqliteLock,
+  type SqliteLockOptions,
+} from './sqlite-lock.js';

@@ -24,6 +24,12 @@ export interface ClaimArgs {
   since: number | null;
 }
 
+/** Arguments of the `extend` operation (and of each item of `extendMany`). */
+export interface ExtendArgs {
+  lease: Lease;
+  leaseMs: number;
+}
+
 /** Records and leases deleted per collection pass (keeps each transaction short). */
 const COLLECT_BATCH = 500;
 
@@ -122,6 +128,39 @@ function claimIn(db: Database.Database, args: ClaimArgs): ClaimResult {
   return { ...decide(db, args, now), backendTime: now };
 }
 
+/**
+ * Many claims inside one transaction, in array order (two claims of one key see each other),
+ * each decided exactly as {@link claimIn} decides it alone. `now` is read once: the whole batch
+ * happens at one instant of the host's clock.
+ */
+function claimManyIn(db: Database.Database, list: ClaimArgs[]): ClaimResult[] {
+  const now = Date.now();
+  return list.map((args) => ({ ...decide(db, args, now), backendTime: now }));
+}
+
+/** A renewal: the lease's new expiry if it is still live, else `null` (see `Lock.extend`). */
+function extendIn(db: Database.Database, args: ExtendArgs, now: number): Lease | null {
+  const { lease } = args;
+  const row = statements(db).extend.get(
+    now + args.leaseMs,
+    lease.key,
+    slotOf(lease.exclusive, lease.fireAt),
+    lease.token,
+    now,
+  );
+  return row ? { ...toLease(row), backendTime: now } : null;
+}
+
+/** A release: deletes the lease if it still holds its token; `true` when it was still live. */
+function releaseIn(db: Database.Database, lease: Lease, now: number): boolean {
+  const row = statements(db).release.get(
+    lease.key,
+    slotOf(lease.exclusive, lease.fireAt),
+    lease.token,
+  );
+  return row !== undefined && row.expires_at > now;
+}
+
 function decide(db: Database.Database, args: ClaimArgs, now: number): ClaimResult {
   const s = statements(db);
   const { key, fireAt, owner, leaseMs, exclusive, windowMs } = args;
@@ -217,26 +256,23 @@ export const lockOperations: SqliteOperations = {
   },
   ops: {
     claim: (db, args: ClaimArgs) => db.transaction(claimIn).immediate(db, args),
-    extend: (db, args: { lease: Lease; leaseMs: number }) => {
-      const now = Date.now();
-      const { lease } = args;
-      const row = statements(db).extend.get(
-        now + args.leaseMs,
-        lease.key,
-        slotOf(lease.exclusive, lease.fireAt),
-        lease.token,
-        now,
-      );
-      return row ? { ...toLease(row), backendTime: now } : null;
-    },
-    release: (db, lease: Lease) => {
-      const row = statements(db).release.get(
-        lease.key,
-        slotOf(lease.exclusive, lease.fireAt),
-        lease.token,
-      );
-      return row !== undefined && row.expires_at > Date.now();
-    },
+    claimMany: (db, list: ClaimArgs[]) => db.transaction(claimManyIn).immediate(db, list),
+    extend: (db, args: ExtendArgs) => extendIn(db, args, Date.now()),
+    extendMany: (db, list: ExtendArgs[]) =>
+      db
+        .transaction((items: ExtendArgs[]) => {
+          const now = Date.now();
+          return items.map((args) => extendIn(db, args, now));
+        })
+        .immediate(list),
+    release: (db, lease: Lease) => releaseIn(db, lease, Date.now()),
+    releaseMany: (db, list: Lease[]) =>
+      db
+        .transaction((items: Lease[]) => {
+          const now = Date.now();
+          return items.map((lease) => releaseIn(db, lease, now));
+        })
+        .immediate(list),
     withdraw: (db, lease: Lease) => db.transaction(withdrawIn).immediate(db, lease),
     inspect: (db, key: string) => db.transaction(inspectIn).immediate(db, key),
     collect: (db) => db.transaction(collectIn).immediate(db),

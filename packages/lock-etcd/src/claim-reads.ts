@@ -2,7 +2,23 @@ import type { ClaimRequest, ClaimResult } from '@fleetcron/core';
 import type { IKeyValue, IRequestOp, ITxnResponse } from 'etcd3';
 import type { HeldLeases } from './held-leases.js';
 import type { KeyLayout } from './keys.js';
-import { getOp, kvsOf, parseValue } from './rpc.js';
+import type { JobLeasePool } from './lease-pool.js';
+import type { RecordLeases } from './record-leases.js';
+import { type EtcdRpc, getOp, kvsOf, parseValue } from './rpc.js';
+
+/** What claims (single and batched) work with: the lock's parts and settings. */
+export interface ClaimContext {
+  rpc: EtcdRpc;
+  keys: KeyLayout;
+  held: HeldLeases;
+  pool: JobLeasePool;
+  records: RecordLeases;
+  windowMs: number;
+  earlyToleranceMs: number;
+  /** etcd's `--max-txn-ops`: operations per level of one transaction. */
+  maxTxnOps: number;
+}
+
 import { type ClaimValue, type LeaseValue, leaseOf } from './values.js';
 
 /**

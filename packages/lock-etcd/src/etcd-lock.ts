@@ -1,47 +1,37 @@
 import {
+  assertBatchSize,
   assertCatchUpClaim,
   BackendUnavailableError,
+  type BatchOptions,
   type ClaimRequest,
   type ClaimResult,
   type Clock,
   DEFAULT_EARLY_TOLERANCE_MS,
+  InvalidOptionError,
   type Lease,
   LeaseTooShortError,
   type Lock,
   type LockCapabilities,
   type LockInspection,
 } from '@fleetcron/core';
-import { type Etcd3, EtcdLeaseInvalidError, type ICompare, type ITxnResponse } from 'etcd3';
-import { answerRecorded, claimReads, replayCatchUp, usesLease } from './claim-reads.js';
+import type { Etcd3 } from 'etcd3';
+import { BatchClaimer, ETCD_MAX_BATCH } from './claim-batch.js';
+import type { ClaimContext } from './claim-reads.js';
+import { SingleClaimer } from './claim-single.js';
 import { clocksAtArrival, type EtcdClock, etcdClockOf } from './etcd-clock.js';
+import { type HeldBatchContext, releaseAll, renewAll } from './held-batch.js';
 import { HeldLeases } from './held-leases.js';
 import { inspectKey } from './inspect.js';
 import { KeyLayout } from './keys.js';
-import { JobLeasePool, type PooledLease } from './lease-pool.js';
+import { JobLeasePool } from './lease-pool.js';
 import { lockClientOf } from './lock-client.js';
 import { type EtcdLockOptions, type ResolvedOptions, resolveOptions } from './options.js';
 import { RecordLeases } from './record-leases.js';
-import {
-  absent,
-  BACKEND,
-  createdAt,
-  deleteOp,
-  EtcdRpc,
-  getOp,
-  kvsOf,
-  markBefore,
-  markOf,
-  modifiedAt,
-  moveMarkOp,
-  putOp,
-} from './rpc.js';
-import { type ClaimValue, type LeaseValue, leaseOf } from './values.js';
+import { BACKEND, createdAt, deleteOp, ETCD_MIN_LEASE_MS, EtcdRpc, getOp, kvsOf } from './rpc.js';
 
-/** etcd's smallest lease: 2 s (TTLs are whole seconds). */
-export const ETCD_MIN_LEASE_MS = 2_000;
+export { ETCD_MAX_BATCH } from './claim-batch.js';
+export { ETCD_MIN_LEASE_MS } from './rpc.js';
 
-/** How often a claim re-reads when the exclusive lease changes under it (rare path). */
-const MAX_ATTEMPTS = 8;
 /** Spare leases are kept alive this often, in ms (see {@link JobLeasePool}). */
 const REFRESH_MS = 400;
 
@@ -68,6 +58,7 @@ export class EtcdLock implements Lock {
     clock: 'client',
     earlyToleranceMs: DEFAULT_EARLY_TOLERANCE_MS,
     durableMark: true,
+    maxBatch: ETCD_MAX_BATCH,
   };
   readonly windowMs: number;
   /** Prefix of every key this adapter reads and writes. */
@@ -77,6 +68,9 @@ export class EtcdLock implements Lock {
   private readonly rpc: EtcdRpc;
   private readonly pool: JobLeasePool;
   private readonly records: RecordLeases;
+  private readonly single: SingleClaimer;
+  private readonly batch: BatchClaimer;
+  private readonly heldBatch: HeldBatchContext;
   private readonly held: HeldLeases;
   /** The lock's own client (see {@link lockClientOf}): no retries, no circuit breaker. */
   private readonly client: Etcd3;
@@ -109,6 +103,17 @@ export class EtcdLock implements Lock {
       resolved.windowMs,
       resolved.skewToleranceMs,
     );
+    const claims: ClaimContext = {
+      ...{ rpc: this.rpc, keys: this.keys, held: this.held, pool: this.pool },
+      ...{ records: this.records, windowMs: this.windowMs, maxTxnOps: resolved.maxTxnOps },
+      earlyToleranceMs: resolved.earlyToleranceMs,
+    };
+    this.single = new SingleClaimer(claims);
+    this.batch = new BatchClaimer(claims);
+    this.heldBatch = {
+      ...{ rpc: this.rpc, keys: this.keys, held: this.held, maxTxnOps: resolved.maxTxnOps },
+      now: () => this.clock.now(),
+    };
     this.etcdClock = etcdClockOf(this.client, resolved);
     if (resolved.etcdClock) this.capabilities.backendTimeBoundMs = resolved.etcdClock.maxErrorMs;
   }
@@ -132,133 +137,75 @@ export class EtcdLock implements Lock {
   async claim(request: ClaimRequest): Promise<ClaimResult> {
     this.assertOpen('claim');
     const { now, etcdNow } = await clocksAtArrival(this.clock, this.etcdClock);
-    const result = await this.claimAt(request, now, etcdNow);
+    this.assertOpen('claim');
+    const result = await this.single.claim(request, now, etcdNow);
     const backendTime = this.etcdClock?.now() ?? null;
     return backendTime === null ? result : { ...result, backendTime };
   }
 
   /**
-   * `now`: the adapter's clock at the claim's arrival; `etcdNow`: the etcd host's clock then, as
-   * measured (`null` without a measurement), which judges `stale` and `early` when known.
+   * Claims many fires (see {@link Lock.claimMany}), each answered as {@link claim} would answer
+   * it alone, in as few transactions as etcd allows: one per `maxTxnOps - 10` requests (118 with
+   * etcd's defaults), sent concurrently, each request a nested transaction (README, "Batched
+   * claims"). The keys a transaction wins share one etcd lease until their first renewal.
    */
-  private async claimAt(
-    request: ClaimRequest,
-    now: number,
-    etcdNow: number | null,
-  ): Promise<ClaimResult> {
-    this.assertOpen('claim');
-    const { key, fireAt, leaseMs } = request;
-    if (!(leaseMs >= ETCD_MIN_LEASE_MS)) {
-      throw new LeaseTooShortError('leaseMs', leaseMs, ETCD_MIN_LEASE_MS, BACKEND);
+  async claimMany(
+    requests: readonly ClaimRequest[],
+    options: BatchOptions = {},
+  ): Promise<ClaimResult[]> {
+    this.assertOpen('claimMany');
+    assertBatchSize(requests, ETCD_MAX_BATCH);
+    BatchClaimer.check(requests);
+    for (const request of requests) assertCatchUpClaim(request);
+    if (requests.length === 0) return [];
+    if (options.signal?.aborted) {
+      const cause = new Error('given up on by the caller before it was sent; it was not run');
+      throw new BackendUnavailableError(BACKEND, 'claimMany', cause);
     }
-    assertCatchUpClaim(request);
-    const startedAt = performance.now();
-    // Catch-up claims are bounded by their `since` instead of the window (the mark guards them).
-    const oldest = request.catchUp ? request.catchUp.since : (etcdNow ?? now) - this.windowMs;
-    if (fireAt < oldest) return { status: 'lost', key, fireAt, reason: 'stale' };
-    this.held.sweep(now);
+    const { now, etcdNow } = await clocksAtArrival(this.clock, this.etcdClock);
+    const results = await this.batch.claimAll(requests, now, etcdNow, options.signal);
+    const backendTime = this.etcdClock?.now() ?? null;
+    return backendTime === null ? results : results.map((r) => ({ ...r, backendTime }));
+  }
 
-    const claimKey = this.keys.claim(key, fireAt);
-    if (fireAt > (etcdNow ?? now) + resolvedEarly(this.capabilities)) {
-      // Too early by the etcd host's clock as measured (or this clock without a measurement),
-      // unless the fire is already recorded (then answer as for it). README, "The fleet's clock".
-      const res = await this.rpc.txn(
-        'claim',
-        [absent(claimKey)],
-        [],
-        claimReads(this.keys, request),
-        request.signal,
+  /**
+   * Renews many leases (see {@link Lock.extendMany}): one keepalive message per etcd lease over
+   * one stream; leases that need a move take the single path.
+   */
+  async extendMany(
+    leases: readonly Lease[],
+    leaseMs: readonly number[],
+    options: BatchOptions = {},
+  ): Promise<(Lease | null)[]> {
+    this.assertOpen('extendMany');
+    assertBatchSize(leases, ETCD_MAX_BATCH);
+    if (!Array.isArray(leaseMs) || leaseMs.length !== leases.length) {
+      throw new InvalidOptionError(
+        'leaseMs',
+        'must be an array as long as leases (one per lease).',
       );
-      if (res.succeeded) return { status: 'lost', key, fireAt, reason: 'early' };
-      return answerRecorded(this.held, request, res, now);
     }
+    leaseMs.forEach((ms, i) => {
+      if (!(ms >= ETCD_MIN_LEASE_MS)) {
+        throw new LeaseTooShortError(`leaseMs[${i}]`, ms, ETCD_MIN_LEASE_MS, BACKEND);
+      }
+    });
+    if (leases.length === 0) return [];
+    const expiries = await renewAll(this.heldBatch, leases, leaseMs, options.signal);
+    const backendTime = this.etcdClock?.now() ?? null;
+    return leases.map((lease, i) => {
+      const expiresAt = expiries[i] ?? null;
+      if (expiresAt === null) return null;
+      return backendTime === null ? { ...lease, expiresAt } : { ...lease, expiresAt, backendTime };
+    });
+  }
 
-    let retriedLeases = false;
-    // A catch-up claim wins only ahead of the mark: "the mark is older", or "there is no mark"
-    // (etcd cannot compare a missing key's value; a failed claim's reads say which applies).
-    const markKey = this.keys.mark(key);
-    let markGuard: ICompare[] = request.catchUp ? [markBefore(markKey, fireAt)] : [];
-    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const [recordLease, jobLease] = await this.leasesFor(fireAt, leaseMs, startedAt);
-      let res: ITxnResponse;
-      try {
-        res = await this.tryWin(request, recordLease, jobLease, now, markGuard);
-      } catch (error) {
-        if (error instanceof EtcdLeaseInvalidError && !retriedLeases) {
-          // A lease we cached expired under us (clock jump, server restored from backup): drop
-          // both and try once more with fresh ones.
-          retriedLeases = true;
-          this.records.invalidate(recordLease);
-          this.pool.forget(jobLease.id);
-          continue;
-        }
-        // Unknown outcome: the lease may carry a won key. Revoke it; a replay answers `lost`.
-        this.pool.discard(jobLease);
-        throw error instanceof EtcdLeaseInvalidError
-          ? new BackendUnavailableError(BACKEND, 'claim', error)
-          : error;
-      }
-      if (res.succeeded) {
-        const slot = this.keys.slot(request);
-        const token = res.header.revision;
-        const expiresAt = now + leaseMs;
-        this.held.granted(slot, token, jobLease.id, expiresAt);
-        return { status: 'won', lease: { ...leaseOf(request, Number(token), expiresAt) } };
-      }
-      if (!usesLease(res, jobLease.id)) this.pool.giveBack(jobLease);
-      if (kvsOf(res, 0)[0]) return answerRecorded(this.held, request, res, now);
-      if (request.catchUp) {
-        const mark = markOf(kvsOf(res, 3)[0]);
-        if (mark !== null && fireAt <= mark) {
-          const replay = fireAt === mark ? replayCatchUp(this.held, request, res, now) : undefined;
-          return replay ?? { status: 'lost', key, fireAt, reason: 'behind_mark' };
-        }
-        const guard = mark === null ? absent(markKey) : markBefore(markKey, fireAt);
-        if (guard.target !== markGuard[0]?.target) {
-          markGuard = [guard];
-          continue;
-        }
-      }
-
-      // No record, but the job's exclusive lease is live: record the fire as busy, atomically
-      // with "still no record and still the same lease".
-      const live = kvsOf(res, 1)[0];
-      if (!live) continue;
-      let busy: ITxnResponse;
-      try {
-        busy = await this.rpc.txn(
-          'claim',
-          [absent(claimKey), modifiedAt(this.keys.exclusive(key), live.mod_revision), ...markGuard],
-          [
-            putOp(
-              claimKey,
-              { owner: request.owner, outcome: 'busy' } satisfies ClaimValue,
-              recordLease,
-            ),
-            moveMarkOp(markKey, fireAt),
-          ],
-          claimReads(this.keys, request),
-          request.signal,
-        );
-      } catch (error) {
-        if (!(error instanceof EtcdLeaseInvalidError) || retriedLeases) {
-          throw error instanceof EtcdLeaseInvalidError
-            ? new BackendUnavailableError(BACKEND, 'claim', error)
-            : error;
-        }
-        retriedLeases = true;
-        this.records.invalidate(recordLease);
-        continue;
-      }
-      if (busy.succeeded) return { status: 'busy', key, fireAt };
-      if (kvsOf(busy, 0)[0]) return answerRecorded(this.held, request, busy, now);
-      // The exclusive lease (or the mark) changed between the two transactions: start over.
-    }
-    throw new BackendUnavailableError(
-      BACKEND,
-      'claim',
-      new Error(`the exclusive lease of ${JSON.stringify(key)} kept changing; gave up`),
-    );
+  /** Ends many leases (see {@link Lock.releaseMany}): one transaction per `maxTxnOps - 2`. */
+  async releaseMany(leases: readonly Lease[], options: BatchOptions = {}): Promise<boolean[]> {
+    this.assertOpen('releaseMany');
+    assertBatchSize(leases, ETCD_MAX_BATCH);
+    if (leases.length === 0) return [];
+    return releaseAll(this.heldBatch, leases, options.signal);
   }
 
   /**
@@ -336,58 +283,9 @@ export class EtcdLock implements Lock {
     this.client.close();
   }
 
-  /**
-   * The claim transaction of the common path; `markGuard` holds a catch-up claim's condition on
-   * the mark. Every win moves the mark forward in the same transaction.
-   */
-  private tryWin(
-    request: ClaimRequest,
-    recordLease: string,
-    jobLease: PooledLease,
-    now: number,
-    markGuard: ICompare[],
-  ): Promise<ITxnResponse> {
-    const { key, fireAt, owner, leaseMs, exclusive } = request;
-    const claimKey = this.keys.claim(key, fireAt);
-    const compare = [absent(claimKey), ...markGuard];
-    if (exclusive) compare.push(absent(this.keys.exclusive(key)));
-    const leaseValue: LeaseValue = { owner, fireAt, expiresAt: now + leaseMs };
-    return this.rpc.txn(
-      'claim',
-      compare,
-      [
-        putOp(claimKey, { owner, outcome: 'won' } satisfies ClaimValue, recordLease),
-        putOp(this.keys.slot(request), leaseValue, jobLease.id),
-        moveMarkOp(this.keys.mark(key), fireAt),
-      ],
-      claimReads(this.keys, request),
-      request.signal,
-    );
-  }
-
-  /** The record lease and a job lease for a claim, fetched together. */
-  private async leasesFor(
-    fireAt: number,
-    leaseMs: number,
-    startedAt: number,
-  ): Promise<[string, PooledLease]> {
-    const [record, job] = await Promise.allSettled([
-      this.records.leaseFor(fireAt),
-      this.pool.acquire(leaseMs, startedAt),
-    ]);
-    if (record.status === 'fulfilled' && job.status === 'fulfilled') {
-      return [record.value, job.value];
-    }
-    if (job.status === 'fulfilled') this.pool.giveBack(job.value);
-    throw record.status === 'rejected' ? record.reason : (job as PromiseRejectedResult).reason;
-  }
-
   private assertOpen(operation: string): void {
     if (this.closed) {
       throw new BackendUnavailableError(BACKEND, operation, new Error('this EtcdLock is closed'));
     }
   }
 }
-
-const resolvedEarly = (c: LockCapabilities): number =>
-  c.earlyToleranceMs ?? DEFAULT_EARLY_TOLERANCE_MS;

@@ -10,6 +10,20 @@ export interface Held {
   leaseId: string;
   /** Latest expiry reported to the holder (adapter clock). */
   expiresAt: number;
+  /**
+   * The etcd lease may carry other lease keys too (granted by one batched claim): it is never
+   * kept alive; the key's first renewal moves it to an etcd lease of its own.
+   */
+  shared: boolean;
+}
+
+/** A keepalive already sent for a lease's etcd lease (by a batched renewal). */
+export interface KeptAlive {
+  /** The TTL the server granted, seconds; `0`: the etcd lease is gone. */
+  ttlSec: number;
+  /** When the keepalive was sent (monotonic ms), and the adapter's clock then. */
+  sentAt: number;
+  now: number;
 }
 
 /** The book is swept of abandoned entries once it grows past this size. */
@@ -19,10 +33,19 @@ const SWEEP_SIZE = 256;
  * The job leases this adapter holds (granted by its claims, or replayed to a re-sent claim), by
  * lease key and token: which etcd lease carries each one, and the expiry last reported to its
  * holder. Renewals and releases go through here, because both act on that etcd lease: a renewal
- * is a keepalive of it (or a move to a longer one), a release hands it back to the pool.
+ * is a keepalive of it (or a move to another one), a release hands it back to the pool once it
+ * carries no key.
+ *
+ * A single claim puts its key on an etcd lease of its own. A batched claim puts the keys it wins
+ * in one transaction on one etcd lease (`shared`): that lease is never kept alive, so every key
+ * on it expires with it unless renewed, and a key's first renewal moves it to an etcd lease of
+ * its own. So an etcd lease is kept alive for at most one key, and a holder that stops renewing
+ * loses its key when the server's TTL runs out, as with single claims.
  */
 export class HeldLeases {
   private readonly book = new Map<string, Held>();
+  /** How many entries of the book each etcd lease carries. */
+  private readonly carried = new Map<string, number>();
 
   constructor(
     private readonly rpc: EtcdRpc,
@@ -35,9 +58,15 @@ export class HeldLeases {
     return this.book.get(heldKey(slot, token));
   }
 
-  /** Records a lease just granted on etcd lease `leaseId`. */
-  granted(slot: Buffer, token: string | number, leaseId: string, expiresAt: number): void {
-    this.book.set(heldKey(slot, token), { leaseId, expiresAt });
+  /** Records a lease just granted on etcd lease `leaseId` (`shared`: see {@link Held.shared}). */
+  granted(
+    slot: Buffer,
+    token: string | number,
+    leaseId: string,
+    expiresAt: number,
+    shared = false,
+  ): void {
+    this.put(heldKey(slot, token), { leaseId, expiresAt, shared });
   }
 
   /**
@@ -48,11 +77,13 @@ export class HeldLeases {
     const hk = heldKey(kv.key, kv.create_revision);
     let held = this.book.get(hk);
     if (!held) {
+      const value = parseValue<LeaseValue>(kv);
       held = {
         leaseId: kv.lease,
-        expiresAt: parseValue<LeaseValue>(kv)?.expiresAt ?? fallbackExpiresAt,
+        expiresAt: value?.expiresAt ?? fallbackExpiresAt,
+        shared: value?.shared === true,
       };
-      this.book.set(hk, held);
+      this.put(hk, held);
     }
     return held;
   }
@@ -61,7 +92,7 @@ export class HeldLeases {
   forget(slot: Buffer, token: string | number): Held | undefined {
     const hk = heldKey(slot, token);
     const held = this.book.get(hk);
-    this.book.delete(hk);
+    if (held) this.remove(hk, held);
     return held;
   }
 
@@ -69,45 +100,56 @@ export class HeldLeases {
   sweep(now: number): void {
     if (this.book.size <= SWEEP_SIZE) return;
     for (const [hk, held] of this.book) {
-      if (held.expiresAt + FORGET_AFTER_MS < now) this.book.delete(hk);
+      if (held.expiresAt + FORGET_AFTER_MS < now) this.remove(hk, held);
     }
   }
 
   /** Forgets every entry (the lock is closing; the pool revokes the etcd leases). */
   clear(): void {
     this.book.clear();
+    this.carried.clear();
   }
 
   /**
    * Renews `lease` (lease key `slot`) for `leaseMs` from now (adapter clock): a keepalive of the
-   * etcd lease that carries it, and a move to a longer etcd lease when `leaseMs` is longer than
-   * that one's TTL. Resolves the new expiry, or `null` when the lease is no longer held.
+   * etcd lease that carries it, and a move to another etcd lease when `leaseMs` is longer than
+   * that one's TTL or when it is shared. Resolves the new expiry, or `null` when the lease is no
+   * longer held. `kept`: the answer of a keepalive already sent for its etcd lease (`renewAll`).
    */
-  async renew(lease: Lease, slot: Buffer, leaseMs: number): Promise<number | null> {
+  async renew(
+    lease: Lease,
+    slot: Buffer,
+    leaseMs: number,
+    kept?: KeptAlive,
+  ): Promise<number | null> {
     let held = this.get(slot, lease.token);
     if (!held) {
       // Not claimed through this adapter: find the etcd lease that carries the key.
       const res = await this.rpc.txn('extend', [createdAt(slot, lease.token)], [getOp(slot)], []);
       const kv = res.succeeded ? kvsOf(res, 0)[0] : undefined;
       if (!kv || kv.lease === '0') return null;
-      held = { leaseId: kv.lease, expiresAt: lease.expiresAt };
-      this.book.set(heldKey(slot, lease.token), held);
+      held = this.ofKey(kv, lease.expiresAt);
     }
-    const sentAt = performance.now();
-    const now = this.clock.now();
-    const ttlSec = (await this.rpc.keepAlive('extend', [held.leaseId])).get(held.leaseId) ?? 0;
-    if (ttlSec <= 0) {
-      // The server let the lease expire (holder paused or partitioned) or it was revoked.
-      this.forget(slot, lease.token);
-      this.pool.forget(held.leaseId);
-      return null;
+    const sentAt = kept?.sentAt ?? performance.now();
+    const now = kept?.now ?? this.clock.now();
+    if (!held.shared) {
+      const ttlSec =
+        kept?.ttlSec ?? (await this.rpc.keepAlive('extend', [held.leaseId])).get(held.leaseId) ?? 0;
+      if (ttlSec <= 0) {
+        // The server let the lease expire (holder paused or partitioned) or it was revoked.
+        this.forget(slot, lease.token);
+        this.pool.forget(held.leaseId);
+        return null;
+      }
+      const pooled = this.pool.owns(held.leaseId);
+      if (pooled) pooled.refreshedAt = sentAt;
+      if (ttlSec * 1000 >= leaseMs) {
+        held.expiresAt = now + leaseMs;
+        return held.expiresAt;
+      }
     }
-    const pooled = this.pool.owns(held.leaseId);
-    if (pooled) pooled.refreshedAt = sentAt;
-    if (
-      ttlSec * 1000 < leaseMs &&
-      !(await this.reattach(lease, slot, held, leaseMs, sentAt, now))
-    ) {
+    // A shared etcd lease is never kept alive (its other keys would live on): move the key.
+    if (!(await this.reattach(lease, slot, held, leaseMs, sentAt, now))) {
       this.forget(slot, lease.token);
       return null;
     }
@@ -130,31 +172,46 @@ export class HeldLeases {
         [],
       );
     } catch (error) {
-      // Unknown outcome: revoke the etcd lease, which deletes the key if the delete did not run.
-      const pooled = held && this.pool.owns(held.leaseId);
-      if (pooled) this.pool.discard(pooled);
+      // Unknown outcome: revoke the etcd lease, which deletes the key if the delete did not run
+      // (not a shared one: it carries other keys, and expires on its own).
+      this.discard(held);
       throw error;
     }
+    return this.released(res, held);
+  }
+
+  /**
+   * What the release transaction `res` of a lease whose entry was `held` says: hands the etcd lease
+   * back (see {@link freed}); `true` when the key was deleted.
+   */
+  released(res: ITxnResponse, held: Held | undefined): boolean {
     const leaseId = kvsOf(res, 0)[0]?.lease ?? held?.leaseId;
     if (leaseId) this.freed(leaseId, res.succeeded);
     return res.succeeded;
   }
 
+  /** A release of `held` had an unknown outcome: revoke its etcd lease unless shared. */
+  discard(held: Held | undefined): void {
+    const pooled = held && !held.shared && this.pool.owns(held.leaseId);
+    if (pooled) this.pool.discard(pooled);
+  }
+
   /**
-   * The etcd lease `leaseId` carries no key any more (its key was released or withdrawn): reuse
-   * it when the pool granted it; else revoke it when `deleted` (another adapter's lease, so that
-   * its keepalive-based extend answers `null`).
+   * A lease key on etcd lease `leaseId` is gone (released or withdrawn). Once the lease carries
+   * no key this adapter holds: reuse it when the pool granted it; else revoke it when `deleted`
+   * (another adapter's lease, so that its keepalive-based extend answers `null`).
    */
   freed(leaseId: string, deleted: boolean): void {
-    if (leaseId === '0') return;
+    if (leaseId === '0' || this.carried.has(leaseId)) return;
     const pooled = this.pool.owns(leaseId);
     if (pooled) this.pool.giveBack(pooled);
     else if (deleted) this.pool.revokeInBackground(leaseId);
   }
 
   /**
-   * Moves a lease key to an etcd lease with a longer TTL (extend asked for more than the TTL the
-   * key's lease was granted with). Resolves `false` when the key is no longer ours.
+   * Moves a lease key to an etcd lease of its own with a TTL of at least `leaseMs` (extend asked
+   * for more than the TTL the key's lease was granted with, or the key's lease is shared).
+   * Resolves `false` when the key is no longer ours.
    */
   private async reattach(
     lease: Lease,
@@ -188,9 +245,30 @@ export class HeldLeases {
       this.pool.giveBack(next);
       return false;
     }
-    this.freed(held.leaseId, true);
+    const previous = held.leaseId;
+    const hk = heldKey(slot, lease.token);
+    const wasShared = held.shared;
+    this.remove(hk, held);
     held.leaseId = next.id;
+    held.shared = false;
+    this.put(hk, held);
+    // A shared lease of another adapter is left to expire (it may carry that adapter's keys).
+    if (!wasShared || this.pool.owns(previous)) this.freed(previous, true);
     return true;
+  }
+
+  private put(hk: string, held: Held): void {
+    const old = this.book.get(hk);
+    if (old) this.remove(hk, old);
+    this.book.set(hk, held);
+    this.carried.set(held.leaseId, (this.carried.get(held.leaseId) ?? 0) + 1);
+  }
+
+  private remove(hk: string, held: Held): void {
+    this.book.delete(hk);
+    const count = (this.carried.get(held.leaseId) ?? 1) - 1;
+    if (count > 0) this.carried.set(held.leaseId, count);
+    else this.carried.delete(held.leaseId);
   }
 }
 

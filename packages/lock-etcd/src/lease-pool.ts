@@ -100,6 +100,7 @@ export class JobLeasePool {
   giveBack(lease: PooledLease): void {
     if (this.closed || !this.owned.has(lease.id)) return;
     const list = this.free.get(lease.ttlSec) ?? [];
+    if (list.some((spare) => spare.id === lease.id)) return; // given back twice (concurrent releases)
     if (list.length >= this.options.spares * 2) {
       this.discard(lease);
       return;

@@ -45,6 +45,13 @@ export interface EtcdLockOptions {
    * Default: on, with the defaults of {@link EtcdClockOptions}.
    */
   etcdClock?: false | EtcdClockOptions;
+  /**
+   * The `--max-txn-ops` of your etcd cluster (etcd's default: 128): a batched claim
+   * (`claimMany`) puts at most this many operations on each level of one transaction, and splits
+   * larger batches into several transactions. Lower it only if your cluster runs with a lower
+   * limit. Integer >= 16. Default 128.
+   */
+  maxTxnOps?: number;
 }
 
 /** Options of the etcd host clock measurement ({@link EtcdLockOptions.etcdClock}). */
@@ -74,6 +81,7 @@ export interface ResolvedOptions {
   skewToleranceMs: number;
   spareLeases: number;
   etcdClock: false | ResolvedEtcdClock;
+  maxTxnOps: number;
 }
 
 /** Applies defaults and throws {@link InvalidOptionError} naming the first bad option. */
@@ -95,11 +103,18 @@ export function resolveOptions(options: EtcdLockOptions): ResolvedOptions {
   }
   const earlyToleranceMs = options.earlyToleranceMs ?? DEFAULT_EARLY_TOLERANCE_MS;
   assertNonNegativeMs('earlyToleranceMs', earlyToleranceMs);
+  const maxTxnOps = options.maxTxnOps ?? 128;
+  if (!Number.isInteger(maxTxnOps) || maxTxnOps < 16) {
+    throw new InvalidOptionError(
+      'maxTxnOps',
+      `must be an integer >= 16 (your etcd's --max-txn-ops, default 128), got ${String(maxTxnOps)}.`,
+    );
+  }
   const clock = options.clock ?? realClock;
   const etcdClock = resolveEtcdClock(options.etcdClock);
   return {
     ...{ prefix, windowMs, earlyToleranceMs, clock },
-    ...{ requestTimeoutMs, skewToleranceMs, spareLeases, etcdClock },
+    ...{ requestTimeoutMs, skewToleranceMs, spareLeases, etcdClock, maxTxnOps },
   };
 }
 

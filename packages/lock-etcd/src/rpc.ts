@@ -12,6 +12,9 @@ import { encodeFireAt, prefixEnd } from './keys.js';
 /** Backend name used in errors and capabilities. */
 export const BACKEND = 'etcd';
 
+/** etcd's smallest lease: 2 s (TTLs are whole seconds). */
+export const ETCD_MIN_LEASE_MS = 2_000;
+
 /**
  * The few etcd calls {@link EtcdLock} makes, each bounded by a deadline (so nothing hangs while
  * the server is paused or unreachable) and each failing with {@link BackendUnavailableError},
@@ -154,7 +157,6 @@ export function deleteOp(key: Buffer): IRequestOp {
   return { request_delete_range: { key } };
 }
 
-/** Compare: `key` does not exist (its create revision is 0). */
 /**
  * Moves the catch-up mark at `markKey` forward to `fireAt` (a nested transaction inside a claim's
  * success branch): put when the stored mark is older, or when there is none. etcd compares values
@@ -188,8 +190,14 @@ export function markOf(kv: IKeyValue | undefined): number | null {
   return kv ? Number(kv.value.toString()) : null;
 }
 
+/** Compare: `key` does not exist (its create revision is 0). */
 export function absent(key: Buffer): ICompare {
   return { key, target: 'Create', result: 'Equal', create_revision: 0 };
+}
+
+/** Compare: `key` exists (its create revision is above 0). */
+export function present(key: Buffer): ICompare {
+  return { key, target: 'Create', result: 'Greater', create_revision: 0 };
 }
 
 /** Compare: `key` exists and was created at revision `revision` (holds that token). */

@@ -53,6 +53,7 @@ describe('EtcdLock options', () => {
         [{ etcdClock: { url: 'localhost:2379' } }, 'etcdClock.url'],
         [{ etcdClock: { remeasureMs: 0 } }, 'etcdClock.remeasureMs'],
         [{ etcdClock: { maxErrorMs: -5 } }, 'etcdClock.maxErrorMs'],
+        [{ maxTxnOps: 8 }, 'maxTxnOps'],
       ];
       for (const [options, field] of cases) {
         let caught: unknown;
@@ -74,6 +75,7 @@ describe('EtcdLock options', () => {
         earlyToleranceMs: 250,
         backendTimeBoundMs: 100,
         durableMark: true,
+        maxBatch: 1000,
       });
       await lock.close();
     } finally {

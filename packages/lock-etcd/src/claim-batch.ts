@@ -1,0 +1,383 @@
+import {
+  BackendUnavailableError,
+  type ClaimRequest,
+  type ClaimResult,
+  LeaseTooShortError,
+} from '@fleetcron/core';
+import { EtcdLeaseInvalidError, type ICompare, type IRequestOp, type ITxnResponse } from 'etcd3';
+import {
+  answerRecorded,
+  type ClaimContext,
+  claimReads,
+  replayCatchUp,
+  usesLease,
+} from './claim-reads.js';
+import type { PooledLease } from './lease-pool.js';
+import {
+  absent,
+  BACKEND,
+  ETCD_MIN_LEASE_MS,
+  kvsOf,
+  markBefore,
+  markOf,
+  moveMarkOp,
+  present,
+  putOp,
+} from './rpc.js';
+import { type ClaimValue, type LeaseValue, leaseOf } from './values.js';
+
+/** Most requests one `EtcdLock.claimMany` takes (`capabilities.maxBatch`). */
+export const ETCD_MAX_BATCH = 1_000;
+/** Bytes one batched transaction may take (etcd's `--max-request-bytes` default: 1.5 MiB). */
+const MAX_TXN_BYTES = 1_048_576;
+/** How often one request of a batch is sent again (a catch-up claim that finds no mark). */
+const MAX_ATTEMPTS = 8;
+
+/** One request of a batch on its way. */
+interface Item {
+  index: number;
+  request: ClaimRequest;
+  /** Ahead of the etcd clock: only read whether the fire is recorded. */
+  early: boolean;
+  /** A catch-up claim's condition on the mark ("older than the fire", or "absent"). */
+  markGuard: ICompare[];
+  attempts: number;
+}
+
+/** Requests sent in one transaction, with the etcd leases their claims use. */
+interface Chunk {
+  items: Item[];
+  /** The job lease of each TTL (seconds): every key the chunk wins with that TTL goes on it. */
+  jobLeases: Map<number, PooledLease>;
+  /** The record lease of each item (by position), `''` for early items. */
+  recordLeases: string[];
+}
+
+/**
+ * Batched claims on etcd ({@link EtcdLock.claimMany}). etcd gives one transaction ONE compare
+ * set, all-or-nothing, but a transaction may hold nested transactions, each with its own compare
+ * set, evaluated in order inside the one atomic revision. So each request becomes one nested
+ * transaction: the single claim's condition and writes, and in its failure branch the single
+ * claim's reads plus (exclusive claims) the busy record under "still no record, lease key
+ * present". Most batches are one transaction per `maxTxnOps - 10` requests (etcd counts the
+ * operations of each level, and a nested transaction gets what its parent left), sent
+ * concurrently; a request is sent again only when a catch-up claim finds no mark, or when two
+ * requests of one job (which write the same keys) must go one after the other.
+ */
+export class BatchClaimer {
+  constructor(private readonly c: ClaimContext) {}
+
+  /** Checks every request before anything is sent (the single claim's checks, per item). */
+  static check(requests: readonly ClaimRequest[]): void {
+    requests.forEach((request, i) => {
+      if (!(request.leaseMs >= ETCD_MIN_LEASE_MS)) {
+        const field = `requests[${i}].leaseMs`;
+        throw new LeaseTooShortError(field, request.leaseMs, ETCD_MIN_LEASE_MS, BACKEND);
+      }
+    });
+  }
+
+  /**
+   * Answers every request as a single claim would, `results[i]` for `requests[i]`. `now`: the
+   * adapter's clock at the batch's arrival; `etcdNow`: the etcd host's then (`null` unmeasured).
+   */
+  async claimAll(
+    requests: readonly ClaimRequest[],
+    now: number,
+    etcdNow: number | null,
+    signal: AbortSignal | undefined,
+  ): Promise<ClaimResult[]> {
+    const { windowMs, earlyToleranceMs, keys } = this.c;
+    const results: ClaimResult[] = new Array(requests.length);
+    let pending: Item[] = [];
+    const fleetNow = etcdNow ?? now;
+    requests.forEach((request, index) => {
+      const { key, fireAt } = request;
+      const oldest = request.catchUp ? request.catchUp.since : fleetNow - windowMs;
+      if (fireAt < oldest) {
+        results[index] = { status: 'lost', key, fireAt, reason: 'stale' };
+        return;
+      }
+      const markGuard = request.catchUp ? [markBefore(keys.mark(key), fireAt)] : [];
+      const early = fireAt > fleetNow + earlyToleranceMs;
+      pending.push({ index, request, early, markGuard, attempts: 0 });
+    });
+    this.c.held.sweep(now);
+    const startedAt = performance.now();
+    let retriedLeases = false;
+    while (pending.length > 0) {
+      const round = takeRound(pending);
+      pending = pending.filter((item) => !round.includes(item));
+      const { again, leaseInvalid } = await this.runRound(round, results, now, startedAt, signal);
+      if (leaseInvalid) {
+        if (retriedLeases) throw unavailable('an etcd lease of the batch kept disappearing');
+        retriedLeases = true;
+      }
+      for (const item of again) {
+        if (++item.attempts >= MAX_ATTEMPTS) {
+          throw unavailable(`the keys of ${JSON.stringify(item.request.key)} kept changing`);
+        }
+      }
+      pending = [...again, ...pending].sort((a, b) => a.index - b.index);
+    }
+    return results;
+  }
+
+  /** One round: chunks of at most one request per job, sent concurrently. */
+  private async runRound(
+    round: Item[],
+    results: ClaimResult[],
+    now: number,
+    startedAt: number,
+    signal: AbortSignal | undefined,
+  ): Promise<{ again: Item[]; leaseInvalid: boolean }> {
+    if (signal?.aborted) throw unavailable('given up on by the caller before it was sent');
+    const chunks = await this.prepare(this.split(round, now), startedAt);
+    if (signal?.aborted) {
+      for (const chunk of chunks)
+        for (const lease of chunk.jobLeases.values()) this.giveBack(lease);
+      throw unavailable('given up on by the caller before it was sent');
+    }
+    const sent = await Promise.allSettled(
+      chunks.map((chunk) => {
+        const ops = chunk.items.map((item, j) => this.opOf(item, chunk, j, now));
+        return this.c.rpc.txn('claimMany', [], ops, [], signal);
+      }),
+    );
+    const again: Item[] = [];
+    let leaseInvalid = false;
+    let failure: unknown;
+    sent.forEach((outcome, i) => {
+      const chunk = chunks[i] as Chunk;
+      if (outcome.status === 'fulfilled') {
+        again.push(...this.answer(chunk, outcome.value, results, now));
+      } else if (outcome.reason instanceof EtcdLeaseInvalidError) {
+        // A lease we cached expired under us (clock jump, server restored from backup): nothing
+        // was applied; drop the chunk's leases and send its requests once more.
+        for (const id of chunk.recordLeases) if (id) this.c.records.invalidate(id);
+        for (const lease of chunk.jobLeases.values()) this.c.pool.forget(lease.id);
+        again.push(...chunk.items);
+        leaseInvalid = true;
+      } else {
+        // Unknown outcome: the leases may carry won keys. Revoke them; a replay answers `lost`.
+        for (const lease of chunk.jobLeases.values()) this.c.pool.discard(lease);
+        failure ??= outcome.reason;
+      }
+    });
+    if (failure !== undefined) throw failure;
+    return { again, leaseInvalid };
+  }
+
+  /** Splits a round into transactions within `maxTxnOps` (per level) and the byte budget. */
+  private split(round: Item[], now: number): Item[][] {
+    const chunks: Item[][] = [];
+    let current: Item[] = [];
+    let deepest = 0;
+    let bytes = 0;
+    const sizing: Chunk = { items: [], jobLeases: new Map(), recordLeases: [] };
+    for (const item of round) {
+      const cost = costOf(this.opOf(item, sizing, 0, now));
+      const fits =
+        current.length + 1 + Math.max(deepest, cost.depth) <= this.c.maxTxnOps &&
+        bytes + cost.bytes <= MAX_TXN_BYTES;
+      if (!fits && current.length > 0) {
+        chunks.push(current);
+        current = [];
+        deepest = 0;
+        bytes = 0;
+      }
+      current.push(item);
+      deepest = Math.max(deepest, cost.depth);
+      bytes += cost.bytes;
+    }
+    if (current.length > 0) chunks.push(current);
+    return chunks;
+  }
+
+  /** The etcd leases of every chunk: record leases by bucket, one job lease per TTL per chunk. */
+  private async prepare(groups: Item[][], startedAt: number): Promise<Chunk[]> {
+    const chunks: Chunk[] = groups.map((items) => ({
+      items,
+      jobLeases: new Map(),
+      recordLeases: [],
+    }));
+    const waits: Promise<unknown>[] = [];
+    for (const chunk of chunks) {
+      const longest = new Map<number, number>();
+      chunk.items.forEach((item, j) => {
+        chunk.recordLeases[j] = '';
+        if (item.early) return;
+        const { fireAt, leaseMs } = item.request;
+        waits.push(this.c.records.leaseFor(fireAt).then((id) => (chunk.recordLeases[j] = id)));
+        const ttl = this.c.pool.ttlFor(leaseMs);
+        longest.set(ttl, Math.max(longest.get(ttl) ?? 0, leaseMs));
+      });
+      for (const [ttl, leaseMs] of longest) {
+        const acquired = this.c.pool.acquire(leaseMs, startedAt);
+        waits.push(acquired.then((lease) => chunk.jobLeases.set(ttl, lease)));
+      }
+    }
+    const settled = await Promise.allSettled(waits);
+    const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    if (failed) {
+      for (const chunk of chunks)
+        for (const lease of chunk.jobLeases.values()) this.giveBack(lease);
+      throw failed.reason;
+    }
+    return chunks;
+  }
+
+  /**
+   * The nested transaction of one request: the single claim's transaction, with the busy record
+   * of an exclusive claim in its failure branch (after the reads), guarded by "no record, the
+   * job's lease key present" (and the mark guard): one atomic step instead of a second round trip.
+   */
+  private opOf(item: Item, chunk: Chunk, position: number, now: number): IRequestOp {
+    const { keys } = this.c;
+    const { request, markGuard } = item;
+    const { key, fireAt, owner, leaseMs, exclusive } = request;
+    const claimKey = keys.claim(key, fireAt);
+    const reads = claimReads(keys, request);
+    if (item.early)
+      return { request_txn: { compare: [absent(claimKey)], success: [], failure: reads } };
+    const recordLease = chunk.recordLeases[position] ?? '0';
+    const jobLease = chunk.jobLeases.get(this.c.pool.ttlFor(leaseMs))?.id ?? '0';
+    const markKey = keys.mark(key);
+    const compare = [absent(claimKey), ...markGuard];
+    if (exclusive) compare.push(absent(keys.exclusive(key)));
+    // Several requests may win on one etcd lease: marked so that a renewal moves the key first.
+    const shared = chunk.items.length > 1 ? { shared: true as const } : {};
+    const leaseValue: LeaseValue = { owner, fireAt, expiresAt: now + leaseMs, ...shared };
+    const failure = [...reads];
+    if (exclusive) {
+      const busy: ClaimValue = { owner, outcome: 'busy' };
+      failure.push({
+        request_txn: {
+          compare: [absent(claimKey), present(keys.exclusive(key)), ...markGuard],
+          success: [putOp(claimKey, busy, recordLease), moveMarkOp(markKey, fireAt)],
+          failure: [],
+        },
+      });
+    }
+    const won: ClaimValue = { owner, outcome: 'won' };
+    return {
+      request_txn: {
+        compare,
+        success: [
+          putOp(claimKey, won, recordLease),
+          putOp(keys.slot(request), leaseValue, jobLease),
+          moveMarkOp(markKey, fireAt),
+        ],
+        failure,
+      },
+    };
+  }
+
+  /** Reads the answers of one chunk's transaction; returns the requests to send again. */
+  private answer(chunk: Chunk, res: ITxnResponse, results: ClaimResult[], now: number): Item[] {
+    const again: Item[] = [];
+    const wins: [Item, PooledLease][] = [];
+    const token = Number(res.header.revision);
+    chunk.items.forEach((item, j) => {
+      const r = res.responses[j]?.response_txn;
+      if (!r) throw unavailable('etcd answered a batched claim without its nested response');
+      const { request } = item;
+      const { key, fireAt } = request;
+      if (item.early) {
+        results[item.index] = r.succeeded
+          ? { status: 'lost', key, fireAt, reason: 'early' }
+          : answerRecorded(this.c.held, request, r, now);
+        return;
+      }
+      if (r.succeeded) {
+        wins.push([item, chunk.jobLeases.get(this.c.pool.ttlFor(request.leaseMs)) as PooledLease]);
+        return;
+      }
+      for (const lease of chunk.jobLeases.values()) {
+        // A key on one of our leases in the reads: a committed transaction seen again (keep it).
+        if (usesLease(r, lease.id)) wins.push([item, lease]);
+      }
+      const answered = this.answerFailed(item, r, now);
+      if (answered) results[item.index] = answered;
+      else again.push(item);
+    });
+    const carried = new Map<PooledLease, number>();
+    for (const [, lease] of wins) carried.set(lease, (carried.get(lease) ?? 0) + 1);
+    for (const [item, lease] of wins) {
+      const { request } = item;
+      if (results[item.index] !== undefined) continue; // a key seen in the reads: answered there
+      const expiresAt = now + request.leaseMs;
+      const shared = (carried.get(lease) ?? 0) > 1;
+      this.c.held.granted(this.c.keys.slot(request), token, lease.id, expiresAt, shared);
+      results[item.index] = { status: 'won', lease: leaseOf(request, token, expiresAt) };
+    }
+    for (const lease of chunk.jobLeases.values()) if (!carried.has(lease)) this.giveBack(lease);
+    return again;
+  }
+
+  /** The answer of a request whose condition failed, or `undefined` to send it again. */
+  private answerFailed(item: Item, r: ITxnResponse, now: number): ClaimResult | undefined {
+    const { request } = item;
+    const { key, fireAt } = request;
+    if (kvsOf(r, 0)[0]) return answerRecorded(this.c.held, request, r, now);
+    if (request.exclusive && r.responses[4]?.response_txn?.succeeded) {
+      return { status: 'busy', key, fireAt };
+    }
+    if (request.catchUp) {
+      const markKey = this.c.keys.mark(key);
+      const mark = markOf(kvsOf(r, 3)[0]);
+      if (mark !== null && fireAt <= mark) {
+        const replay = fireAt === mark ? replayCatchUp(this.c.held, request, r, now) : undefined;
+        return replay ?? { status: 'lost', key, fireAt, reason: 'behind_mark' };
+      }
+      // etcd cannot compare a missing key's value: without a mark, "the mark is absent".
+      item.markGuard = [mark === null ? absent(markKey) : markBefore(markKey, fireAt)];
+    }
+    return undefined;
+  }
+
+  private giveBack(lease: PooledLease): void {
+    this.c.pool.giveBack(lease);
+  }
+}
+
+/** The first pending request of each job (requests of one job write the same keys). */
+function takeRound(pending: Item[]): Item[] {
+  const seen = new Set<string>();
+  const round: Item[] = [];
+  for (const item of pending) {
+    if (seen.has(item.request.key)) continue;
+    seen.add(item.request.key);
+    round.push(item);
+  }
+  return round;
+}
+
+/**
+ * What one nested transaction costs its parent: `depth`, the operations budget etcd requires of
+ * it (its largest branch or compare list, plus what its own nested transactions require), and
+ * about how many bytes it takes on the wire.
+ */
+function costOf(op: IRequestOp): { depth: number; bytes: number } {
+  const txn = op.request_txn;
+  if (!txn) {
+    const body = op.request_put ?? op.request_range ?? op.request_delete_range;
+    const size = (b: unknown) => (Buffer.isBuffer(b) ? b.length : String(b ?? '').length);
+    const put = op.request_put;
+    return { depth: 0, bytes: 16 + size(body?.key) + (put ? size(put.value) + 24 : 0) };
+  }
+  const compare = txn.compare ?? [];
+  const children = [...(txn.success ?? []), ...(txn.failure ?? [])].map(costOf);
+  const own = Math.max(compare.length, txn.success?.length ?? 0, txn.failure?.length ?? 0);
+  return {
+    depth: own + Math.max(0, ...children.map((c) => c.depth)),
+    bytes:
+      8 +
+      children.reduce((sum, c) => sum + c.bytes, 0) +
+      compare.reduce((sum, c) => sum + 32 + Buffer.byteLength(c.key as Buffer), 0),
+  };
+}
+
+function unavailable(message: string): BackendUnavailableError {
+  return new BackendUnavailableError(BACKEND, 'claimMany', new Error(message));
+}

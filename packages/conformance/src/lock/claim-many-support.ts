@@ -1,6 +1,5 @@
 import type { BatchOptions, ClaimRequest, ClaimResult, Lease, Lock } from '@fleetcron/core';
-import { expect } from 'vitest';
-import { getCurrentTest } from 'vitest/suite';
+import { expect, TestRunner } from 'vitest';
 import type { LockConformanceOptions } from '../types.js';
 
 /** A lock's batched claim, bound to the lock, with the batch size it declares. */
@@ -49,7 +48,9 @@ export function reportNotApplicable(
   lock: Lock,
   why = 'declares no capabilities.maxBatch (no claimMany)',
 ): void {
-  getCurrentTest()?.context.skip(`not applicable: ${options.name} (${lock.backend}) ${why}`);
+  TestRunner.getCurrentTest()?.context.skip(
+    `not applicable: ${options.name} (${lock.backend}) ${why}`,
+  );
 }
 
 /** Sends `requests` through `claimMany` in chunks of at most `maxBatch`, one chunk at a time. */

@@ -41,7 +41,20 @@ interface KeyState {
   lastToken: number;
   /** The newest fire ever recorded for the key (the catch-up mark); kept forever. */
   mark: number | null;
+  /**
+   * At most the oldest fire time in `fires` (`Infinity` when empty): the records are swept only
+   * once this one is past the window by {@link SWEEP_SLACK}, not on every claim.
+   */
+  oldest: number;
 }
+
+/**
+ * Claim records past their window are swept in bulk once the oldest is this fraction of the
+ * window overdue (so a sweep, O(records of the key), runs at most once per window / 8 per key
+ * instead of on every claim). Until then an overdue record is ignored (and dropped) when looked
+ * up, so every answer is what it would be had it been collected on time.
+ */
+const SWEEP_SLACK = 1 / 8;
 
 const slotOf = (lease: Pick<Lease, 'exclusive' | 'fireAt'>): string =>
   lease.exclusive ? 'x' : String(lease.fireAt);
@@ -125,7 +138,9 @@ export class MemoryLock implements Lock {
   /** One claim, answered now (the body of `claim`, shared by `claimMany`). */
   private claimNow(request: ClaimRequest): ClaimResult {
     const now = this.clock.now();
-    return { ...this.decide(request, now), backendTime: now };
+    const result = this.decide(request, now);
+    result.backendTime = now; // decide() built a fresh object: no copy needed
+    return result;
   }
 
   /** A batch whose caller gave up is not applied (the contract's rule for aborted signals). */
@@ -140,7 +155,7 @@ export class MemoryLock implements Lock {
     const state = this.stateOf(key);
     this.collect(state, now);
 
-    const existing = state.fires.get(fireAt);
+    const existing = this.record(state, fireAt, now);
     if (existing) {
       if (existing.owner === owner) return this.replay(state, existing, key, fireAt, now);
       return { status: 'lost', key, fireAt, reason: 'claimed' };
@@ -161,7 +176,7 @@ export class MemoryLock implements Lock {
     if (exclusive) {
       const live = state.leases.get('x');
       if (live && live.expiresAt > now) {
-        state.fires.set(fireAt, { fireAt, owner, outcome: 'busy', token: null });
+        this.keep(state, { fireAt, owner, outcome: 'busy', token: null });
         return { status: 'busy', key, fireAt };
       }
     }
@@ -174,7 +189,7 @@ export class MemoryLock implements Lock {
       exclusive,
     };
     state.leases.set(slotOf(lease), lease);
-    state.fires.set(fireAt, { fireAt, owner, outcome: 'won', token: lease.token });
+    this.keep(state, { fireAt, owner, outcome: 'won', token: lease.token });
     return { status: 'won', lease: { ...lease } };
   }
 
@@ -205,7 +220,7 @@ export class MemoryLock implements Lock {
 
   async withdraw(lease: Lease): Promise<boolean> {
     const state = this.keys.get(lease.key);
-    const record = state?.fires.get(lease.fireAt);
+    const record = state && this.record(state, lease.fireAt, this.clock.now());
     if (!state || !record || record.outcome !== 'won' || record.token !== lease.token) return false;
     state.fires.delete(lease.fireAt);
     const slot = slotOf(lease);
@@ -216,7 +231,7 @@ export class MemoryLock implements Lock {
   async inspect(key: string): Promise<LockInspection> {
     const state = this.keys.get(key);
     if (!state) return { leases: [], newestFireAt: null, fires: [], mark: null };
-    this.collect(state, this.clock.now());
+    this.collect(state, this.clock.now(), true);
     const fires = [...state.fires.values()]
       .sort((a, b) => a.fireAt - b.fireAt)
       .map((f) => ({ ...f }));
@@ -247,19 +262,45 @@ export class MemoryLock implements Lock {
   private stateOf(key: string): KeyState {
     let state = this.keys.get(key);
     if (!state) {
-      state = { fires: new Map(), leases: new Map(), lastToken: 0, mark: null };
+      state = {
+        ...{ fires: new Map(), leases: new Map(), lastToken: 0 },
+        ...{ mark: null, oldest: Number.POSITIVE_INFINITY },
+      };
       this.keys.set(key, state);
     }
     return state;
   }
 
-  /** Drops claim records past `fireAt + windowMs` and expired leases. */
-  private collect(state: KeyState, now: number): void {
-    for (const [fireAt] of state.fires) {
-      if (fireAt + this.windowMs < now) state.fires.delete(fireAt);
+  /** The claim record of `fireAt`, unless it is past its window (then it is dropped now). */
+  private record(state: KeyState, fireAt: number, now: number): ClaimedFire | undefined {
+    const record = state.fires.get(fireAt);
+    if (record && fireAt + this.windowMs < now) {
+      state.fires.delete(fireAt);
+      return undefined;
     }
+    return record;
+  }
+
+  private keep(state: KeyState, record: ClaimedFire): void {
+    state.fires.set(record.fireAt, record);
+    if (record.fireAt < state.oldest) state.oldest = record.fireAt;
+  }
+
+  /**
+   * Drops expired leases, and claim records past `fireAt + windowMs`: all of them when `exact`
+   * (inspect), else only once the oldest is overdue by {@link SWEEP_SLACK} of the window.
+   */
+  private collect(state: KeyState, now: number, exact = false): void {
     for (const [slot, lease] of state.leases) {
       if (lease.expiresAt <= now) state.leases.delete(slot);
     }
+    const slack = exact ? 0 : this.windowMs * SWEEP_SLACK;
+    if (state.oldest + this.windowMs + slack >= now) return;
+    let oldest = Number.POSITIVE_INFINITY;
+    for (const fireAt of state.fires.keys()) {
+      if (fireAt + this.windowMs < now) state.fires.delete(fireAt);
+      else if (fireAt < oldest) oldest = fireAt;
+    }
+    state.oldest = oldest;
   }
 }

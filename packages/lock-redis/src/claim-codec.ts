@@ -41,33 +41,36 @@ export function pushClaimArgs(args: string[], request: ClaimRequest, leaseMs: nu
   );
 }
 
-/** Turns one reply of the claim script into the {@link ClaimResult} of `request`. */
-export function decodeClaimReply(request: ClaimRequest, reply: string[]): ClaimResult {
+/** Turns one reply of the claim script (`W|token|expiresAt|x|now`, `B|now`, `L|reason|now`) into the {@link ClaimResult} of `request`. */
+export function decodeClaimReply(request: ClaimRequest, reply: string): ClaimResult {
   const { key, fireAt, owner } = request;
-  switch (reply[0]) {
-    case 'won':
+  const parts = reply.split('|');
+  switch (parts[0]) {
+    case 'W':
       return {
         status: 'won',
         lease: {
           key,
           fireAt,
           owner,
-          token: Number(reply[1]),
-          expiresAt: Number(reply[2]),
-          exclusive: reply[3] === '1',
+          token: Number(parts[1]),
+          expiresAt: Number(parts[2]),
+          exclusive: parts[3] === '1',
         },
-        backendTime: Number(reply[4]),
+        backendTime: Number(parts[4]),
       };
-    case 'busy':
-      return { status: 'busy', key, fireAt, backendTime: Number(reply[1]) };
-    default:
+    case 'B':
+      return { status: 'busy', key, fireAt, backendTime: Number(parts[1]) };
+    case 'L':
       return {
         status: 'lost',
         key,
         fireAt,
-        reason: reply[1] as LostReason,
-        backendTime: Number(reply[2]),
+        reason: parts[1] as LostReason,
+        backendTime: Number(parts[2]),
       };
+    default:
+      throw new Error(`unexpected claim reply ${JSON.stringify(reply)}`);
   }
 }
 

@@ -145,7 +145,7 @@ export class RedisLock implements Lock {
       'claim',
       (signal) => claimScript.run(this.redis, keys, args, signal),
       request.signal,
-    )) as string[][];
+    )) as string[];
     return decodeClaimReply(request, replies[0]!);
   }
 
@@ -174,7 +174,7 @@ export class RedisLock implements Lock {
       'claimMany',
       (signal) =>
         runBatch(calls, requests.length, this.sender(claimScript, signal), (position, reply) =>
-          decodeClaimReply(requests[position]!, reply as string[]),
+          decodeClaimReply(requests[position]!, reply as string),
         ),
       options.signal,
     );

@@ -259,7 +259,20 @@ export function remoteLock(parent: ParentChannel, info: RemoteLockInfo): Lock {
   };
   const extra = lock as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
   for (const method of info.extraMethods) {
-    extra[method] = (...args: unknown[]) => parent.call('lock', method, args);
+    extra[method] = (...args: unknown[]) => {
+      // A batched call's last argument may be `BatchOptions`: its AbortSignal cannot cross IPC.
+      // Honour it here (never send once aborted) and send the call without it.
+      const last = args.at(-1) as { signal?: AbortSignal } | undefined;
+      if (last instanceof Object && 'signal' in last && !Array.isArray(last)) {
+        if (last.signal?.aborted) {
+          return Promise.reject(
+            new BackendUnavailableError(info.backend, method, last.signal.reason),
+          );
+        }
+        return parent.call('lock', method, args.slice(0, -1));
+      }
+      return parent.call('lock', method, args);
+    };
   }
   return lock;
 }

@@ -5,6 +5,7 @@ import { etcdHealthy } from '../src/etcd.js';
 import {
   dedicatedRedis,
   etcdEndpoints,
+  fileServer,
   perFile,
   postgresDatabase,
   redisUrl,
@@ -47,6 +48,11 @@ describe('perFile and the shared-server helpers', () => {
       log.push('unused torn down');
     },
   );
+  const server = fileServer(async () => ({
+    close: async () => {
+      log.push('server closed');
+    },
+  }));
   const url = postgresDatabase();
   const redis = redisUrl();
   const etcd = etcdEndpoints();
@@ -55,6 +61,7 @@ describe('perFile and the shared-server helpers', () => {
     expect(log).toEqual([]);
     expect(await Promise.all([value(), value()])).toEqual([42, 42]);
     expect(log).toEqual(['made']);
+    expect(await server()).toBe(await server());
     expect(unused).toBeTypeOf('function');
   });
 
@@ -80,7 +87,7 @@ describe('perFile and the shared-server helpers', () => {
 
 describe('after the file (here: the describe) ends', () => {
   it('tears down what was made, and nothing else', async () => {
-    expect(log).toEqual(['made', 'torn down 42']);
+    expect(log.sort()).toEqual(['made', 'server closed', 'torn down 42']);
   });
 
   it('drops the database of the file', async () => {

@@ -28,3 +28,16 @@ export function perFile<T>(
     return made;
   };
 }
+
+/**
+ * A server of this test file's own (or anything with `close()`), started on first use and closed
+ * after the file: `perFile(start, (s) => s.close())`.
+ *
+ * @example
+ * const durable = fileServer(() => startRedis({ strategy: 'managed', appendOnly: true }));
+ */
+export function fileServer<S extends { close(): Promise<void> }>(
+  start: () => Promise<S>,
+): () => Promise<S> {
+  return perFile(start, (server) => server.close());
+}

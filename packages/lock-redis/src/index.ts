@@ -4,6 +4,7 @@ export {
   encodeKeyPart,
   type RedisClient,
 } from '@fleetcron/redis-shared';
+export type { DurabilityReport } from './durability.js';
 export * from './elector.js';
 export * from './keys.js';
 export * from './redis-lock.js';

@@ -31,6 +31,7 @@ import {
   pushClaimArgs,
   pushClaimKeys,
 } from './claim-codec.js';
+import { type DurabilityReport, verifyDurability } from './durability.js';
 import { type LockKeys, lockKeys } from './keys.js';
 import { CLAIM, EXTEND, INSPECT, RELEASE, WITHDRAW } from './scripts.js';
 
@@ -65,14 +66,6 @@ export interface RedisLockOptions {
    * {@link RedisLock.verifyDurability}. Default `false`.
    */
   durable?: boolean;
-}
-
-/** What {@link RedisLock.verifyDurability} found on the server (each primary, for a Cluster). */
-export interface DurabilityReport {
-  /** `true` when every node runs `appendonly yes` and `appendfsync always`. */
-  durable: boolean;
-  /** `appendonly` / `appendfsync` per node, in the order the client lists them. */
-  nodes: { appendonly: string; appendfsync: string }[];
 }
 
 const claimScript = new RedisScript(CLAIM);
@@ -320,34 +313,7 @@ export class RedisLock implements Lock {
    * server cannot be asked (unreachable, or `CONFIG` disabled as on some managed services).
    */
   async verifyDurability(): Promise<DurabilityReport> {
-    const clients: RedisClient[] =
-      'nodes' in this.redis ? this.redis.nodes('master') : [this.redis];
-    const nodes = await Promise.all(
-      clients.map(async (client) => {
-        const reply = (await this.commands.call('verifyDurability', () =>
-          client.config('GET', 'append*'),
-        )) as string[];
-        const config = new Map<string, string>();
-        for (let i = 0; i + 1 < reply.length; i += 2) config.set(reply[i]!, reply[i + 1]!);
-        return {
-          appendonly: config.get('appendonly') ?? '',
-          appendfsync: config.get('appendfsync') ?? '',
-        };
-      }),
-    );
-    const durable =
-      nodes.length > 0 && nodes.every((n) => n.appendonly === 'yes' && n.appendfsync === 'always');
-    if (this.capabilities.durable && !durable) {
-      throw new InvalidOptionError(
-        'durable',
-        `the lock was declared durable but the server runs ${nodes
-          .map((n) => `appendonly ${n.appendonly}, appendfsync ${n.appendfsync}`)
-          .join(
-            '; ',
-          )}. Run Redis with "appendonly yes" and "appendfsync always", or drop durable: true.`,
-      );
-    }
-    return { durable, nodes };
+    return verifyDurability(this.redis, this.commands, this.capabilities.durable);
   }
 
   /** Nothing to free: the lock holds no timers or connections of its own. */

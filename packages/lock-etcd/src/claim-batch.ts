@@ -175,8 +175,18 @@ export class BatchClaimer {
     let deepest = 0;
     let bytes = 0;
     const sizing: Chunk = { items: [], jobLeases: new Map(), recordLeases: [] };
+    // The budget a request's transaction needs depends on its shape only: measured once per shape.
+    const depths = new Map<string, number>();
     for (const item of round) {
-      const cost = costOf(this.opOf(item, sizing, 0, now));
+      const { request } = item;
+      const shape = `${item.early}/${request.exclusive}/${item.markGuard.length}`;
+      let depth = depths.get(shape);
+      if (depth === undefined) {
+        depth = depthOf(this.opOf(item, sizing, 0, now));
+        depths.set(shape, depth);
+      }
+      // About 20 mentions of a key no longer than the claim record's, plus values.
+      const cost = { depth, bytes: 300 + 20 * (this.c.keys.claim(request.key, 0).length + 40) };
       const fits =
         current.length + 1 + Math.max(deepest, cost.depth) <= this.c.maxTxnOps &&
         bytes + cost.bytes <= MAX_TXN_BYTES;
@@ -354,28 +364,20 @@ function takeRound(pending: Item[]): Item[] {
 }
 
 /**
- * What one nested transaction costs its parent: `depth`, the operations budget etcd requires of
- * it (its largest branch or compare list, plus what its own nested transactions require), and
- * about how many bytes it takes on the wire.
+ * The operations budget etcd requires of a nested transaction (`--max-txn-ops` applies to each
+ * level: a transaction's largest branch or compare list, and its nested transactions get what it
+ * leaves): its own count plus the largest of its children's.
  */
-function costOf(op: IRequestOp): { depth: number; bytes: number } {
+function depthOf(op: IRequestOp): number {
   const txn = op.request_txn;
-  if (!txn) {
-    const body = op.request_put ?? op.request_range ?? op.request_delete_range;
-    const size = (b: unknown) => (Buffer.isBuffer(b) ? b.length : String(b ?? '').length);
-    const put = op.request_put;
-    return { depth: 0, bytes: 16 + size(body?.key) + (put ? size(put.value) + 24 : 0) };
-  }
-  const compare = txn.compare ?? [];
-  const children = [...(txn.success ?? []), ...(txn.failure ?? [])].map(costOf);
-  const own = Math.max(compare.length, txn.success?.length ?? 0, txn.failure?.length ?? 0);
-  return {
-    depth: own + Math.max(0, ...children.map((c) => c.depth)),
-    bytes:
-      8 +
-      children.reduce((sum, c) => sum + c.bytes, 0) +
-      compare.reduce((sum, c) => sum + 32 + Buffer.byteLength(c.key as Buffer), 0),
-  };
+  if (!txn) return 0;
+  const children = [...(txn.success ?? []), ...(txn.failure ?? [])].map(depthOf);
+  const own = Math.max(
+    txn.compare?.length ?? 0,
+    txn.success?.length ?? 0,
+    txn.failure?.length ?? 0,
+  );
+  return own + Math.max(0, ...children);
 }
 
 function unavailable(message: string): BackendUnavailableError {

@@ -1,5 +1,4 @@
-import type { ClaimRequest, ClaimResult, Lease } from '@fleetcron/core';
-import { decodeText } from '@fleetcron/postgres-shared';
+import type { ClaimRequest, ClaimResult, LostReason } from '@fleetcron/core';
 import type { LockTables } from './schema.js';
 
 /** `now()` of the database as epoch ms: the clock that judges staleness and expiry. */
@@ -12,148 +11,151 @@ export const NOW_MS = 'floor(extract(epoch FROM now()) * 1000)::bigint';
  *
  * Parameters: key, fireAt, owner, leaseMs, exclusive, windowMs, waitMs, earlyMs, since (the
  * oldest fire a catch-up claim may take; `NULL`, the default, for an ordinary claim). Returns one
- * {@link ClaimRow}. `waitMs` bounds the wait for the key's row lock (`lock_timeout`, local to the
- * claim's transaction) to the time the client still waits for the answer: a claim the client
- * has stopped waiting for cannot be granted the lock, and so cannot take effect, later.
- * All times are judged by `v_now`, the database's `now()` (the start of the claim's transaction),
- * taken once, and returned as `now_ms` with every answer (the fleet's clock). A fire with no
- * record yet that is more than `earlyMs` ahead of `v_now` is refused `early` (nothing written).
+ * {@link ClaimRow}: the answer, decided on the server. `waitMs` bounds the wait for the key's
+ * row lock (`lock_timeout`, local to the claim's transaction) to the time the client still waits
+ * for the answer: a claim the client has stopped waiting for cannot be granted the lock, and so
+ * cannot take effect, later. All times are judged by `a_now_ms`, the database's `now()` (the
+ * start of the claim's transaction), taken once and returned with every answer.
  *
  * Why it is race-free in READ COMMITTED: inside a function every statement takes a fresh
  * snapshot.
  *
- * 1. Fast path: read the fire's claim record. A record never changes once written, so when it
- *    is there the answer (lost, or a replay for the same owner) is final; nothing is locked or
- *    written.
- * 2. No record: lock the key's row in `_keys` (`SELECT ... FOR UPDATE`, inserting the row first
- *    when the key is new). That lock serialises every new claim of the key.
- * 3. Read the claim record again: this statement's snapshot is taken after the lock was granted,
- *    so a concurrent claim of the same fire that held the lock before us has committed and is
- *    visible. If it is there, answer as in 1 (no client-side re-run).
- * 4. Still none: a catch-up claim (`since` set) of a fire at or behind the key's `mark` is
- *    answered `behind_mark` (nothing written), with the owner's live lease of that fire when it
- *    is the mark's fire (a re-sent catch-up claim whose record was already collected). Otherwise decide from the locked, current row:
- *    busy (exclusive and a live exclusive
- *    lease), else token = last_token + 1 and the lease (the key's exclusive slot, or a per-fire
- *    row in `_leases`). Write the key row (bumping `claim_seq`, which older clients' single
- *    statement relies on, and moving `mark` to the newest recorded fire), the claim record and
- *    the lease.
- * 5. Delete this key's claim records past `fireAt + windowMs` and its expired per-fire leases
+ * 1. Fast path: read the fire's claim record. A record never changes once written (only its
+ *    per-fire lease end does), so when it is there the answer (lost, or a replay for the same
+ *    owner) is final; nothing is locked or written.
+ * 2. No record, and the fire more than `earlyMs` ahead: `early`, nothing written.
+ * 3. Lock the key's row in `_keys` (`SELECT ... FOR UPDATE`, inserting the row first when the
+ *    key is new). That lock serialises every new claim of the key.
+ * 4. A catch-up claim re-reads the record (this statement's snapshot is taken after the lock was
+ *    granted) and answers a fire at or behind the key's `mark` `behind_mark` (nothing written),
+ *    with the owner's live exclusive lease of that fire when it is the mark's fire.
+ * 5. Decide from the locked, current row: busy (exclusive and a live exclusive lease), else
+ *    token = last_token + 1. Insert the claim record (with the per-fire lease end for
+ *    `exclusive: false`) `ON CONFLICT DO NOTHING`: a conflict means a claim of the same fire
+ *    committed after step 1, and its record is the answer (read again, as in 1). Otherwise write
+ *    the key row (token counter, mark, exclusive lease) in the same transaction.
+ * 6. Delete this key's claim records past `fireAt + windowMs` that hold no live per-fire lease
  *    (only claims holding the key's lock do this, so clean-ups never wait on each other).
  */
 export function claimFunctionSql(t: LockTables): string {
   return `CREATE OR REPLACE FUNCTION ${t.claim}(
   p_key text, p_fire_at bigint, p_owner text, p_lease_ms bigint, p_exclusive boolean, p_window_ms bigint,
-  p_wait_ms bigint, p_early_ms bigint, p_since bigint DEFAULT NULL
-) RETURNS TABLE (
-  step text, now_ms bigint, rec_owner text, rec_outcome text, rec_token bigint,
-  won boolean, new_token bigint, recorded bigint,
-  live_fire_at bigint, live_owner text, live_token bigint, live_expires_at bigint, live_exclusive boolean
+  p_wait_ms bigint, p_early_ms bigint, p_since bigint DEFAULT NULL,
+  OUT a_status text, OUT a_reason text, OUT a_token bigint, OUT a_expires_at bigint,
+  OUT a_exclusive boolean, OUT a_now_ms bigint
 ) LANGUAGE plpgsql VOLATILE AS $fleetcron$
 DECLARE
-  v_now bigint := ${NOW_MS};
   v_rec record;
-  v_last bigint;
-  v_x_expires bigint;
-  v_mark bigint;
+  v_found boolean;
+  v_key record;
   v_token bigint;
 BEGIN
-  now_ms := v_now;
-  recorded := 0;
-  IF p_fire_at < coalesce(p_since, v_now - p_window_ms) THEN
-    step := 'stale';
-    RETURN NEXT;
+  a_now_ms := ${NOW_MS};
+  IF p_fire_at < coalesce(p_since, a_now_ms - p_window_ms) THEN
+    a_status := 'lost';
+    a_reason := 'stale';
     RETURN;
   END IF;
-  SELECT c.owner, c.outcome, c.token INTO v_rec
+  SELECT c.owner, c.outcome, c.token, c.expires_at INTO v_rec
     FROM ${t.claims} c WHERE c.key = p_key AND c.fire_at = p_fire_at;
-  IF NOT FOUND THEN
-    IF p_fire_at > v_now + p_early_ms THEN
-      step := 'early';
-      RETURN NEXT;
+  v_found := FOUND;
+  IF NOT v_found THEN
+    IF p_fire_at > a_now_ms + p_early_ms THEN
+      a_status := 'lost';
+      a_reason := 'early';
       RETURN;
     END IF;
     PERFORM set_config('lock_timeout', greatest(p_wait_ms, 1)::text || 'ms', true);
-    SELECT k.last_token, k.x_expires_at, k.mark INTO v_last, v_x_expires, v_mark
+    SELECT k.last_token, k.mark, k.x_fire_at, k.x_owner, k.x_token, k.x_expires_at INTO v_key
       FROM ${t.keys} k WHERE k.key = p_key FOR UPDATE;
     IF NOT FOUND THEN
-      INSERT INTO ${t.keys} AS k (key, claim_seq, last_token) VALUES (p_key, 0, 0)
-        ON CONFLICT (key) DO NOTHING;
-      SELECT k.last_token, k.x_expires_at, k.mark INTO STRICT v_last, v_x_expires, v_mark
+      INSERT INTO ${t.keys} AS k (key, last_token) VALUES (p_key, 0) ON CONFLICT (key) DO NOTHING;
+      SELECT k.last_token, k.mark, k.x_fire_at, k.x_owner, k.x_token, k.x_expires_at INTO STRICT v_key
         FROM ${t.keys} k WHERE k.key = p_key FOR UPDATE;
     END IF;
-    SELECT c.owner, c.outcome, c.token INTO v_rec
-      FROM ${t.claims} c WHERE c.key = p_key AND c.fire_at = p_fire_at;
-    IF NOT FOUND THEN
-      IF p_since IS NOT NULL AND p_fire_at <= v_mark THEN
-        step := 'behind_mark';
-        IF p_fire_at = v_mark THEN
-          -- A re-sent catch-up claim whose record is collected: the owner's live lease, if any.
-          SELECT k.x_fire_at, k.x_owner, k.x_token, k.x_expires_at, true
-            INTO live_fire_at, live_owner, live_token, live_expires_at, live_exclusive
-            FROM ${t.keys} k WHERE k.key = p_key AND k.x_fire_at = p_fire_at
-              AND k.x_owner = p_owner AND k.x_expires_at > v_now;
-          IF NOT FOUND THEN
-            SELECT l.fire_at, l.owner, l.token, l.expires_at, false
-              INTO live_fire_at, live_owner, live_token, live_expires_at, live_exclusive
-              FROM ${t.leases} l WHERE l.key = p_key AND l.fire_at = p_fire_at
-                AND l.owner = p_owner AND l.expires_at > v_now;
-          END IF;
+    IF p_since IS NOT NULL THEN
+      SELECT c.owner, c.outcome, c.token, c.expires_at INTO v_rec
+        FROM ${t.claims} c WHERE c.key = p_key AND c.fire_at = p_fire_at;
+      v_found := FOUND;
+      IF NOT v_found AND p_fire_at <= v_key.mark THEN
+        a_status := 'lost';
+        a_reason := 'behind_mark';
+        -- A re-sent catch-up claim whose record is collected: the owner's live exclusive lease.
+        -- (A live per-fire lease keeps its record, so step 1 answered that one.)
+        IF p_fire_at = v_key.mark AND v_key.x_fire_at = p_fire_at AND v_key.x_owner = p_owner
+            AND v_key.x_expires_at > a_now_ms THEN
+          a_status := 'won';
+          a_reason := NULL;
+          a_token := v_key.x_token;
+          a_expires_at := v_key.x_expires_at;
+          a_exclusive := true;
         END IF;
-        RETURN NEXT;
         RETURN;
       END IF;
-      step := 'new';
-      IF p_exclusive AND coalesce(v_x_expires > v_now, false) THEN
-        UPDATE ${t.keys} k SET claim_seq = k.claim_seq + 1, mark = greatest(k.mark, p_fire_at)
-        WHERE k.key = p_key;
-        INSERT INTO ${t.claims} (key, fire_at, owner, outcome, token)
-          VALUES (p_key, p_fire_at, p_owner, 'busy', NULL);
-        won := false;
+    END IF;
+  END IF;
+  IF NOT v_found THEN
+    IF NOT (p_exclusive AND coalesce(v_key.x_expires_at > a_now_ms, false)) THEN
+      v_token := v_key.last_token + 1;
+    END IF;
+    INSERT INTO ${t.claims} AS c (key, fire_at, owner, outcome, token, expires_at)
+      VALUES (p_key, p_fire_at, p_owner, CASE WHEN v_token IS NULL THEN 'busy' ELSE 'won' END, v_token,
+        CASE WHEN v_token IS NOT NULL AND NOT p_exclusive THEN a_now_ms + p_lease_ms END)
+      ON CONFLICT (key, fire_at) DO NOTHING;
+    IF FOUND THEN
+      IF v_token IS NULL THEN
+        UPDATE ${t.keys} k SET mark = greatest(k.mark, p_fire_at) WHERE k.key = p_key;
+        a_status := 'busy';
       ELSE
-        v_token := v_last + 1;
         IF p_exclusive THEN
-          UPDATE ${t.keys} k SET claim_seq = k.claim_seq + 1, last_token = v_token,
-            mark = greatest(k.mark, p_fire_at), x_fire_at = p_fire_at, x_owner = p_owner, x_token = v_token,
-            x_expires_at = v_now + p_lease_ms
+          UPDATE ${t.keys} k SET last_token = v_token, mark = greatest(k.mark, p_fire_at),
+            x_fire_at = p_fire_at, x_owner = p_owner, x_token = v_token, x_expires_at = a_now_ms + p_lease_ms
           WHERE k.key = p_key;
         ELSE
-          UPDATE ${t.keys} k SET claim_seq = k.claim_seq + 1, last_token = v_token,
-            mark = greatest(k.mark, p_fire_at)
+          UPDATE ${t.keys} k SET last_token = v_token, mark = greatest(k.mark, p_fire_at)
           WHERE k.key = p_key;
-          INSERT INTO ${t.leases} AS l (key, fire_at, owner, token, expires_at)
-            VALUES (p_key, p_fire_at, p_owner, v_token, v_now + p_lease_ms)
-            ON CONFLICT (key, fire_at) DO UPDATE
-              SET owner = excluded.owner, token = excluded.token, expires_at = excluded.expires_at;
         END IF;
-        INSERT INTO ${t.claims} (key, fire_at, owner, outcome, token)
-          VALUES (p_key, p_fire_at, p_owner, 'won', v_token);
-        won := true;
-        new_token := v_token;
+        a_status := 'won';
+        a_token := v_token;
+        a_expires_at := a_now_ms + p_lease_ms;
+        a_exclusive := p_exclusive;
       END IF;
-      recorded := 1;
-      DELETE FROM ${t.claims} c WHERE c.key = p_key AND c.fire_at < v_now - p_window_ms;
-      DELETE FROM ${t.leases} l WHERE l.key = p_key AND l.expires_at <= v_now;
-      RETURN NEXT;
+      DELETE FROM ${t.claims} c WHERE c.key = p_key AND c.fire_at < a_now_ms - p_window_ms
+        AND (c.expires_at IS NULL OR c.expires_at <= a_now_ms);
+      RETURN;
+    END IF;
+    -- A claim of this fire committed after step 1: its record is the answer.
+    SELECT c.owner, c.outcome, c.token, c.expires_at INTO v_rec
+      FROM ${t.claims} c WHERE c.key = p_key AND c.fire_at = p_fire_at;
+    IF NOT FOUND THEN
+      a_status := 'lost'; -- ... and was withdrawn meanwhile: another owner's claim
+      a_reason := 'claimed';
       RETURN;
     END IF;
   END IF;
-  step := 'existing';
-  rec_owner := v_rec.owner;
-  rec_outcome := v_rec.outcome;
-  rec_token := v_rec.token;
-  IF v_rec.outcome = 'won' AND v_rec.owner = p_owner THEN
-    SELECT k.x_fire_at, k.x_owner, k.x_token, k.x_expires_at, true
-      INTO live_fire_at, live_owner, live_token, live_expires_at, live_exclusive
-      FROM ${t.keys} k WHERE k.key = p_key AND k.x_token = v_rec.token AND k.x_expires_at > v_now;
-    IF NOT FOUND THEN
-      SELECT l.fire_at, l.owner, l.token, l.expires_at, false
-        INTO live_fire_at, live_owner, live_token, live_expires_at, live_exclusive
-        FROM ${t.leases} l WHERE l.key = p_key AND l.fire_at = p_fire_at
-          AND l.token = v_rec.token AND l.expires_at > v_now;
+  -- The fire's record: lost to another owner, or a replay for the same owner.
+  IF v_rec.owner <> p_owner THEN
+    a_status := 'lost';
+    a_reason := 'claimed';
+  ELSIF v_rec.outcome = 'busy' THEN
+    a_status := 'busy';
+  ELSIF v_rec.expires_at > a_now_ms THEN
+    a_status := 'won';
+    a_token := v_rec.token;
+    a_expires_at := v_rec.expires_at;
+    a_exclusive := false;
+  ELSE
+    SELECT k.x_expires_at INTO a_expires_at FROM ${t.keys} k
+      WHERE k.key = p_key AND k.x_token = v_rec.token AND k.x_expires_at > a_now_ms;
+    IF FOUND THEN
+      a_status := 'won';
+      a_token := v_rec.token;
+      a_exclusive := true;
+    ELSE
+      a_status := 'lost';
+      a_reason := 'claimed';
     END IF;
   END IF;
-  RETURN NEXT;
 END
 $fleetcron$`;
 }
@@ -168,77 +170,37 @@ export function claimSql(t: LockTables): string {
   return `SELECT * FROM ${t.claim}($1::text, $2::bigint, $3::text, $4::bigint, $5::boolean, $6::bigint, $7::bigint, $8::bigint, $9::bigint)`;
 }
 
-/** The row the claim function returns (bigints arrive as strings). */
+/** The answer the claim function returns (bigints arrive as strings). */
 export interface ClaimRow {
-  step: 'existing' | 'stale' | 'early' | 'behind_mark' | 'new';
-  now_ms: string;
-  rec_owner: string | null;
-  rec_outcome: 'won' | 'busy' | null;
-  rec_token: string | null;
-  won: boolean | null;
-  new_token: string | null;
-  recorded: string;
-  live_fire_at: string | null;
-  live_owner: string | null;
-  live_token: string | null;
-  live_expires_at: string | null;
-  live_exclusive: boolean | null;
+  a_status: 'won' | 'busy' | 'lost';
+  a_reason: LostReason | null;
+  a_token: string | null;
+  a_expires_at: string | null;
+  a_exclusive: boolean | null;
+  a_now_ms: string;
 }
 
-/** Turns the claim function's row into the contract's answer. */
-export function claimResult(
-  request: ClaimRequest,
-  storedOwner: string,
-  row: ClaimRow,
-): ClaimResult {
-  return { ...decide(request, storedOwner, row), backendTime: Number(row.now_ms) };
-}
-
-function decide(request: ClaimRequest, storedOwner: string, row: ClaimRow): ClaimResult {
+/** Turns the claim function's row into the contract's answer to `request`. */
+export function claimResult(request: ClaimRequest, row: ClaimRow): ClaimResult {
   const { key, fireAt } = request;
-  switch (row.step) {
-    case 'behind_mark':
-      if (row.live_token !== null)
-        return { status: 'won', lease: liveLease(key, storedOwner, row) };
-      return { status: 'lost', key, fireAt, reason: row.step };
-    case 'stale':
-    case 'early':
-      return { status: 'lost', key, fireAt, reason: row.step };
-    case 'existing': {
-      if (row.rec_owner !== storedOwner) return { status: 'lost', key, fireAt, reason: 'claimed' };
-      if (row.rec_outcome === 'busy') return { status: 'busy', key, fireAt };
-      if (row.live_token === null) return { status: 'lost', key, fireAt, reason: 'claimed' };
-      return { status: 'won', lease: liveLease(key, storedOwner, row) };
-    }
-    case 'new': {
-      if (row.won === null || row.recorded !== '1') {
-        // Impossible: the function writes the record whenever it answers 'new'.
-        throw new Error(`claim of ${JSON.stringify(key)} at ${fireAt}: no claim record written`);
-      }
-      if (!row.won) return { status: 'busy', key, fireAt };
+  const backendTime = Number(row.a_now_ms);
+  switch (row.a_status) {
+    case 'won':
       return {
         status: 'won',
         lease: {
           key,
           fireAt,
           owner: request.owner,
-          token: Number(row.new_token),
-          expiresAt: Number(row.now_ms) + Math.ceil(request.leaseMs),
-          exclusive: request.exclusive,
+          token: Number(row.a_token),
+          expiresAt: Number(row.a_expires_at),
+          exclusive: row.a_exclusive === true,
         },
+        backendTime,
       };
-    }
+    case 'busy':
+      return { status: 'busy', key, fireAt, backendTime };
+    default:
+      return { status: 'lost', key, fireAt, reason: row.a_reason ?? 'claimed', backendTime };
   }
-}
-
-/** The live lease a replayed claim answers with (the `live_*` columns of the row). */
-function liveLease(key: string, storedOwner: string, row: ClaimRow): Lease {
-  return {
-    key,
-    fireAt: Number(row.live_fire_at),
-    owner: decodeText(row.live_owner ?? storedOwner),
-    token: Number(row.live_token),
-    expiresAt: Number(row.live_expires_at),
-    exclusive: row.live_exclusive === true,
-  };
 }

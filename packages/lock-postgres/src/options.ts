@@ -18,7 +18,8 @@ export interface PostgresLockOptions {
   /** Schema of the lock's tables. Created by `migrate()` when missing. Default `public`. */
   schema?: string;
   /**
-   * Prefix of the lock's table names: `<table>_keys`, `<table>_claims`, `<table>_leases`.
+   * Prefix of the lock's table names: `<table>_keys`, `<table>_claims` (and
+   * the functions `<table>_claim`, `<table>_claim_many`).
    * Default `fleetcron`.
    */
   table?: string;
@@ -51,8 +52,8 @@ export interface ResolvedLockOptions extends ResolvedTableOptions, ResolvedState
   earlyToleranceMs: number;
 }
 
-/** Longest table suffix the lock appends to `table` (`_claims`, `_leases`). */
-const LONGEST_SUFFIX = '_claims'.length;
+/** Longest suffix the lock appends to `table` (the batch claim function's). */
+const LONGEST_SUFFIX = '_claim_many'.length;
 
 /** Applies defaults to `options` and validates them; throws `InvalidOptionError` naming the field. */
 export function resolveLockOptions(options: PostgresLockOptions = {}): ResolvedLockOptions {

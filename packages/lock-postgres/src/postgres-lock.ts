@@ -1,6 +1,8 @@
 import {
+  assertBatchSize,
   assertCatchUpClaim,
   BackendUnavailableError,
+  type BatchOptions,
   type ClaimedFire,
   type ClaimRequest,
   type ClaimResult,
@@ -14,6 +16,13 @@ import {
 import { assertPool, decodeText, encodeText, StatementSet } from '@fleetcron/postgres-shared';
 import type { Pool } from 'pg';
 import { type ClaimRow, claimResult } from './claim.js';
+import { type ClaimManyRow, claimManyArrays } from './claim-many.js';
+import {
+  type ExtendManyRow,
+  hasRepeatedLease,
+  leaseArrays,
+  type ReleaseManyRow,
+} from './lease-batches.js';
 import {
   type PostgresLockOptions,
   type ResolvedLockOptions,
@@ -27,11 +36,15 @@ import {
   lockStatements,
 } from './statements.js';
 
+/** Most claims (and lease renewals or releases) one batched call takes: see the README. */
+export const POSTGRES_MAX_BATCH = 1000;
+
 /**
  * What {@link PostgresLock} declares: millisecond leases, judged by the database's `now()`;
  * durable, since claim records, leases and token counters are committed rows; claims more than
  * `earlyToleranceMs` (option, default 250) ahead of `now()` are refused `early`; the catch-up
- * mark is a column of the key's row, so it is durable too.
+ * mark is a column of the key's row, so it is durable too; batches of up to
+ * {@link POSTGRES_MAX_BATCH} claims in one statement.
  */
 export const POSTGRES_LOCK_CAPABILITIES: Readonly<LockCapabilities> = Object.freeze({
   minLeaseMs: 1,
@@ -40,6 +53,7 @@ export const POSTGRES_LOCK_CAPABILITIES: Readonly<LockCapabilities> = Object.fre
   clock: 'backend',
   earlyToleranceMs: DEFAULT_EARLY_TOLERANCE_MS,
   durableMark: true,
+  maxBatch: POSTGRES_MAX_BATCH,
 });
 
 /**
@@ -83,12 +97,11 @@ export class PostgresLock implements Lock {
   async claim(request: ClaimRequest): Promise<ClaimResult> {
     assertIntegerMs('fireAt', request.fireAt);
     assertCatchUpClaim(request);
-    const owner = encodeText(request.owner);
     const deadline = this.statements.deadline();
     const values = [
       encodeText(request.key),
       request.fireAt,
-      owner,
+      encodeText(request.owner),
       Math.ceil(request.leaseMs),
       request.exclusive,
       this.windowMs,
@@ -106,7 +119,108 @@ export class PostgresLock implements Lock {
       signal: request.signal,
     });
     if (!row) throw new BackendUnavailableError(this.backend, 'claim', new Error('no result row'));
-    return claimResult(request, owner, row);
+    return claimResult(request, row);
+  }
+
+  /**
+   * Claims many fires with one call of the batch claim function: one round trip, one
+   * transaction, each request answered by the claim function as {@link claim} would answer it
+   * (see {@link Lock.claimMany} and the README, "Batched claims"). Re-sent once after a broken
+   * connection, like a single claim; once `options.signal` is aborted it is neither sent nor
+   * re-sent.
+   */
+  async claimMany(
+    requests: readonly ClaimRequest[],
+    options: BatchOptions = {},
+  ): Promise<ClaimResult[]> {
+    assertBatchSize(requests, POSTGRES_MAX_BATCH);
+    for (const request of requests) {
+      assertIntegerMs('fireAt', request.fireAt);
+      assertCatchUpClaim(request);
+    }
+    if (requests.length === 0) return [];
+    const deadline = this.statements.deadline();
+    const values = [
+      ...claimManyArrays(requests),
+      this.windowMs,
+      Math.ceil(this.options.statementTimeoutMs),
+      this.options.earlyToleranceMs,
+    ];
+    const rows = await this.statements.run<ClaimManyRow>('claimMany', 'claimMany', values, {
+      retry: true,
+      deadline,
+      signal: options.signal,
+    });
+    const results: ClaimResult[] = new Array(requests.length);
+    for (const row of rows) {
+      const i = Number(row.ord) - 1;
+      const request = requests[i];
+      if (request) results[i] = claimResult(request, row);
+    }
+    if (rows.length !== requests.length || results.some((result) => result === undefined)) {
+      throw new BackendUnavailableError(this.backend, 'claimMany', new Error('rows missing'));
+    }
+    return results;
+  }
+
+  /**
+   * Renews many leases in one statement (see {@link Lock.extendMany}). A batch naming one lease
+   * twice is answered lease by lease (a statement renews a row once).
+   */
+  async extendMany(
+    leases: readonly Lease[],
+    leaseMs: readonly number[],
+    options: BatchOptions = {},
+  ): Promise<(Lease | null)[]> {
+    assertBatchSize(leases, POSTGRES_MAX_BATCH);
+    if (leaseMs.length !== leases.length) {
+      throw new InvalidOptionError(
+        'leaseMs',
+        `must hold one duration per lease (${leases.length}), got ${leaseMs.length}`,
+      );
+    }
+    if (leases.length === 0) return [];
+    if (hasRepeatedLease(leases)) {
+      const results: (Lease | null)[] = [];
+      for (const [i, lease] of leases.entries()) {
+        if (options.signal?.aborted) {
+          throw new BackendUnavailableError(this.backend, 'extendMany', new Error('given up'));
+        }
+        results.push(await this.extend(lease, leaseMs[i] ?? 0));
+      }
+      return results;
+    }
+    const values = [...leaseArrays(leases), leaseMs.map((ms) => Math.ceil(ms))];
+    const rows = await this.statements.run<ExtendManyRow>('extendMany', 'extendMany', values, {
+      retry: true,
+      signal: options.signal,
+    });
+    const results: (Lease | null)[] = leases.map(() => null);
+    for (const row of rows) {
+      const i = Number(row.ord) - 1;
+      const lease = leases[i];
+      if (lease) results[i] = renewedLease(lease, row);
+    }
+    return results;
+  }
+
+  /**
+   * Ends many leases in one statement (see {@link Lock.releaseMany}); a lease named twice is
+   * released once (the repeats answer `false`, as a second release would). Not re-sent after a
+   * broken connection (a second run would answer `false`).
+   */
+  async releaseMany(leases: readonly Lease[], options: BatchOptions = {}): Promise<boolean[]> {
+    assertBatchSize(leases, POSTGRES_MAX_BATCH);
+    if (leases.length === 0) return [];
+    const rows = await this.statements.run<ReleaseManyRow>(
+      'releaseMany',
+      'releaseMany',
+      leaseArrays(leases),
+      { signal: options.signal },
+    );
+    const results = leases.map(() => false);
+    for (const row of rows) results[Number(row.ord) - 1] = row.live === true;
+    return results;
   }
 
   async extend(lease: Lease, leaseMs: number): Promise<Lease | null> {
@@ -125,16 +239,7 @@ export class PostgresLock implements Lock {
           },
         );
     const row = rows[0];
-    if (!row) return null;
-    return {
-      key: lease.key,
-      fireAt: Number(row.fire_at),
-      owner: decodeText(row.owner),
-      token: Number(row.token),
-      expiresAt: Number(row.expires_at),
-      exclusive: lease.exclusive,
-      backendTime: Number(row.now_ms),
-    };
+    return row ? renewedLease(lease, row) : null;
   }
 
   async release(lease: Lease): Promise<boolean> {
@@ -207,6 +312,19 @@ export class PostgresLock implements Lock {
 
   /** Nothing to free: the lock holds no timers or connections of its own (the pool is yours). */
   async close(): Promise<void> {}
+}
+
+/** The lease a renewal statement returned for `lease`. */
+function renewedLease(lease: Lease, row: LeaseRow): Lease {
+  return {
+    key: lease.key,
+    fireAt: Number(row.fire_at),
+    owner: decodeText(row.owner),
+    token: Number(row.token),
+    expiresAt: Number(row.expires_at),
+    exclusive: lease.exclusive,
+    backendTime: Number(row.now_ms),
+  };
 }
 
 function assertIntegerMs(field: string, value: number): void {

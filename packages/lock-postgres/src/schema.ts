@@ -1,25 +1,26 @@
 import { claimFunctionSql } from './claim.js';
+import { claimManyFunctionSql } from './claim-many.js';
 import { type PostgresLockOptions, resolveLockOptions } from './options.js';
 
-/** Quoted, schema-qualified names of the lock's three tables and its claim function. */
+/** Quoted, schema-qualified names of the lock's two tables and its claim functions. */
 export interface LockTables {
-  /**
-   * One row per key, never deleted: fencing-token counter, claim sequence, the catch-up mark and
-   * the exclusive lease.
-   */
+  /** One row per key, never deleted: fencing-token counter, the catch-up mark and the exclusive lease. */
   keys: string;
-  /** One row per claimed fire, kept for the claim window. */
+  /**
+   * One row per claimed fire, kept for the claim window (longer while it holds a live per-fire
+   * lease): the claim record, and the per-fire lease of an `exclusive: false` win.
+   */
   claims: string;
-  /** One row per live per-fire lease (claims with `exclusive: false`). */
-  leases: string;
   /** The PL/pgSQL function that performs a claim (see `claimFunctionSql`). */
   claim: string;
+  /** The PL/pgSQL function that performs a batch of claims (see `claimManyFunctionSql`). */
+  claimMany: string;
 }
 
 /** The quoted table names for a validated `schema` and `table` prefix. */
 export function lockTables(schema: string, table: string): LockTables {
   const q = (suffix: string) => `"${schema}"."${table}_${suffix}"`;
-  return { keys: q('keys'), claims: q('claims'), leases: q('leases'), claim: q('claim') };
+  return { keys: q('keys'), claims: q('claims'), claim: q('claim'), claimMany: q('claim_many') };
 }
 
 /**
@@ -43,36 +44,23 @@ export function postgresLockSchema(
   const serialise = `SELECT pg_advisory_xact_lock(hashtext('fleetcron-lock:${schema}.${table}')); -- concurrent migrations queue\n`;
   return `${serialise}${createSchema}CREATE TABLE IF NOT EXISTS ${t.keys} (
   key          text COLLATE "C" PRIMARY KEY,
-  claim_seq    bigint NOT NULL, -- +1 on every claim record written (kept for older clients' snapshot check)
   last_token   bigint NOT NULL, -- fencing-token counter: never reset, never decreases
+  mark         bigint,          -- catch-up mark: the newest fire ever claimed (never decreases)
   x_fire_at    bigint,          -- the exclusive lease (NULL when released)
   x_owner      text,
   x_token      bigint,
   x_expires_at bigint
 );
--- The catch-up mark: the newest fire ever claimed for the key (never collected, never decreases).
-ALTER TABLE ${t.keys} ADD COLUMN IF NOT EXISTS mark bigint;
 CREATE TABLE IF NOT EXISTS ${t.claims} (
-  key     text COLLATE "C" NOT NULL,
-  fire_at bigint NOT NULL,
-  owner   text NOT NULL,
-  outcome text NOT NULL CHECK (outcome IN ('won', 'busy')),
-  token   bigint,                 -- NULL for busy
-  PRIMARY KEY (key, fire_at)
-);
-CREATE TABLE IF NOT EXISTS ${t.leases} (
   key        text COLLATE "C" NOT NULL,
   fire_at    bigint NOT NULL,
   owner      text NOT NULL,
-  token      bigint NOT NULL,
-  expires_at bigint NOT NULL,
+  outcome    text NOT NULL CHECK (outcome IN ('won', 'busy')),
+  token      bigint,          -- NULL for busy
+  expires_at bigint,          -- the per-fire lease of an exclusive: false win (NULL otherwise, or released)
   PRIMARY KEY (key, fire_at)
 );
--- Earlier signatures of the claim function (before waitMs; before earlyMs; before since), dropped
--- so one remains. Older clients' 8-argument calls resolve to the new one (since defaults to NULL).
-DROP FUNCTION IF EXISTS ${t.claim}(text, bigint, text, bigint, boolean, bigint);
-DROP FUNCTION IF EXISTS ${t.claim}(text, bigint, text, bigint, boolean, bigint, bigint);
-DROP FUNCTION IF EXISTS ${t.claim}(text, bigint, text, bigint, boolean, bigint, bigint, bigint);
 ${claimFunctionSql(t)};
+${claimManyFunctionSql(t)};
 `;
 }

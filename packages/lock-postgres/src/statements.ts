@@ -1,9 +1,12 @@
 import { claimSql, NOW_MS } from './claim.js';
+import { claimManySql } from './claim-many.js';
+import { extendManySql, releaseManySql } from './lease-batches.js';
 import type { LockTables } from './schema.js';
 
 /**
  * The lease and read statements. Each is one statement in its own implicit transaction; the
- * exclusive lease lives in the key's row, per-fire leases in the leases table.
+ * exclusive lease lives in the key's row, a per-fire lease in its fire's claim record
+ * (`expires_at`).
  */
 
 /** Extends the exclusive lease: $1 key, $2 token, $3 leaseMs. Returns the lease or no row. */
@@ -16,9 +19,9 @@ RETURNING k.x_fire_at AS fire_at, k.x_owner AS owner, k.x_token AS token, k.x_ex
 
 /** Extends a per-fire lease: $1 key, $2 fireAt, $3 token, $4 leaseMs. */
 export function extendPerFireSql(t: LockTables): string {
-  return `UPDATE ${t.leases} l SET expires_at = ${NOW_MS} + $4::bigint
-WHERE l.key = $1::text AND l.fire_at = $2::bigint AND l.token = $3::bigint AND l.expires_at > ${NOW_MS}
-RETURNING l.fire_at, l.owner, l.token, l.expires_at, ${NOW_MS} AS now_ms`;
+  return `UPDATE ${t.claims} c SET expires_at = ${NOW_MS} + $4::bigint
+WHERE c.key = $1::text AND c.fire_at = $2::bigint AND c.token = $3::bigint AND c.expires_at > ${NOW_MS}
+RETURNING c.fire_at, c.owner, c.token, c.expires_at, ${NOW_MS} AS now_ms`;
 }
 
 /**
@@ -34,17 +37,20 @@ FROM cur WHERE k.key = cur.key
 RETURNING cur.x_expires_at > ${NOW_MS} AS live`;
 }
 
-/** Releases a per-fire lease: $1 key, $2 fireAt, $3 token. */
+/**
+ * Releases a per-fire lease: $1 key, $2 fireAt, $3 token. Clears the lease end of the fire's
+ * claim record (the record stays); returns `live` = true, or no row when the lease had ended.
+ */
 export function releasePerFireSql(t: LockTables): string {
-  return `DELETE FROM ${t.leases}
-WHERE key = $1::text AND fire_at = $2::bigint AND token = $3::bigint
-RETURNING expires_at > ${NOW_MS} AS live`;
+  return `UPDATE ${t.claims} c SET expires_at = NULL
+WHERE c.key = $1::text AND c.fire_at = $2::bigint AND c.token = $3::bigint AND c.expires_at > ${NOW_MS}
+RETURNING true AS live`;
 }
 
 /**
- * Withdraws a won claim: $1 key, $2 fireAt, $3 token. Deletes the claim record only when it is a
- * win with that token, and then the lease (exclusive slot or per-fire row) still holding that
- * token. One statement, one implicit transaction. Returns one row, `withdrawn`.
+ * Withdraws a won claim: $1 key, $2 fireAt, $3 token. Deletes the claim record (and with it a
+ * per-fire lease) only when it is a win with that token, and then the exclusive slot when it
+ * still holds that token. One statement, one implicit transaction. Returns one row, `withdrawn`.
  */
 export function withdrawSql(t: LockTables): string {
   return `WITH rec AS (
@@ -54,11 +60,6 @@ export function withdrawSql(t: LockTables): string {
 ), x AS (
   UPDATE ${t.keys} k SET x_fire_at = NULL, x_owner = NULL, x_token = NULL, x_expires_at = NULL
   WHERE k.key = $1::text AND k.x_token = $3::bigint AND EXISTS (SELECT 1 FROM rec)
-  RETURNING 1
-), pf AS (
-  DELETE FROM ${t.leases} l
-  WHERE l.key = $1::text AND l.fire_at = $2::bigint AND l.token = $3::bigint
-    AND EXISTS (SELECT 1 FROM rec)
   RETURNING 1
 )
 SELECT EXISTS (SELECT 1 FROM rec) AS withdrawn`;
@@ -77,8 +78,8 @@ UNION ALL
 SELECT 'exclusive', k.x_fire_at, k.x_owner, NULL, k.x_token, k.x_expires_at
 FROM ${t.keys} k JOIN p ON k.key = p.key WHERE k.x_expires_at > p.now_ms
 UNION ALL
-SELECT 'per_fire', l.fire_at, l.owner, NULL, l.token, l.expires_at
-FROM ${t.leases} l JOIN p ON l.key = p.key WHERE l.expires_at > p.now_ms
+SELECT 'per_fire', c.fire_at, c.owner, NULL, c.token, c.expires_at
+FROM ${t.claims} c JOIN p ON c.key = p.key WHERE c.expires_at > p.now_ms
 UNION ALL
 SELECT 'mark', k.mark, '', NULL, NULL, NULL
 FROM ${t.keys} k JOIN p ON k.key = p.key WHERE k.mark IS NOT NULL`;
@@ -106,6 +107,9 @@ export interface LeaseRow {
 /** The names of the lock's statements. */
 export type LockStatement =
   | 'claim'
+  | 'claimMany'
+  | 'extendMany'
+  | 'releaseMany'
   | 'extendExclusive'
   | 'extendPerFire'
   | 'releaseExclusive'
@@ -117,6 +121,9 @@ export type LockStatement =
 export function lockStatements(t: LockTables): Record<LockStatement, string> {
   return {
     claim: claimSql(t),
+    claimMany: claimManySql(t),
+    extendMany: extendManySql(t),
+    releaseMany: releaseManySql(t),
     extendExclusive: extendExclusiveSql(t),
     extendPerFire: extendPerFireSql(t),
     releaseExclusive: releaseExclusiveSql(t),

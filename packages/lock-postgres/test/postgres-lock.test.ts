@@ -67,6 +67,7 @@ describe('PostgresLock options', () => {
       clock: 'backend',
       earlyToleranceMs: 250,
       durableMark: true,
+      maxBatch: 1000,
     });
     expect(new PostgresLock(bare(), { earlyToleranceMs: 40 }).capabilities.earlyToleranceMs).toBe(
       40,
@@ -77,11 +78,13 @@ describe('PostgresLock options', () => {
   it('exports the schema as idempotent SQL for a chosen schema and prefix', () => {
     const sql = postgresLockSchema({ schema: 'jobs', table: 'cron' });
     expect(sql).toContain('CREATE SCHEMA IF NOT EXISTS "jobs"');
-    for (const table of ['cron_keys', 'cron_claims', 'cron_leases']) {
+    for (const table of ['cron_keys', 'cron_claims']) {
       expect(sql).toContain(`CREATE TABLE IF NOT EXISTS "jobs"."${table}"`);
     }
     expect(postgresLockSchema()).not.toContain('CREATE SCHEMA');
     expect(sql).toContain('CREATE OR REPLACE FUNCTION "jobs"."cron_claim"(');
+    expect(sql).toContain('CREATE OR REPLACE FUNCTION "jobs"."cron_claim_many"(');
+    expect(sql).not.toContain('claim_seq');
     expect(sql).toContain('pg_advisory_xact_lock');
   });
 });
@@ -123,11 +126,11 @@ describe('PostgresLock on PostgreSQL', () => {
       const fn = `"${fixture.schema}"."fleetcron_claim"`;
       // Claim through the function in an open transaction: it holds the key's row lock.
       await holder.query('BEGIN');
-      const { rows } = await holder.query<{ step: string; won: boolean }>(
-        `SELECT step, won FROM ${fn}($1, $2, $3, $4, $5, $6, $7, $8)`,
+      const { rows } = await holder.query<{ a_status: string; a_token: string }>(
+        `SELECT a_status, a_token FROM ${fn}($1, $2, $3, $4, $5, $6, $7, $8)`,
         ['w', fireAt, 'winner', 20_000, true, 300_000, 5_000, 250],
       );
-      expect(rows[0]).toEqual({ step: 'new', won: true });
+      expect(rows[0]).toEqual({ a_status: 'won', a_token: '1' });
       const waiting = lock.claim({
         key: 'w',
         fireAt,
@@ -151,7 +154,6 @@ describe('PostgresLock on PostgreSQL', () => {
       expect(await waiting).toMatchObject({ status: 'lost', key: 'w', fireAt, reason: 'claimed' });
       const seen = await lock.inspect('w');
       expect(seen.fires).toEqual([{ fireAt, owner: 'winner', outcome: 'won', token: 1 }]);
-      // The 8-argument call (older clients' signature) reaches the new function: the mark moved.
       expect(seen.mark).toBe(fireAt);
     } finally {
       holder.release();

@@ -1,7 +1,7 @@
 import type { LockFixture, LockProbe, NewLockOptions } from '@fleetcron/conformance';
 import { uniquePrefix } from '@fleetcron/testkit';
 import pg from 'pg';
-import { PostgresLock, type PostgresLockOptions } from '../src/index.js';
+import { PostgresElector, PostgresLock, type PostgresLockOptions } from '../src/index.js';
 
 /** A pool whose idle-connection errors are recorded, never thrown (tests must not crash). */
 export function testPool(url: string, max = 4): pg.Pool {
@@ -12,7 +12,8 @@ export function testPool(url: string, max = 4): pg.Pool {
 
 /**
  * Makes conformance fixtures on the database at `url()`: each fixture is a fresh schema, each
- * `newLock()` a `PostgresLock` on its own `pg.Pool`.
+ * `newLock()` a `PostgresLock` (each `newElector()` a `PostgresElector`, its tables made on the
+ * first call) on its own `pg.Pool`.
  */
 export function lockFixtures(
   url: () => Promise<string>,
@@ -25,14 +26,24 @@ export function lockFixtures(
     await new PostgresLock(admin, { schema }).migrate();
     const pools: pg.Pool[] = [];
     let closed: Promise<void> | undefined;
+    let electorTables: Promise<void> | undefined;
+    /** A bare pool (no 'error' listener): the lock or elector must attach its own. */
+    const ownPool = () => {
+      const pool = new pg.Pool({ connectionString: dbUrl, max: 4 });
+      pools.push(pool);
+      return pool;
+    };
     return {
       schema,
       admin,
       async newLock(options: NewLockOptions = {}) {
-        // A bare pool (no 'error' listener): the lock must attach its own.
-        const pool = new pg.Pool({ connectionString: dbUrl, max: 4 });
-        pools.push(pool);
-        return new PostgresLock(pool, { ...extra, schema, windowMs: options.windowMs });
+        return new PostgresLock(ownPool(), { ...extra, schema, windowMs: options.windowMs });
+      },
+      async newElector() {
+        // the clock option is ignored on purpose: the database's now() judges
+        electorTables ??= new PostgresElector(admin, { schema }).migrate();
+        await electorTables;
+        return new PostgresElector(ownPool(), { schema });
       },
       probe: {
         async claimRecordCount() {

@@ -9,7 +9,6 @@ import {
   startPostgres,
 } from '@fleetcron/testkit';
 import { afterAll, describe, expect, it } from 'vitest';
-import { POSTGRES_LOCK_CAPABILITIES } from '../src/index.js';
 import { lockFixtures, testPool } from './fixture.js';
 
 let servers: Promise<{ server: PostgresServer; bouncer: PgBouncerServer }> | undefined;
@@ -58,7 +57,6 @@ describe('pgbouncer in transaction pooling mode', () => {
 runLockConformance({
   name: 'postgres via pgbouncer (transaction pooling)',
   create: lockFixtures(bouncerUrl),
-  capabilities: POSTGRES_LOCK_CAPABILITIES,
   // Faults act on the postgres server behind PgBouncer (restart, dropped server connections, pause).
   faults: async () => {
     const { server } = await start();

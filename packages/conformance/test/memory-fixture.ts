@@ -1,5 +1,10 @@
 import type { Store } from '@fleetcron/core';
-import { DEFAULT_WINDOW_MS, MemoryLock, type MemoryLockOptions } from '@fleetcron/core';
+import {
+  DEFAULT_WINDOW_MS,
+  MemoryElector,
+  MemoryLock,
+  type MemoryLockOptions,
+} from '@fleetcron/core';
 import type { LockFixture, StoreFixture } from '../src/index.js';
 import { internals } from './mutants/internals.js';
 
@@ -11,10 +16,12 @@ export type MemoryLockClass = new (options: MemoryLockOptions) => MemoryLock;
  * the fixture's shared instance (one per window, since MemoryLock fixes its window at
  * construction). The `clock` option is the CLIENT's clock and is deliberately ignored:
  * MemoryLock's own clock plays the backend's clock, which a skewed client cannot change.
+ * `newElector()` returns the fixture's one `MemoryElector` (its clock plays the backend's too).
  */
 export function memoryLockFixture(Lock: MemoryLockClass = MemoryLock): () => Promise<LockFixture> {
   return async () => {
     const byWindow = new Map<number, MemoryLock>();
+    let elector: MemoryElector | undefined;
     return {
       async newLock(options = {}) {
         const windowMs = options.windowMs ?? DEFAULT_WINDOW_MS;
@@ -24,6 +31,10 @@ export function memoryLockFixture(Lock: MemoryLockClass = MemoryLock): () => Pro
           byWindow.set(windowMs, lock);
         }
         return lock;
+      },
+      async newElector() {
+        elector ??= new MemoryElector();
+        return elector;
       },
       probe: {
         async claimRecordCount() {

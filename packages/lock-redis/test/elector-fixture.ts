@@ -3,6 +3,14 @@ import type { Redis } from 'ioredis';
 import { RedisElector } from '../src/index.js';
 import { newClient, uniquePrefix } from './fixture.js';
 
+/**
+ * Elector conformance fixtures on the server at `url()`: a fresh prefix per fixture, every
+ * `newElector()` its own client.
+ */
+export function electorFixtures(url: () => Promise<string>): () => Promise<ElectorFixture> {
+  return async () => electorFixture(await url());
+}
+
 /** An elector conformance fixture: a fresh prefix on `url`; every newElector() its own client. */
 export async function electorFixture(url: string): Promise<ElectorFixture> {
   const prefix = uniquePrefix();

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { LockFixture, NewLockOptions } from '@fleetcron/conformance';
-import { type RedisServer, startRedis } from '@fleetcron/testkit';
-import { Redis } from 'ioredis';
+import { type RedisCluster, type RedisServer, startRedis } from '@fleetcron/testkit';
+import { Cluster, Redis } from 'ioredis';
 import { inject } from 'vitest';
-import { RedisLock, type RedisLockOptions } from '../src/index.js';
+import { RedisElector, RedisLock, type RedisLockOptions } from '../src/index.js';
 
 /** Every 'error' event a test client emitted (tests attach this listener to every client). */
 export const clientErrors: Error[] = [];
@@ -42,7 +42,21 @@ export function dedicatedServer(options: { appendOnly?: boolean } = {}): {
   };
 }
 
-/** A conformance fixture: a fresh prefix on `url`; every newLock() gets its own client. */
+/**
+ * Conformance fixtures on the server at `url()` (shared or dedicated: `@fleetcron/testkit/vitest`),
+ * made by {@link lockFixture}.
+ */
+export function lockFixtures(
+  url: () => Promise<string>,
+  options: Omit<RedisLockOptions, 'prefix' | 'windowMs'> = {},
+): () => Promise<LockFixture> {
+  return async () => lockFixture(await url(), options);
+}
+
+/**
+ * A conformance fixture: a fresh prefix on `url`; every newLock() (and newElector()) gets its
+ * own client.
+ */
 export async function lockFixture(
   url: string,
   options: Omit<RedisLockOptions, 'prefix' | 'windowMs'> = {},
@@ -59,6 +73,12 @@ export async function lockFixture(
       const client = newClient(url);
       clients.push(client);
       return new RedisLock(client, { ...options, prefix, windowMs: opts.windowMs });
+    },
+    async newElector() {
+      // the clock option is ignored on purpose: the Redis clock judges (capabilities.clock 'backend')
+      const client = newClient(url);
+      clients.push(client);
+      return new RedisElector(client, { prefix, durable: options.durable });
     },
     probe: {
       async claimRecordCount() {
@@ -81,5 +101,29 @@ export async function lockFixture(
     async close() {
       for (const client of clients.splice(0)) client.disconnect();
     },
+  };
+}
+
+/**
+ * Conformance fixtures on a Redis Cluster: a fresh prefix per fixture, every `newLock()` its own
+ * `Cluster` client (disconnected by `close()`, and by `cluster.close()` at the latest).
+ */
+export function clusterLockFixtures(
+  cluster: () => Promise<RedisCluster>,
+): () => Promise<LockFixture> {
+  return async () => {
+    const running = await cluster();
+    const prefix = uniquePrefix();
+    const clients: Cluster[] = [];
+    return {
+      async newLock(options = {}) {
+        const client = running.track(new Cluster([...running.nodes])).on('error', () => {});
+        clients.push(client);
+        return new RedisLock(client, { prefix, windowMs: options.windowMs });
+      },
+      async close() {
+        for (const client of clients.splice(0)) client.disconnect();
+      },
+    };
   };
 }

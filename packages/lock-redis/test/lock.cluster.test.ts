@@ -1,13 +1,11 @@
-import type { LockConformanceOptions, LockFixture } from '@fleetcron/conformance';
-import { lockScenarios } from '@fleetcron/conformance';
 import { type RedisCluster, startRedisCluster } from '@fleetcron/testkit';
 import { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lockKeys, RedisLock } from '../src/index.js';
 import { uniquePrefix } from './fixture.js';
 
-// A real 3-primary Redis Cluster: every script touches one slot (no CROSSSLOT), jobs spread
-// over the nodes, and the claim-semantics scenarios of the conformance suite hold there too.
+// A real 3-primary Redis Cluster: every script touches one slot (no CROSSSLOT) and jobs spread
+// over the nodes. The conformance scenarios on a cluster: lock.cluster.conformance.test.ts.
 let cluster: RedisCluster;
 beforeAll(async () => {
   cluster = await startRedisCluster();
@@ -17,30 +15,6 @@ afterAll(() => cluster?.close()); // also disconnects every client made by clust
 /** A client of the test cluster, never an unhandled 'error'; disconnected by cluster.close(). */
 const clusterClient = (): Cluster =>
   cluster.track(new Cluster([...cluster.nodes])).on('error', () => {});
-
-function clusterFixture(): LockFixture {
-  const prefix = uniquePrefix();
-  const clients: Cluster[] = [];
-  return {
-    async newLock(options = {}) {
-      const client = clusterClient();
-      clients.push(client);
-      return new RedisLock(client, { prefix, windowMs: options.windowMs });
-    },
-    async close() {
-      for (const client of clients.splice(0)) client.disconnect();
-    },
-  };
-}
-
-const options: LockConformanceOptions = {
-  name: 'redis cluster',
-  capabilities: {
-    ...{ minLeaseMs: 1, leaseGranularityMs: 1, durable: false, clock: 'backend' },
-    durableMark: false,
-  },
-  create: async () => clusterFixture(),
-};
 
 describe('redis cluster', () => {
   it('spreads jobs over the primaries, each job in one slot, odd names included', async () => {
@@ -75,21 +49,6 @@ describe('redis cluster', () => {
     const report = await lock.verifyDurability();
     expect(report.nodes).toHaveLength(3);
   });
-
-  for (const scenario of [
-    lockScenarios.oneWinnerPerFire,
-    lockScenarios.replaySameLease,
-    lockScenarios.independentOverlappingLeases,
-    lockScenarios.oddKeys,
-    lockScenarios.tokensIncrease,
-    lockScenarios.withdrawHandsBack,
-    lockScenarios.catchUpJudgedByMark,
-    lockScenarios.claimManyMatchesSingleClaims,
-    lockScenarios.claimManyOverlappingBatches,
-    lockScenarios.claimManyThousandKeys,
-  ]) {
-    it(scenario.title, () => scenario.run(options), scenario.timeoutMs);
-  }
 });
 
 /** Whether a `CLUSTER SHARDS` entry owns `slot` (its `slots` field is a flat [start, end, ...] list). */

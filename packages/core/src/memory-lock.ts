@@ -262,10 +262,9 @@ export class MemoryLock implements Lock {
   private stateOf(key: string): KeyState {
     let state = this.keys.get(key);
     if (!state) {
-      state = {
-        ...{ fires: new Map(), leases: new Map(), lastToken: 0 },
-        ...{ mark: null, oldest: Number.POSITIVE_INFINITY },
-      };
+      const fires = new Map<number, ClaimedFire>();
+      const oldest = Number.POSITIVE_INFINITY;
+      state = { fires, leases: new Map(), lastToken: 0, mark: null, oldest };
       this.keys.set(key, state);
     }
     return state;

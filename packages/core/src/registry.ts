@@ -40,6 +40,8 @@ export interface RegisteredJob {
   overlap: string;
   /** Catch-up policy. */
   catchUp: CatchUpSpec;
+  /** `shards` of a sharded job (parts per fire, or `each`); absent for a plain job. */
+  shards?: number | 'each';
 }
 
 /** An instance's clock as measured against the backend (filled by the skew work), ms. */

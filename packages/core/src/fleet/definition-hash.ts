@@ -13,6 +13,8 @@ export interface DefinitionHashInput {
   overlap: string;
   /** Catch-up policy. Default `skip`. */
   catchUp?: CatchUpSpec;
+  /** `shards` of a sharded job (absent for a plain job, so plain jobs keep their hash). */
+  shards?: number | 'each';
 }
 
 /** JSON with object keys sorted, so equal definitions give equal text whatever the key order. */
@@ -39,6 +41,7 @@ export function definitionHash(job: DefinitionHashInput): string {
     leaseMs: job.leaseMs,
     overlap: job.overlap,
     catchUp: job.catchUp ?? 'skip',
+    shards: job.shards, // absent (undefined) for a plain job: dropped from the text
   });
   return createHash('sha256').update(text, 'utf8').digest('hex').slice(0, 16);
 }

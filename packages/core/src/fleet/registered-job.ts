@@ -11,6 +11,8 @@ export interface RegisteredJobInput {
   overlap: string;
   /** Default `skip`. */
   catchUp?: CatchUpSpec;
+  /** `shards` of a sharded job; absent or `null` for a plain job. */
+  shards?: number | 'each' | null;
 }
 
 /**
@@ -31,9 +33,11 @@ export function registeredJob(job: RegisteredJobInput): RegisteredJob {
       leaseMs: job.leaseMs,
       overlap: job.overlap,
       catchUp,
+      shards: job.shards ?? undefined,
     }),
     leaseMs: job.leaseMs,
     overlap: job.overlap,
     catchUp,
+    ...(job.shards != null ? { shards: job.shards } : {}),
   };
 }

@@ -29,6 +29,8 @@ export interface ClaimContext {
   readonly catchUp?: CatchUpClaim;
   /** Claim a lease of the fire's own even for an exclusive job (a fire that is only recorded). */
   readonly ownLease?: boolean;
+  /** The lock key (a sharded fire's part key); default the job's name. */
+  readonly key?: string;
 }
 
 /** The answer to a claim, as the fire acts on it. */
@@ -112,7 +114,7 @@ function requestOf(
 ): ClaimRequest {
   const exclusive = job.overlap === 'skip' && !c.ownLease;
   return {
-    key: job.name,
+    key: c.key ?? job.name,
     fireAt,
     owner: c.owner,
     leaseMs: job.leaseMs,

@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { LostReason } from '../lock.js';
+import type { ShardInfo } from '../shards/shard-info.js';
 import type { RunStatus } from '../store.js';
 import { safePublish } from './safe.js';
 
@@ -29,6 +30,8 @@ export class FireEvents {
     private readonly job: string,
     private readonly fireAt: number,
     private readonly clock: Clock,
+    /** The part of a sharded fire, stamped on every event (absent for a plain fire). */
+    private readonly shard?: ShardInfo,
   ) {}
 
   private base() {
@@ -37,6 +40,7 @@ export class FireEvents {
       job: this.job,
       fireAt: this.fireAt,
       at: this.clock.now(),
+      ...(this.shard ? { shard: this.shard } : {}),
     };
   }
 

@@ -6,9 +6,11 @@ import { FireRun } from './fire-run.js';
 import type { FireDeps, FireKind } from './fire-types.js';
 import type { HistoryWriter } from './history.js';
 import type { NormalizedJob } from './job.js';
+import type { LeaderGate } from './leader-gate.js';
 import { leaseCallsFor } from './lease-batch.js';
 import { ManualRuns } from './manual-runs.js';
 import type { ResolvedOptions } from './options.js';
+import { launchScheduled, type ScheduledFireDeps } from './scheduled-fires.js';
 import type { TimerQueue } from './timer-queue.js';
 
 /** What the fire path needs from its scheduler. */
@@ -26,6 +28,10 @@ export interface FirePathHost {
   acceptsRuns(): boolean;
   /** A fire of `job` was claimed here (won, or answered busy/paused): for the holder-lost check. */
   firedHere(job: NormalizedJob): void;
+  /** Leader mode: whether plain fires are claimed here now; tracks the fires of a term. */
+  readonly gate: LeaderGate;
+  /** Ids of the live instances defining `job` (sharded fires), `null` before the registry answered. */
+  liveFor(job: string): string[] | null;
 }
 
 /**
@@ -41,6 +47,7 @@ export class FirePath {
   readonly catchUps: CatchUpStart;
   /** Manual fires (`trigger()`, fleet run requests, holder-lost reruns). */
   readonly manual: ManualRuns;
+  private readonly scheduled: ScheduledFireDeps;
 
   constructor(private readonly host: FirePathHost) {
     const { lock, store, middleware, logger, instanceId, claimBatchSize } = host.options;
@@ -60,6 +67,13 @@ export class FirePath {
       ...{ lock, clock, queue, log, launch },
       isRunning: () => host.isRunning(),
     });
+    this.scheduled = {
+      ...{ queue, log, gate: host.gate, instanceId, graceMs: host.options.leader.shardGraceMs },
+      liveFor: (job) => host.liveFor(job),
+      isRunning: () => host.isRunning(),
+      claimsStopped: () => host.claimsStopped(),
+      launch,
+    };
     this.manual = new ManualRuns({
       ...{ log, launch },
       now: () => clock.now(),
@@ -67,9 +81,15 @@ export class FirePath {
     });
   }
 
-  /** Starts handling one fire. */
+  /**
+   * Starts handling one fire. A manual fire of a sharded job (run now, a holder-lost rerun of
+   * the whole fire) is one part covering all the work: `ctx.shard = { index: 0, count: 1 }`.
+   */
   launch(job: NormalizedJob, fireAt: number, kind: FireKind = {}): FireRun {
-    const fire = new FireRun(this.deps, job, fireAt, kind);
+    const whole = job.shards !== null && !kind.shard;
+    const shard =
+      job.shards === 'each' ? { index: 0, count: 1, each: true as const } : { index: 0, count: 1 };
+    const fire = new FireRun(this.deps, job, fireAt, whole ? { ...kind, shard } : kind);
     this.fires.add(fire);
     void fire.done.then(() => {
       this.fires.delete(fire);
@@ -79,9 +99,12 @@ export class FirePath {
     return fire;
   }
 
-  /** A regular (scheduled) fire: launched once the job's catch-up pass is done (bounded). */
+  /**
+   * A regular (scheduled) fire: launched once the job's catch-up pass is done (bounded), per
+   * the mode (leader mode: only by the leader) and the job's shards (see `launchScheduled`).
+   */
   launchScheduled(job: NormalizedJob, fireAt: number): void {
-    this.catchUps.afterCatchUp(job, () => void this.launch(job, fireAt));
+    this.catchUps.afterCatchUp(job, () => launchScheduled(this.scheduled, job, fireAt));
   }
 
   /** The fires being handled. */

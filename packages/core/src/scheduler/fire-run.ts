@@ -2,6 +2,7 @@ import { type LeaseLostError, toError } from '../errors.js';
 import type { ClockSample } from '../fleet-clock/offset-estimator.js';
 import type { Lease } from '../lock.js';
 import type { Logger } from '../middleware.js';
+import { fireLockKey } from '../shards/part-keys.js';
 import { claimOnTime, type OnTimeContext } from './claim-on-time.js';
 import type { LeaseDeadline } from './deadline.js';
 import { FireEvents, type SkipReason } from './fire-events.js';
@@ -49,12 +50,13 @@ export class FireRun {
       fireAt: new Date(fireAt).toISOString(),
       instanceId,
     });
-    this.events = new FireEvents(instanceId, job.name, fireAt, clock);
+    this.events = new FireEvents(instanceId, job.name, fireAt, clock, kind.shard);
     const onFailed = (error: Error) => {
       this.events.storeFailed(error);
       this.log.warn('fleetcron: could not write history', { error });
     };
     const fire = { job: job.name, fireAt, instanceId, requestedBy: kind.requestedBy ?? null };
+    if (kind.shard) Object.assign(fire, { shard: kind.shard }); // Execution.shard
     this.history = new FireHistory(deps.history, onFailed, fire, job.leaseMs / 3);
     this.done = new Promise((resolve) => {
       this.markDone = resolve;
@@ -102,6 +104,7 @@ export class FireRun {
 
   private async steps(): Promise<void> {
     const claim = await claimOnTime(this.claimContext(), this.job, this.fireAt); // 1. claim
+    this.kind.onClaimed?.(claim.status);
     if (claim.status === 'failed') return this.skip('backend_unavailable', null, claim.error);
     if (claim.status === 'busy') return this.skip('overlap', null, null);
     if (claim.status !== 'won') {
@@ -113,7 +116,11 @@ export class FireRun {
     if (this.refusesRuns()) return this.handBack('stopping');
     if (this.kind.missed) return this.recordMissed(held.token); // catchUp 'skip': record only
     held.keeper.start(); // 2. start the keeper
-    const paused = await this.readPaused();
+    const { store, queue } = this.deps;
+    const paused = await isPaused(store, this.job.name, this.job.leaseMs / 3, queue, (e) => {
+      this.events.storeFailed(e);
+      this.log.warn('fleetcron: could not read the job state; running anyway', { error: e });
+    });
     if (held.deadline.passed()) return this.handBack('lease_expired');
     if (paused) return this.skip('paused', held.token, null);
     const startedAt = this.deps.clock.now();
@@ -142,6 +149,7 @@ export class FireRun {
       sampled: (sample) => this.sampled(sample),
       ...(this.kind.catchUp ? { catchUp: this.kind.catchUp } : {}),
       ownLease: this.kind.missed === true, // recorded only, never run: no overlap to keep
+      key: fireLockKey(this.job.name, this.kind.shard, this.deps.instanceId), // a part's own key
     };
   }
 
@@ -180,13 +188,6 @@ export class FireRun {
     if (this.running) this.finish(verdictOf(null, error, this.stopReason));
   }
 
-  private readPaused(): Promise<boolean> {
-    return isPaused(this.deps.store, this.job.name, this.job.leaseMs / 3, this.deps.queue, (e) => {
-      this.events.storeFailed(e);
-      this.log.warn('fleetcron: could not read the job state; running anyway', { error: e });
-    });
-  }
-
   private async runJob(held: HeldLease, startedAt: number): Promise<Error | null> {
     const { clock, instanceId, middleware } = this.deps;
     this.events.runStarted(held.token, startedAt);
@@ -196,8 +197,8 @@ export class FireRun {
       return await runChain({
         ...{ job: this.job, middleware, fireAt: this.fireAt, startedAt, instanceId, clock },
         lease: held.deadline.view(held.token),
-        requestedBy: this.kind.requestedBy ?? null,
-        recovery: this.kind.recovery ?? false,
+        ...{ requestedBy: this.kind.requestedBy ?? null, recovery: this.kind.recovery ?? false },
+        shard: this.kind.shard ?? null,
         signal: held.controller.signal,
         log: safeLogger(this.log, { token: held.token }),
         onAttempt: (attempt) => {

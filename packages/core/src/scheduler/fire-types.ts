@@ -1,7 +1,9 @@
 import type { Clock } from '../clock.js';
 import type { CatchUpClaim, Lock } from '../lock.js';
 import type { Logger, Middleware } from '../middleware.js';
+import type { ShardInfo } from '../shards/shard-info.js';
 import type { RunStatus, Store } from '../store.js';
+import type { ClaimOutcome } from './claim.js';
 import type { ClaimSender } from './claim-batch.js';
 import type { ClockWatch } from './clock-watch.js';
 import type { SkipReason } from './fire-events.js';
@@ -48,6 +50,10 @@ export interface FireKind {
   readonly catchUp?: CatchUpClaim;
   /** A missed fire under `catchUp: 'skip'`: claimed only to record it `skipped` (`missed`). */
   readonly missed?: boolean;
+  /** A part of a sharded fire (claimed on its own key, `ctx.shard`, `Execution.shard`). */
+  readonly shard?: ShardInfo;
+  /** Told how the claim was answered, right after it was (sharded fires count their parts). */
+  readonly onClaimed?: (status: ClaimOutcome['status']) => void;
 }
 
 /** How a fire ended on this instance: its recorded status, or why it was not claimed here. */

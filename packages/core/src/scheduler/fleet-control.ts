@@ -85,6 +85,15 @@ export class FleetControl {
   }
 
   /**
+   * Ids of the live instances defining job `name` as the last heartbeat read them (this one
+   * included once it is registered), or `null` before the first read: where sharded fires go.
+   */
+  liveFor(name: string): string[] | null {
+    if (this.live === null) return null;
+    return this.live.filter((i) => i.jobs.some((j) => j.name === name)).map((i) => i.instanceId);
+  }
+
+  /**
    * A fire of `job` was claimed here: check the job for fires whose holder died now, against
    * the live instances of the last heartbeat, at most once per `heartbeatMs` per job (so the
    * instance that runs a job notices a lost fire of it without waiting for the sweep's turn).

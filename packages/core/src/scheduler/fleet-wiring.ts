@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.js';
 import type { ClockOffset } from '../fleet-clock/offset-estimator.js';
 import type { Logger } from '../middleware.js';
+import type { Execution } from '../store.js';
 import type { FireRun } from './fire-run.js';
 import type { FireKind } from './fire-types.js';
 import { FleetControl } from './fleet-control.js';
@@ -42,8 +43,11 @@ export function wireFleet(host: FleetHost): FleetControl | null {
     ...{ lock, store, history, clock, queue, instanceId, log },
     activeFires: (job: string) => host.activeFires(job),
     // retried while the job is busy, for up to the lock's window (at least a lease)
-    rerun: (job: NormalizedJob, lost: { fireAt: number }) =>
-      void manual.rerun(job, lost.fireAt, Math.max(lock.windowMs, job.leaseMs)),
+    // a lost part runs again alone; a lost 'each' run (local work of a dead instance) does not
+    rerun: (job: NormalizedJob, lost: Execution) => {
+      if (lost.shard?.each) return;
+      void manual.rerun(job, lost.fireAt, Math.max(lock.windowMs, job.leaseMs), lost.shard);
+    },
   };
   return FleetControl.create(store, {
     ...{ queue, instanceId, heartbeatMs, pollMs, log },

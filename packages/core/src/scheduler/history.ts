@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { BackendUnavailableError, toError } from '../errors.js';
 import type { Logger } from '../middleware.js';
+import type { ShardInfo } from '../shards/shard-info.js';
 import type { Execution, RunStatus, Store } from '../store.js';
 import { settleWithin, type TimerSource } from './deadline.js';
 import type { SkipReason } from './fire-events.js';
@@ -151,6 +152,8 @@ export class FireHistory {
       fireAt: number;
       instanceId: string;
       requestedBy?: string | null;
+      /** The part of a sharded fire (kept as `Execution.shard`). */
+      shard?: ShardInfo;
     },
     /** Bound on each write, ms. */
     private readonly boundMs: number,

@@ -3,6 +3,7 @@ import { toError } from '../errors.js';
 import type { Lock } from '../lock.js';
 import type { Logger } from '../middleware.js';
 import type { LiveInstance } from '../registry.js';
+import { fireLockKey } from '../shards/part-keys.js';
 import type { Execution, Store } from '../store.js';
 import { settleWithin } from './deadline.js';
 import type { HistoryWriter } from './history.js';
@@ -104,9 +105,19 @@ async function lostRows(
     row.instanceId === d.instanceId ? !active.has(row.fireAt) : !live.has(row.instanceId),
   );
   if (orphans.length === 0) return [];
-  const { leases } = await bounded(d, ms, 'inspect', () => d.lock.inspect(job.name));
-  const held = new Set(leases.map((l) => l.token));
-  return orphans.filter((row) => row.token === null || !held.has(row.token));
+  // a part of a sharded fire holds its lease on the part's own key
+  const byKey = new Map<string, Execution[]>();
+  for (const row of orphans) {
+    const key = fireLockKey(job.name, row.shard, row.instanceId);
+    byKey.set(key, [...(byKey.get(key) ?? []), row]);
+  }
+  const lost: Execution[] = [];
+  for (const [key, rows] of byKey) {
+    const { leases } = await bounded(d, ms, 'inspect', () => d.lock.inspect(key));
+    const held = new Set(leases.map((l) => l.token));
+    lost.push(...rows.filter((row) => row.token === null || !held.has(row.token)));
+  }
+  return lost;
 }
 
 /** Claims the row's recovery identity; the winner records `lease_lost` and maybe re-runs. */

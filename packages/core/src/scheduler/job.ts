@@ -5,16 +5,17 @@ import type { Trigger } from '../trigger.js';
 import type { CronTrigger } from '../triggers/cron.js';
 import { assertPositiveMs } from '../validate.js';
 import { nextFire } from './fire-plan.js';
+import { checkName } from './job-name.js';
 import {
   type CatchUpPolicy,
   checkCatchUp,
   checkHolderLost,
   type HolderLostPolicy,
 } from './job-policies.js';
+import { checkShards, type ShardsOption } from './job-shards.js';
 import { assertKnownKeys } from './known-keys.js';
 
-/** Longest job name (the lock key limit of every backend). */
-export const MAX_JOB_NAME_LENGTH = 512;
+export { MAX_JOB_NAME_LENGTH } from './job-name.js';
 
 /** What the job does when its previous run still holds the job's lease at the next fire. */
 export type OverlapPolicy = 'skip' | 'allow';
@@ -41,6 +42,12 @@ export interface JobDefinition {
   catchUp?: CatchUpPolicy;
   /** A fire whose holder died: `'record'` it `lease_lost` (default) or also `'rerun'` it once. */
   onHolderLost?: HolderLostPolicy;
+  /**
+   * Split each fire: `n` parts, each claimed and run exactly once fleet-wide, spread over the
+   * live instances (`ctx.shard = { index, count }`); or `'each'`: every live instance runs the
+   * fire once. Needs a store with the fleet registry. Default: not sharded.
+   */
+  shards?: ShardsOption;
 }
 
 /** A validated job definition (internal). */
@@ -53,6 +60,8 @@ export interface NormalizedJob {
   readonly middleware: readonly Middleware[];
   readonly catchUp: CatchUpPolicy;
   readonly onHolderLost: HolderLostPolicy;
+  /** `null` for a plain job. */
+  readonly shards: ShardsOption | null;
 }
 
 /**
@@ -114,6 +123,8 @@ export function validateJob(
     capabilities: LockCapabilities;
     backend: string;
     now: number;
+    /** The scheduler's store has the fleet registry (sharded jobs need it). Default false. */
+    hasRegistry?: boolean;
   },
 ): NormalizedJob {
   if (typeof definition !== 'object' || definition === null) {
@@ -134,6 +145,7 @@ export function validateJob(
     d.leaseMs === undefined
       ? context.defaultLeaseMs
       : normalizeLeaseMs('leaseMs', d.leaseMs, context.capabilities, context.backend);
+  const catchUp = checkCatchUp(d.catchUp, context.capabilities, context.backend);
   return {
     name,
     trigger,
@@ -141,8 +153,9 @@ export function validateJob(
     leaseMs,
     overlap: checkOverlap(d.overlap),
     middleware: validateMiddleware('middleware', d.middleware),
-    catchUp: checkCatchUp(d.catchUp, context.capabilities, context.backend),
+    catchUp,
     onHolderLost: checkHolderLost(d.onHolderLost, context.capabilities, context.backend),
+    shards: checkShards(d.shards, { hasRegistry: context.hasRegistry === true, catchUp }),
   };
 }
 
@@ -156,43 +169,8 @@ const JOB_KEYS = Object.keys({
   middleware: true,
   catchUp: true,
   onHolderLost: true,
+  shards: true,
 } satisfies Record<keyof JobDefinition, true>);
-
-/**
- * A job name: a non-empty string of at most {@link MAX_JOB_NAME_LENGTH} characters, well-formed
- * Unicode (no lone surrogate, which some backends cannot encode) and without control characters
- * (which break keys, logs and history views).
- */
-function checkName(name: unknown): string {
-  if (typeof name !== 'string' || name.length === 0) {
-    throw new InvalidOptionError(
-      'name',
-      `must be a non-empty string, got ${JSON.stringify(name)}.`,
-    );
-  }
-  if (name.length > MAX_JOB_NAME_LENGTH) {
-    throw new InvalidOptionError(
-      'name',
-      `must be at most ${MAX_JOB_NAME_LENGTH} characters, got ${name.length}.`,
-    );
-  }
-  const lone = /\p{Cs}/u.exec(name); // in a `u` regex only LONE surrogates match
-  if (lone) {
-    throw new InvalidOptionError(
-      'name',
-      `must be well-formed Unicode, got a lone surrogate (half of a UTF-16 pair) at index ${lone.index} in ${JSON.stringify(name)}; use the whole character.`,
-    );
-  }
-  const control = /\p{Cc}/u.exec(name);
-  if (control) {
-    const code = control[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
-    throw new InvalidOptionError(
-      'name',
-      `must not contain control characters, got U+${code} at index ${control.index} in ${JSON.stringify(name)}.`,
-    );
-  }
-  return name;
-}
 
 function checkOverlap(value: unknown): OverlapPolicy {
   const overlap = value ?? 'skip';

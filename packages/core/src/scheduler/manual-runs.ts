@@ -1,5 +1,6 @@
 import type { Logger } from '../middleware.js';
 import type { RunRequest } from '../registry.js';
+import type { ShardInfo } from '../shards/shard-info.js';
 import type { RunStatus } from '../store.js';
 import type { Trigger } from '../trigger.js';
 import type { SkipReason } from './fire-events.js';
@@ -76,13 +77,22 @@ export class ManualRuns {
    * race is tried again with backoff ({@link RERUN_RETRY_FIRST_MS} doubling to
    * {@link RERUN_RETRY_MAX_MS}) until it runs, for at most `withinMs` after the first try; a
    * pause (`skipped`/`paused`) or `stop()` ends it. A rerun given up is logged. Never rejects.
+   * `shard`: the lost part of a sharded fire (only that part runs again).
    */
-  async rerun(job: NormalizedJob, lostFireAt: number, withinMs: number): Promise<ManualRunOutcome> {
+  async rerun(
+    job: NormalizedJob,
+    lostFireAt: number,
+    withinMs: number,
+    shard: ShardInfo | null = null,
+  ): Promise<ManualRunOutcome> {
     const requestedBy = `holder-lost:${new Date(lostFireAt).toISOString()}`;
     const giveUpAt = this.deps.now() + withinMs;
     for (let wait = RERUN_RETRY_FIRST_MS; ; wait = Math.min(2 * wait, RERUN_RETRY_MAX_MS)) {
       const fireAt = this.fireTime(job.trigger, this.deps.now());
-      const fire = this.deps.launch(job, fireAt, { recovery: true, requestedBy });
+      const fire = this.deps.launch(job, fireAt, {
+        ...{ recovery: true, requestedBy },
+        ...(shard ? { shard } : {}),
+      });
       await fire.done;
       const { status, reason } = fire.outcome;
       const outcome = { job: job.name, fireAt, status, reason, requestedBy };

@@ -14,6 +14,12 @@ import { DEFAULT_HEARTBEAT_MS } from './heartbeat.js';
 import { defaultInstanceId } from './instance-id.js';
 import { normalizeLeaseMs, validateMiddleware } from './job.js';
 import { assertKnownKeys } from './known-keys.js';
+import {
+  LEADER_OPTION_KEYS,
+  type LeaderOptions,
+  type ResolvedLeader,
+  resolveLeaderOptions,
+} from './leader-options.js';
 
 /** Default lease length: 30 s, renewed every 10 s. */
 export const DEFAULT_LEASE_MS = 30_000;
@@ -26,8 +32,8 @@ export const DEFAULT_MAX_CONCURRENT_CLAIMS = 16;
 /** Default largest batch of claims (renewals, releases) sent in one `claimMany` call. */
 export const DEFAULT_CLAIM_BATCH_SIZE = 256;
 
-/** Options of the {@link Scheduler} constructor. */
-export interface SchedulerOptions {
+/** Options of the {@link Scheduler} constructor (leader mode and shards: {@link LeaderOptions}). */
+export interface SchedulerOptions extends LeaderOptions {
   /** Where fires are claimed. Required. The scheduler never closes it: you own it. */
   lock: Lock;
   /** Where history and the paused flag live. Optional; without it nothing is recorded. Never closed by the scheduler. */
@@ -95,6 +101,8 @@ export interface ResolvedOptions {
   clockSkewWarnMs: number;
   heartbeatMs: number;
   runRequestPollMs: number;
+  /** Leader mode and sharded fires. */
+  leader: ResolvedLeader;
 }
 
 const hasMethods = (value: unknown, names: readonly string[]): boolean =>
@@ -138,6 +146,7 @@ export function resolveOptions(options: unknown): ResolvedOptions {
     clockSkewWarnMs,
     heartbeatMs,
     runRequestPollMs,
+    leader: resolveLeaderOptions(o),
   };
 }
 
@@ -156,7 +165,8 @@ const OPTION_KEYS = Object.keys({
   clockSkewWarnMs: true,
   heartbeatMs: true,
   runRequestPollMs: true,
-} satisfies Record<keyof SchedulerOptions, true>);
+  ...Object.fromEntries(LEADER_OPTION_KEYS.map((key) => [key, true])),
+} satisfies Record<Exclude<keyof SchedulerOptions, keyof LeaderOptions>, true>);
 
 const CLOCK_METHODS = ['now', 'monotonic', 'setTimer', 'clearTimer', 'sleep'] as const;
 const LOGGER_METHODS = ['debug', 'info', 'warn', 'error'] as const;

@@ -8,7 +8,15 @@ export { defaultInstanceId } from './instance-id.js';
 export type { JobDefinition, OverlapPolicy } from './job.js';
 export { MAX_JOB_NAME_LENGTH } from './job.js';
 export type { CatchUpPolicy, HolderLostPolicy } from './job-policies.js';
+export type { ShardsOption } from './job-shards.js';
 export type { JobInfo } from './job-slots.js';
+export {
+  DEFAULT_ELECTION,
+  DEFAULT_LEADER_TTL_MS,
+  DEFAULT_SHARD_GRACE_MS,
+  type LeaderOptions,
+  type SchedulerMode,
+} from './leader-options.js';
 export type { ManualRunOutcome } from './manual-runs.js';
 export { MANUAL_CLAIM_TRIES } from './manual-runs.js';
 export type { SchedulerOptions } from './options.js';

@@ -7,6 +7,7 @@ import {
   type Logger,
   type Middleware,
 } from '../middleware.js';
+import type { ShardInfo } from '../shards/shard-info.js';
 import type { RunStatus } from '../store.js';
 import type { NormalizedJob } from './job.js';
 
@@ -26,6 +27,8 @@ export interface ChainInput {
   readonly requestedBy: string | null;
   /** Re-run of a fire whose holder died. */
   readonly recovery: boolean;
+  /** The part of a sharded fire (`ctx.shard`), `null` for a plain job. */
+  readonly shard: ShardInfo | null;
   /** Told the attempt number each time the chain calls the job (`retry()` calls it again). */
   onAttempt(attempt: number): void;
 }
@@ -50,6 +53,7 @@ export async function runChain(input: ChainInput): Promise<Error | null> {
     clock: input.clock,
     requestedBy: input.requestedBy,
     recovery: input.recovery,
+    shard: input.shard,
   };
   const chain = compose([...input.middleware, ...job.middleware], (c) => {
     input.onAttempt(c.attempt);

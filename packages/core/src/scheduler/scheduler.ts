@@ -10,6 +10,7 @@ import { wireFleet } from './fleet-wiring.js';
 import { HistoryWriter, logUnwritten } from './history.js';
 import { type JobDefinition, validateJob } from './job.js';
 import { type JobInfo, JobSlots } from './job-slots.js';
+import { LeaderGate } from './leader-gate.js';
 import type { ManualRunOutcome } from './manual-runs.js';
 import { type ResolvedOptions, resolveOptions, type SchedulerOptions } from './options.js';
 import { setJobPaused, unknownJob } from './pause.js';
@@ -27,14 +28,10 @@ type Phase = 'idle' | 'running' | 'draining' | 'aborting';
  * Runs jobs on a fleet: every instance runs the same scheduler with the same jobs, and each fire
  * runs on exactly one instance, the one that claims it in the shared {@link Lock}.
  *
- * One timer serves every job and every lease renewal. Per fire (see `FireRun`): claim → start
- * the lease keeper → (paused check, record `running`) → run the middleware chain → record the
- * outcome and release the lease. The lease's local deadline is checked after every await, so a
- * frozen process never starts or finishes a run on a lease it no longer holds. Lock, store,
- * listener and job failures never crash the process.
- *
- * The scheduler does not close the lock or the store: the caller created them and closes them
- * after `await scheduler.stop()`.
+ * One timer serves every job and every lease renewal. Per fire (see `FireRun`): claim → lease
+ * keeper → (paused check, record `running`) → middleware chain → outcome, release. The lease's
+ * local deadline is checked after every await. Lock, store, listener and job failures never
+ * crash the process. The scheduler does not close the lock or the store (the caller's).
  *
  * @example
  * const scheduler = new Scheduler({ lock: new MemoryLock() });
@@ -56,6 +53,8 @@ export class Scheduler {
   private readonly fleet: FleetControl | null;
   /** Every fire starts and is tracked here (with the catch-up pass and the manual fires). */
   private readonly path: FirePath;
+  /** Leader mode: the candidate, and the fires of its term. */
+  private readonly gate: LeaderGate;
   /** Aborted when `stop()` begins (fires waiting to claim again are dropped); renewed by start(). */
   private claimsStopped = new AbortController();
   private phase: Phase = 'idle';
@@ -75,6 +74,7 @@ export class Scheduler {
     });
     this.clockWatch.attach(this.queue);
     this.history = new HistoryWriter(store, this.queue, logUnwritten(this.log));
+    this.gate = new LeaderGate({ leader: this.options.leader, instanceId, clock, log: this.log });
     this.slots = new JobSlots({
       ...{ queue: this.queue, clock, instanceId, log: this.log, windowMs: lock.windowMs },
       isRunning: () => this.phase === 'running',
@@ -87,6 +87,7 @@ export class Scheduler {
       isRunning: () => this.phase === 'running',
       acceptsRuns: () => this.phase === 'running' || this.phase === 'draining',
       firedHere: (job) => this.fleet?.firedHere(job),
+      ...{ gate: this.gate, liveFor: (job: string) => this.fleet?.liveFor(job) ?? null },
     });
     this.fleet = wireFleet({
       ...{ options: this.options, queue: this.queue, log: this.log, clock },
@@ -108,8 +109,7 @@ export class Scheduler {
 
   /**
    * Registers a job; while running, its first fire is scheduled at once. Synchronous. Throws
-   * {@link InvalidOptionError} (code `INVALID_OPTION`, `field` naming the option; an unknown
-   * key names the nearest known one), `DuplicateJobError` (`DUPLICATE_JOB`),
+   * {@link InvalidOptionError} (`INVALID_OPTION`, `field` naming the option), `DuplicateJobError` (`DUPLICATE_JOB`),
    * `LeaseTooShortError` (`LEASE_TOO_SHORT`), `TriggerError` (`INVALID_TRIGGER`: `next()` did not
    * move forward), or `SchedulerStoppedError` while `stop()` is in progress.
    */
@@ -125,14 +125,12 @@ export class Scheduler {
       capabilities: lock.capabilities,
       backend: lock.backend,
       now: clock.now(),
+      hasRegistry: this.fleet !== null,
     });
     this.slots.add(def);
   }
 
-  /**
-   * Unregisters a job: no further fires are claimed. A run in progress finishes normally.
-   * Returns whether a job of that name was registered.
-   */
+  /** Unregisters a job (no further fires claimed; a run in progress finishes); false if unknown. */
   remove(name: string): boolean {
     return this.slots.remove(name);
   }
@@ -151,17 +149,22 @@ export class Scheduler {
     this.phase = 'running';
     this.claimsStopped = new AbortController();
     // before scheduleAll(): each job's catch-up pass goes ahead of its first regular claim
-    this.path.catchUps.begin([...this.slots.byName.values()].map((slot) => slot.def));
+    const defs = [...this.slots.byName.values()].map((slot) => slot.def);
+    this.path.catchUps.begin(defs.filter((def) => def.shards === null)); // sharded: 'skip' only
     this.slots.scheduleAll();
     this.fleet?.start();
+    this.gate.start();
+  }
+
+  /** Leader mode: `true` while this instance is the elected leader (synchronous); else false. */
+  get isLeader(): boolean {
+    return this.gate.isLeader;
   }
 
   /**
-   * How far this instance's clock is from the fleet's clock (the lock backend's), as estimated
-   * from the backend times carried by claim and renewal answers: `offsetMs` = backend − local
-   * wall clock, true within `± boundMs`; `rttMs` is the round trip of the sample it rests on.
-   * `null` before the first such answer (or with a lock that reports no time): fires then follow
-   * this instance's own clock. What the fleet registry's heartbeat `clock` field carries.
+   * This instance's clock against the fleet's (the lock backend's), from the backend times of
+   * claim and renewal answers: `offsetMs` = backend − local, true within `± boundMs`; `null`
+   * before the first answer (fires then follow the own clock). The registry's `clock` field.
    */
   clockOffset(): ClockOffset | null {
     return this.clockWatch.offset();
@@ -171,10 +174,9 @@ export class Scheduler {
    * Stops the scheduler: claims stop at once; running jobs get `drainMs` to finish, then their
    * `ctx.signal` is aborted with `SchedulerStoppedError` and they get {@link STOP_GRACE_MS} to
    * settle; runs still going are then recorded `aborted` (not waited for any longer), leases are
-   * released and the timer cleared, so nothing of the scheduler keeps the process alive. No
-   * history row of this scheduler stays `running`. Does NOT close the lock or the store. Calling
-   * it again while it runs returns the same promise. Never rejects except for an invalid
-   * `drainMs`.
+   * released, leadership resigned (leader mode) and the timer cleared: nothing keeps the
+   * process alive, no history row stays `running`. Does NOT close the lock or the store. Calling
+   * it again returns the same promise. Never rejects except for an invalid `drainMs`.
    */
   stop(options: StopOptions = {}): Promise<void> {
     if (this.stopping) return this.stopping;
@@ -196,11 +198,11 @@ export class Scheduler {
   }
 
   /**
-   * Runs job `name` here now, as a manual fire: claimed on the job's lock key (so it obeys the
-   * job's lease and overlap rule), with its own identity (a fire time that is never a scheduled
-   * fire), recorded with `requestedBy` = `by` (default `'local'`). Resolves how it ended (see
-   * {@link ManualRunOutcome}); never rejects once started. Throws `UNKNOWN_JOB` when no job of
-   * that name is registered here, `SchedulerStoppedError` unless the scheduler is running.
+   * Runs job `name` here now, as a manual fire: claimed on the job's lock key (its lease and
+   * overlap rule apply) with an identity never equal to a scheduled fire, recorded with
+   * `requestedBy` = `by` (default `'local'`); a sharded job runs it as one part of one
+   * (`ctx.shard = { index: 0, count: 1 }`). Resolves how it ended; never rejects once started.
+   * Throws `UNKNOWN_JOB` (not registered here), `SchedulerStoppedError` unless running.
    */
   trigger(name: string, options: { by?: string } = {}): Promise<ManualRunOutcome> {
     const job = this.slots.byName.get(name)?.def;
@@ -212,9 +214,8 @@ export class Scheduler {
   }
 
   /**
-   * Pauses job `name` fleet-wide through the store: fires are still claimed (so nobody else runs
-   * them) but recorded as `skipped` (reason `paused`) instead of run. The job need not be
-   * registered here. Rejects with `InvalidOptionError` (field `store`) without a store.
+   * Pauses job `name` fleet-wide through the store: fires are still claimed, but recorded
+   * `skipped` (`paused`). Rejects with `InvalidOptionError` (field `store`) without a store.
    */
   async pause(name: string, options: PauseOptions = {}): Promise<void> {
     await setJobPaused(this.options.store, name, true, options);
@@ -243,7 +244,7 @@ export class Scheduler {
       );
       await notTaking;
     }
-    await finishStop(this.fleet, this.history, this.queue);
+    await finishStop(this.fleet, this.history, this.queue, this.gate);
     this.phase = 'idle';
   }
 }

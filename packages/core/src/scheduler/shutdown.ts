@@ -47,8 +47,9 @@ export async function drainFires(target: DrainTarget, drainMs: number): Promise<
 }
 
 /**
- * The end of `stop()`, once the runs are done: leaves the fleet registry (`fleet`, if any; a
- * hanging registry does not hold `stop()` up past {@link STOP_GRACE_MS}), gives up the outcome
+ * The end of `stop()`, once the runs are done: resigns leadership (`gate`, leader mode) and
+ * leaves the fleet registry (`fleet`, if any; a hanging backend does not hold `stop()` up past
+ * {@link STOP_GRACE_MS} each), gives up the outcome
  * writes still being retried (logged with their id), waits for history writes (bounded), and
  * clears the timer. Never rejects.
  */
@@ -56,7 +57,9 @@ export async function finishStop(
   fleet: { stop(): Promise<void> } | null,
   history: HistoryWriter,
   timers: TimerQueue,
+  gate?: { resign(): Promise<void> },
 ): Promise<void> {
+  if (gate) await settledWithin(gate.resign(), STOP_GRACE_MS, timers);
   if (fleet) await settledWithin(fleet.stop(), STOP_GRACE_MS, timers);
   history.abandon();
   await settledWithin(history.idle(), STOP_GRACE_MS, timers);

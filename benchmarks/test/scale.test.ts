@@ -140,7 +140,12 @@ describe('scale report', () => {
     const table = scaleTable([
       fleetRow({ backend: 'memory', processes: 1 }),
       fleetRow({ mode: 'batched', unavailable: 'n/a: the lock has no claimMany' }),
+      fleetRow({
+        mode: 'batched',
+        perWake: { claim: 0, claimMany: 4, batchedFires: 1000, release: 1 },
+      }),
     ]);
+    expect(table).toContain('| 0 / 4 (250 fires/call) | 1 |');
     expect(table).toContain(
       '| memory (4 schedulers, 1 process) | unbatched | 10 × 1 | 10 | 0 | 0 | 0 | 10.0 | 20.0 | 20.0 | 10 / 0 | 2.5 | 40.0 ms | ok |',
     );
@@ -214,4 +219,29 @@ describe('runFleet (real schedulers on one MemoryLock, real clock)', () => {
       }
     },
   );
+});
+
+describe('scale chart', () => {
+  it('renders lateness p99 and round trips of the measured cells to SVG, not the n/a ones', async () => {
+    const { renderSvg } = await import('../src/report/chart.js');
+    const { scaleChartSpec } = await import('../src/report/scale.js');
+    const spec = scaleChartSpec(
+      [
+        fleetRow({ backend: 'postgres', jobsPerWake: 1, lateness: summarize([0.2]) }),
+        fleetRow({ backend: 'postgres', jobsPerWake: 1000, lateness: summarize([40]) }),
+        fleetRow({ backend: 'etcd', mode: 'batched', unavailable: 'n/a: x' }),
+      ],
+      'scale chart test',
+    );
+    const values = (spec as { data: { values: { backend: string; p99: number }[] } }).data.values;
+    expect(values.map((v) => [v.backend, v.p99])).toEqual([
+      ['postgres', 1],
+      ['postgres', 40],
+    ]);
+    const svg = await renderSvg(spec);
+    expect(svg).toContain('<svg');
+    expect(svg).toContain('scale chart test');
+    expect(svg).toContain('postgres');
+    expect(svg).not.toContain('etcd');
+  });
 });

@@ -7,6 +7,7 @@ import {
   isFleetcronError,
   MemoryLock,
   MemoryStore,
+  offsetClock,
   Scheduler,
   subscribe,
 } from '../../src/index.js';
@@ -306,6 +307,33 @@ describe('batched claims: fires due on one timer wake are claimed together', () 
     const catchUps = t.lock.claimBatches.filter((b) => b.requests.some((r) => r.catchUp));
     expect(catchUps.map((b) => b.requests.length)).toEqual([4]);
     await t.stop();
+  });
+
+  it("the backend time of batch answers feeds the fleet clock: a clock 3 s fast starts fires on the backend's time", async () => {
+    const fake = new FakeClock(Date.UTC(2026, 0, 1, 0, 0, 0, 500));
+    const lock = new BatchLock(new MemoryLock({ clock: fake }));
+    const s = new Scheduler({ lock, clock: offsetClock(fake, 3000), instanceId: 'fast' });
+    const starts: number[] = [];
+    s.add({
+      name: 'tick',
+      trigger: every(1000),
+      run: (ctx) => void starts.push(fake.now() - ctx.fireAt.getTime()),
+    });
+    expect(s.clockOffset()).toBeNull();
+    s.start();
+    await fake.advance(5_000);
+    await settle(fake);
+    const offset = s.clockOffset();
+    expect(lock.claimBatches.length).toBeGreaterThan(0);
+    expect(lock.singleClaims).toBe(0);
+    expect(offset?.offsetMs).toBeGreaterThanOrEqual(-3000 - (offset?.boundMs ?? 0) - 1);
+    expect(offset?.offsetMs).toBeLessThanOrEqual(-3000 + (offset?.boundMs ?? 0) + 1);
+    // every fire started at (not before) its time by the backend's clock
+    expect(starts.length).toBeGreaterThan(0);
+    expect(Math.min(...starts)).toBeGreaterThanOrEqual(0);
+    const stopping = s.stop();
+    await fake.advance(0);
+    await stopping;
   });
 
   it('rejects a claimBatchSize that is not a positive integer, naming the field', () => {

@@ -287,6 +287,8 @@ export class BatchClaimer {
   private answer(chunk: Chunk, res: ITxnResponse, results: ClaimResult[], now: number): Item[] {
     const again: Item[] = [];
     const wins: [Item, PooledLease][] = [];
+    /** Leases that must not go back to the pool: a key on them shows in a failed request's reads. */
+    const keep = new Set<PooledLease>();
     const token = Number(res.header.revision);
     chunk.items.forEach((item, j) => {
       const r = res.responses[j]?.response_txn;
@@ -303,10 +305,7 @@ export class BatchClaimer {
         wins.push([item, chunk.jobLeases.get(this.c.pool.ttlFor(request.leaseMs)) as PooledLease]);
         return;
       }
-      for (const lease of chunk.jobLeases.values()) {
-        // A key on one of our leases in the reads: a committed transaction seen again (keep it).
-        if (usesLease(r, lease.id)) wins.push([item, lease]);
-      }
+      for (const lease of chunk.jobLeases.values()) if (usesLease(r, lease.id)) keep.add(lease);
       const answered = this.answerFailed(item, r, now);
       if (answered) results[item.index] = answered;
       else again.push(item);
@@ -315,13 +314,14 @@ export class BatchClaimer {
     for (const [, lease] of wins) carried.set(lease, (carried.get(lease) ?? 0) + 1);
     for (const [item, lease] of wins) {
       const { request } = item;
-      if (results[item.index] !== undefined) continue; // a key seen in the reads: answered there
       const expiresAt = now + request.leaseMs;
       const shared = (carried.get(lease) ?? 0) > 1;
       this.c.held.granted(this.c.keys.slot(request), token, lease.id, expiresAt, shared);
       results[item.index] = { status: 'won', lease: leaseOf(request, token, expiresAt) };
     }
-    for (const lease of chunk.jobLeases.values()) if (!carried.has(lease)) this.giveBack(lease);
+    for (const lease of chunk.jobLeases.values()) {
+      if (!carried.has(lease) && !keep.has(lease)) this.giveBack(lease);
+    }
     return again;
   }
 

@@ -221,6 +221,14 @@ describe('EtcdLock.claimMany', () => {
       ).rejects.toBeInstanceOf(BackendUnavailableError);
       expect(await revision(fixture)).toBe(before);
       for (const { key } of batch) expect((await lock.inspect(key)).fires).toEqual([]);
+      // Aborted while it waits (a new lock's first claim waits for the etcd clock measurement).
+      const fresh = await newLock(fixture);
+      const later = new AbortController();
+      const pending = fresh.claimMany(batch, { signal: later.signal });
+      await new Promise((resolve) => setImmediate(resolve));
+      later.abort();
+      await expect(pending).rejects.toBeInstanceOf(BackendUnavailableError);
+      expect(await revision(fixture)).toBe(before);
 
       const tooMany = Array.from({ length: ETCD_MAX_BATCH + 1 }, (_, i) =>
         req(`m-${i}`, fireAt, 'a'),

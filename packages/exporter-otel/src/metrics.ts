@@ -32,6 +32,7 @@ export class FireMetrics {
   readonly #leaseLost: Counter;
   readonly #storeErrors: Counter;
   readonly #early: Counter;
+  readonly #leader: UpDownCounter;
   readonly #clock: ClockMetrics;
   /** Runs counted in `runs.active`, so a `run.finished` without `run.started` is not subtracted. */
   readonly #started: BoundedMap<string, true>;
@@ -82,6 +83,10 @@ export class FireMetrics {
       description:
         "Runs that started before their scheduled time by the fleet's (backend's) clock.",
       unit: '{run}',
+    });
+    this.#leader = meter.createUpDownCounter(MetricNames.leader, {
+      description: 'Leader mode: schedulers of this process that lead their election.',
+      unit: '{leader}',
     });
     this.#clock = new ClockMetrics(meter);
   }
@@ -135,6 +140,9 @@ export class FireMetrics {
         return;
       case 'clock.offset':
         this.#clock.onClockOffset(event);
+        return;
+      case 'leader.changed':
+        this.#leader.add(event.isLeader ? 1 : -1, { [Attr.election]: event.election });
         return;
       default:
         return;

@@ -42,12 +42,19 @@ export const Attr = {
   skipReason: 'fleetcron.skip.reason',
   /** Error class or fleetcron error code of a failure (semantic-convention `error.type`). */
   errorType: 'error.type',
+  /** Leader mode: the election's name (string). */
+  election: 'fleetcron.election',
 } as const;
 
 /** Metric instrument names. */
 export const MetricNames = {
   /** Counter `{run}`: finished runs by job and status. */
   runs: 'fleetcron.runs',
+  /**
+   * UpDownCounter `{leader}`: leader mode, schedulers of this process leading the election (by
+   * election): 1 on the leader, 0 on followers; summed over the fleet, more than 1 only briefly.
+   */
+  leader: 'fleetcron.leader',
   /** UpDownCounter `{run}`: runs in progress by job. */
   runsActive: 'fleetcron.runs.active',
   /** Histogram `s`: run duration by job and status. */

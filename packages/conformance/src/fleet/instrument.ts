@@ -1,4 +1,12 @@
-import type { Execution, JobContext, Lease, Lock, Store } from '@fleetcron/core';
+import type {
+  ClaimRequest,
+  ClaimResult,
+  Execution,
+  JobContext,
+  Lease,
+  Lock,
+  Store,
+} from '@fleetcron/core';
 import type { Ledger } from './ledger.js';
 import { methodNames } from './remote.js';
 
@@ -59,42 +67,77 @@ export interface Instrumentation {
   trap?: FreezeTrap;
 }
 
-/** Wraps a lock: every claim and renewal is written to the ledger; `claim` may spring the trap. */
+/**
+ * Wraps a lock: every claim and renewal, single or batched (`claimMany`, `extendMany`), is written
+ * to the ledger; a won claim may spring the trap (after the whole batch's answer, before the
+ * scheduler sees it).
+ */
 export function instrumentLock(inner: Lock, { ledger, instance, trap }: Instrumentation): Lock {
+  const sending = (request: ClaimRequest) => {
+    const { fireAt, key, catchUp } = request;
+    ledger.write({ kind: 'claim', instance, fireAt, job: key, catchUp: catchUp !== undefined });
+  };
+  const answered = (request: ClaimRequest, result: ClaimResult) => {
+    const { fireAt, key } = request;
+    const catchUp = request.catchUp !== undefined;
+    const token = result.status === 'won' ? result.lease.token : null;
+    const status = result.status === 'lost' ? `lost/${result.reason}` : result.status;
+    ledger.write({ kind: 'claimed', instance, fireAt, job: key, token, status, catchUp });
+    if (result.status === 'won') trap?.noteWon(fireAt, result.lease.token);
+  };
+  const renewing = async (
+    leases: readonly Lease[],
+    renew: () => Promise<(Lease | null)[]>,
+  ): Promise<(Lease | null)[]> => {
+    for (const { fireAt, token } of leases) {
+      ledger.write({ kind: 'extend', instance, fireAt, token });
+    }
+    try {
+      const renewed = await renew();
+      leases.forEach(({ fireAt, token }, i) => {
+        const status = renewed[i] ? 'renewed' : 'lost';
+        ledger.write({ kind: 'extended', instance, fireAt, token, status });
+      });
+      return renewed;
+    } catch (error) {
+      for (const { fireAt, token } of leases) {
+        ledger.write({ kind: 'extended', instance, fireAt, token, status: 'failed' });
+      }
+      throw error;
+    }
+  };
   const lock: Lock = {
     backend: inner.backend,
     capabilities: inner.capabilities,
     windowMs: inner.windowMs,
     async claim(request) {
-      const { fireAt, key } = request;
-      const catchUp = request.catchUp !== undefined;
-      ledger.write({ kind: 'claim', instance, fireAt, job: key, catchUp });
+      sending(request);
       const result = await inner.claim(request);
-      const token = result.status === 'won' ? result.lease.token : null;
-      const status = result.status === 'lost' ? `lost/${result.reason}` : result.status;
-      ledger.write({ kind: 'claimed', instance, fireAt, job: key, token, status, catchUp });
-      if (result.status === 'won') {
-        trap?.noteWon(fireAt, result.lease.token);
-        trap?.reach('claim');
-      }
+      answered(request, result);
+      if (result.status === 'won') trap?.reach('claim');
       return result;
     },
-    async extend(lease: Lease, leaseMs: number) {
-      const { fireAt, token } = lease;
-      ledger.write({ kind: 'extend', instance, fireAt, token });
-      try {
-        const renewed = await inner.extend(lease, leaseMs);
-        const status = renewed === null ? 'lost' : 'renewed';
-        ledger.write({ kind: 'extended', instance, fireAt, token, status });
-        return renewed;
-      } catch (error) {
-        ledger.write({ kind: 'extended', instance, fireAt, token, status: 'failed' });
-        throw error;
-      }
+    async extend(lease, leaseMs) {
+      const [renewed] = await renewing([lease], async () => [await inner.extend(lease, leaseMs)]);
+      return renewed ?? null;
     },
     release: (lease) => inner.release(lease),
     inspect: (key) => inner.inspect(key),
   };
+  const { claimMany, extendMany } = inner;
+  if (claimMany) {
+    lock.claimMany = async (requests, options) => {
+      for (const request of requests) sending(request);
+      const results = await claimMany.call(inner, requests, options);
+      for (const [i, result] of results.entries()) answered(requests[i]!, result);
+      if (results.some((r) => r.status === 'won')) trap?.reach('claim');
+      return results;
+    };
+  }
+  if (extendMany) {
+    lock.extendMany = (leases, leaseMs, options) =>
+      renewing(leases, () => extendMany.call(inner, leases, leaseMs, options));
+  }
   return forwardOthers(inner, lock);
 }
 

@@ -96,7 +96,7 @@ export class EtcdLock implements Lock {
       spares: resolved.spareLeases,
       refreshMs: REFRESH_MS,
     });
-    this.held = new HeldLeases(this.rpc, this.pool, this.clock);
+    this.held = new HeldLeases(this.rpc, this.pool, this.clock, resolved.maxTxnOps);
     this.records = new RecordLeases(
       this.rpc,
       this.clock,

@@ -17,9 +17,9 @@ export interface HeldBatchContext {
 /**
  * Renews many leases (`EtcdLock.extendMany`): ONE keepalive stream message per etcd lease, for
  * every lease this adapter holds on an etcd lease of its own; `results[i]` is what
- * `extend(leases[i], leaseMs[i])` answers (the new expiry, or `null`). Leases that need more
- * (unknown to this adapter, on a shared etcd lease, or asked for longer than their TTL) then take
- * the single path, concurrently.
+ * `extend(leases[i], leaseMs[i])` answers (the new expiry, or `null`). Leases unknown to this
+ * adapter take the single path's lookup; keys that must move to an etcd lease of their own (on a
+ * shared etcd lease, or asked for longer than their TTL) move together (`HeldLeases.moveAll`).
  */
 export async function renewAll(
   c: HeldBatchContext,
@@ -35,14 +35,20 @@ export async function renewAll(
   const sentAt = performance.now();
   const now = c.now();
   if (simple.length > 0) kept = await c.rpc.keepAlive('extendMany', simple as string[]);
-  return Promise.all(
+  const steps = await Promise.all(
     leases.map((lease, i) => {
       const entry = entries[i];
       const ttlSec = entry && !entry.shared ? kept.get(entry.leaseId) : undefined;
       const answer: KeptAlive | undefined =
         ttlSec === undefined ? undefined : { ttlSec, sentAt, now };
-      return c.held.renew(lease, slots[i] as Buffer, leaseMs[i] as number, answer);
+      return c.held.keepAlive(lease, slots[i] as Buffer, leaseMs[i] as number, answer);
     }),
+  );
+  // The keys that must move (first renewal after a batched claim, or a longer lease) move together.
+  const moves = steps.flatMap((step) => ('move' in step ? [step.move] : []));
+  const moved = await c.held.moveAll(moves);
+  return steps.map((step) =>
+    'move' in step ? (moved[moves.indexOf(step.move)] ?? null) : step.expiresAt,
   );
 }
 

@@ -1,6 +1,6 @@
 import type { Clock, Lease } from '@fleetcron/core';
-import type { IKeyValue, ITxnResponse } from 'etcd3';
-import { FORGET_AFTER_MS, type JobLeasePool } from './lease-pool.js';
+import type { IKeyValue, IRequestOp, ITxnResponse } from 'etcd3';
+import { FORGET_AFTER_MS, type JobLeasePool, type PooledLease } from './lease-pool.js';
 import { createdAt, deleteOp, type EtcdRpc, getOp, kvsOf, parseValue, putOp } from './rpc.js';
 import type { LeaseValue } from './values.js';
 
@@ -22,6 +22,17 @@ export interface KeptAlive {
   /** The TTL the server granted, seconds; `0`: the etcd lease is gone. */
   ttlSec: number;
   /** When the keepalive was sent (monotonic ms), and the adapter's clock then. */
+  sentAt: number;
+  now: number;
+}
+
+/** A renewal that must move its key to an etcd lease of its own (see `HeldLeases.moveAll`). */
+export interface Move {
+  lease: Lease;
+  slot: Buffer;
+  held: Held;
+  leaseMs: number;
+  /** When the renewal started (monotonic ms), and the adapter's clock then. */
   sentAt: number;
   now: number;
 }
@@ -51,6 +62,8 @@ export class HeldLeases {
     private readonly rpc: EtcdRpc,
     private readonly pool: JobLeasePool,
     private readonly clock: Clock,
+    /** etcd's `--max-txn-ops` (see `EtcdLockOptions.maxTxnOps`). */
+    private readonly maxTxnOps: number,
   ) {}
 
   /** The entry of the lease at `slot` with `token`, if this adapter knows it. */
@@ -122,12 +135,27 @@ export class HeldLeases {
     leaseMs: number,
     kept?: KeptAlive,
   ): Promise<number | null> {
+    const step = await this.keepAlive(lease, slot, leaseMs, kept);
+    if (!('move' in step)) return step.expiresAt;
+    return (await this.moveAll([step.move]))[0] ?? null;
+  }
+
+  /**
+   * The first step of a renewal: the keepalive (unless `kept` holds its answer). Answers the new
+   * expiry (`null`: no longer held), or the move the renewal still needs (see {@link moveAll}).
+   */
+  async keepAlive(
+    lease: Lease,
+    slot: Buffer,
+    leaseMs: number,
+    kept?: KeptAlive,
+  ): Promise<{ expiresAt: number | null } | { move: Move }> {
     let held = this.get(slot, lease.token);
     if (!held) {
       // Not claimed through this adapter: find the etcd lease that carries the key.
       const res = await this.rpc.txn('extend', [createdAt(slot, lease.token)], [getOp(slot)], []);
       const kv = res.succeeded ? kvsOf(res, 0)[0] : undefined;
-      if (!kv || kv.lease === '0') return null;
+      if (!kv || kv.lease === '0') return { expiresAt: null };
       held = this.ofKey(kv, lease.expiresAt);
     }
     const sentAt = kept?.sentAt ?? performance.now();
@@ -139,22 +167,89 @@ export class HeldLeases {
         // The server let the lease expire (holder paused or partitioned) or it was revoked.
         this.forget(slot, lease.token);
         this.pool.forget(held.leaseId);
-        return null;
+        return { expiresAt: null };
       }
       const pooled = this.pool.owns(held.leaseId);
       if (pooled) pooled.refreshedAt = sentAt;
       if (ttlSec * 1000 >= leaseMs) {
         held.expiresAt = now + leaseMs;
-        return held.expiresAt;
+        return { expiresAt: held.expiresAt };
       }
     }
-    // A shared etcd lease is never kept alive (its other keys would live on): move the key.
-    if (!(await this.reattach(lease, slot, held, leaseMs, sentAt, now))) {
-      this.forget(slot, lease.token);
-      return null;
+    // Longer than the TTL, or a shared etcd lease (never kept alive: its other keys would live
+    // on): the key moves to an etcd lease of its own.
+    return { move: { lease, slot, held, leaseMs, sentAt, now } };
+  }
+
+  /**
+   * Moves lease keys to etcd leases of their own with TTLs of at least their `leaseMs` (a renewal
+   * asked for more than the TTL, or the key's etcd lease is shared): one transaction per
+   * `maxTxnOps - 1` keys, each a nested "if the key still holds its token, put it on the new
+   * lease". Resolves each one's new expiry, or `null` when the key is no longer ours.
+   */
+  async moveAll(moves: readonly Move[]): Promise<(number | null)[]> {
+    const acquired = await Promise.allSettled(
+      moves.map((m) => this.pool.acquire(m.leaseMs, m.sentAt)),
+    );
+    const failed = acquired.find((a): a is PromiseRejectedResult => a.status === 'rejected');
+    const nexts = acquired.map((a) => (a.status === 'fulfilled' ? a.value : undefined));
+    if (failed) {
+      for (const next of nexts) if (next) this.pool.giveBack(next);
+      throw failed.reason;
     }
-    held.expiresAt = now + leaseMs;
-    return held.expiresAt;
+    const ops: IRequestOp[] = moves.map(({ lease, slot, leaseMs, now }, i) => {
+      const value: LeaseValue = {
+        owner: lease.owner,
+        fireAt: lease.fireAt,
+        expiresAt: now + leaseMs,
+      };
+      const next = nexts[i] as PooledLease;
+      return {
+        request_txn: {
+          compare: [createdAt(slot, lease.token)],
+          success: [putOp(slot, value, next.id)],
+          failure: [],
+        },
+      };
+    });
+    const size = Math.max(1, this.maxTxnOps - 1);
+    const starts = Array.from({ length: Math.ceil(ops.length / size) }, (_, k) => k * size);
+    const sent = await Promise.allSettled(
+      starts.map((start) => this.rpc.txn('extend', [], ops.slice(start, start + size), [])),
+    );
+    const results: (number | null)[] = [];
+    let failure: unknown;
+    moves.forEach((move, i) => {
+      const outcome = sent[Math.floor(i / size)] as PromiseSettledResult<ITxnResponse>;
+      const next = nexts[i] as PooledLease;
+      const { lease, slot, held } = move;
+      if (outcome.status === 'rejected') {
+        // Unknown outcome: forget both leases here; the next extend re-reads which one is used.
+        this.pool.forget(next.id);
+        this.forget(slot, lease.token);
+        failure ??= outcome.reason;
+        return;
+      }
+      if (!outcome.value.responses[i % size]?.response_txn?.succeeded) {
+        this.pool.giveBack(next);
+        this.forget(slot, lease.token);
+        results[i] = null;
+        return;
+      }
+      const previous = held.leaseId;
+      const wasShared = held.shared;
+      const hk = heldKey(slot, lease.token);
+      this.remove(hk, held);
+      held.leaseId = next.id;
+      held.shared = false;
+      held.expiresAt = move.now + move.leaseMs;
+      this.put(hk, held);
+      // A shared lease of another adapter is left to expire (it may carry that adapter's keys).
+      if (!wasShared || this.pool.owns(previous)) this.freed(previous, true);
+      results[i] = held.expiresAt;
+    });
+    if (failure !== undefined) throw failure;
+    return results;
   }
 
   /**
@@ -206,55 +301,6 @@ export class HeldLeases {
     const pooled = this.pool.owns(leaseId);
     if (pooled) this.pool.giveBack(pooled);
     else if (deleted) this.pool.revokeInBackground(leaseId);
-  }
-
-  /**
-   * Moves a lease key to an etcd lease of its own with a TTL of at least `leaseMs` (extend asked
-   * for more than the TTL the key's lease was granted with, or the key's lease is shared).
-   * Resolves `false` when the key is no longer ours.
-   */
-  private async reattach(
-    lease: Lease,
-    slot: Buffer,
-    held: Held,
-    leaseMs: number,
-    sentAt: number,
-    now: number,
-  ): Promise<boolean> {
-    const next = await this.pool.acquire(leaseMs, sentAt);
-    const value: LeaseValue = {
-      owner: lease.owner,
-      fireAt: lease.fireAt,
-      expiresAt: now + leaseMs,
-    };
-    let res: ITxnResponse;
-    try {
-      res = await this.rpc.txn(
-        'extend',
-        [createdAt(slot, lease.token)],
-        [putOp(slot, value, next.id)],
-        [],
-      );
-    } catch (error) {
-      // Unknown outcome: forget both leases here; the next extend re-reads which one is used.
-      this.pool.forget(next.id);
-      this.forget(slot, lease.token);
-      throw error;
-    }
-    if (!res.succeeded) {
-      this.pool.giveBack(next);
-      return false;
-    }
-    const previous = held.leaseId;
-    const hk = heldKey(slot, lease.token);
-    const wasShared = held.shared;
-    this.remove(hk, held);
-    held.leaseId = next.id;
-    held.shared = false;
-    this.put(hk, held);
-    // A shared lease of another adapter is left to expire (it may carry that adapter's keys).
-    if (!wasShared || this.pool.owns(previous)) this.freed(previous, true);
-    return true;
   }
 
   private put(hk: string, held: Held): void {

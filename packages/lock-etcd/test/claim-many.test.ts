@@ -166,7 +166,9 @@ describe('EtcdLock.claimMany', () => {
       for (const lease of held) expect(await etcdLeaseOf(fixture, lease.key)).toBe(shared);
       const renewed = held.slice(0, 3);
       const foreign = { ...(held[0] as Lease), token: (held[0] as Lease).token + 1_000 };
+      const before = await revision(fixture);
       const extended = await lock.extendMany([...renewed, foreign], [6_000, 6_000, 6_000, 6_000]);
+      expect((await revision(fixture)) - before).toBe(1); // the three moves in one transaction
       expect(extended.at(-1)).toBeNull();
       expect(await lock.extend(foreign, 6_000)).toBeNull();
       for (const [i, lease] of extended.slice(0, -1).entries()) {

@@ -21,6 +21,8 @@ export interface FleetRow extends JobAccount {
   lost: number;
   busy: number;
   failed: number;
+  /** Claims refused `early` and sent again (the instance's estimate of the fleet clock ran ahead). */
+  early: number;
   complete: boolean;
   /** ms from the last wake until every claim was answered. */
   settledAfterMs: number;
@@ -51,7 +53,8 @@ export function emptyRow(
   return {
     ...{ backend, instances: 4, processes, mode, jobsPerWake, wakes },
     ...{ jobs: jobsPerWake * wakes, ran: 0, duplicates: 0, missed: 0, skippedUnavailable: 0 },
-    ...{ lateness: summarize([]), won: 0, lost: 0, busy: 0, failed: 0, complete: false },
+    ...{ lateness: summarize([]), won: 0, lost: 0, busy: 0, failed: 0, early: 0 },
+    complete: false,
     ...{ settledAfterMs: 0, startedAfterMs: 0, verified: 'n/a' },
     perWake: { claim: 0, claimMany: 0, batchedFires: 0, release: 0 },
     ledger: { files: 0, torn: 0 },

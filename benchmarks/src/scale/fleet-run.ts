@@ -131,6 +131,7 @@ export class ScaleFleet {
       lost: sum((r) => r.lost),
       busy: sum((r) => r.busy),
       failed: sum((r) => r.failed),
+      early: sum((r) => r.early),
       complete: results.every((r) => r.complete),
       settledAfterMs: Math.max(...results.map((r) => r.settledAfterMs)),
       startedAfterMs: Math.max(...results.map((r) => r.startedAfterMs)),

@@ -19,6 +19,8 @@ export interface FleetResult {
   lost: number;
   busy: number;
   failed: number;
+  /** Claims refused `early` (the instance's fleet clock ran ahead; claimed again later). */
+  early: number;
   /** Lock calls per instance during the cell. */
   calls: { index: number; calls: LockCalls }[];
   /** Whether every instance resolved every job's claim before the deadline. */
@@ -50,7 +52,7 @@ export async function runFleet(
   const jobs = cellJobs(cell);
   const lastWake = jobFireAt(cell, jobs - 1);
   const result: FleetResult = {
-    ...{ failedJobs: [], won: 0, lost: 0, busy: 0, failed: 0, calls: [] },
+    ...{ failedJobs: [], won: 0, lost: 0, busy: 0, failed: 0, early: 0, calls: [] },
     ...{ complete: false, settledAfterMs: 0, startedAfterMs: 0 },
   };
   const ids = new Set(instances.map(({ index }) => `scale-i${index}`));
@@ -63,7 +65,10 @@ export async function runFleet(
   const unsubscribe = subscribe((event: FleetcronEvent) => {
     if (!ids.has(event.instanceId) || !event.job?.startsWith(prefix)) return;
     const type = event.type;
-    if (type === 'claim.lost' && event.reason === 'early') return; // claimed again on time
+    if (type === 'claim.lost' && event.reason === 'early') {
+      result.early++; // claimed again on time: not an answer yet
+      return;
+    }
     if (type === 'claim.won') result.won++;
     else if (type === 'claim.lost') result.lost++;
     else if (type === 'claim.busy') result.busy++;

@@ -36,9 +36,11 @@ const MIN_TTL_SEC = 2;
 /**
  * The etcd leases that carry job leases (the exclusive `x/` key or a per-fire `f/` key).
  *
- * One etcd lease holds exactly one job-lease key at a time, so `extend` is a keepalive of that
- * lease and nothing else, and a holder that stops extending (crash, pause, partition) loses its
- * key when the server's TTL runs out — the server's monotonic clock, not anyone's wall clock.
+ * A kept-alive etcd lease holds exactly one job-lease key (the keys of one batched claim share
+ * a lease that is never kept alive until each moves to its own: `HeldLeases`), so `extend` is a
+ * keepalive of that lease and nothing else, and a holder that stops extending (crash, pause,
+ * partition) loses its key when the server's TTL runs out — the server's monotonic clock, not
+ * anyone's wall clock.
  *
  * Granting a lease costs a round trip, so the pool keeps `spares` leases per TTL granted and kept
  * alive (one keepalive stream message per spare every `refreshMs`): a claim picks a spare and

@@ -158,7 +158,7 @@ describe('EtcdLock.claimMany', () => {
     await withFixture(async (fixture) => {
       const lock = await newLock(fixture);
       const fireAt = second();
-      const requests = Array.from({ length: 6 }, (_, i) => req(`h${i}`, fireAt, 'a', 2_000));
+      const requests = Array.from({ length: 6 }, (_, i) => req(`h${i}`, fireAt, 'a', 5_000));
       const held = won(await lock.claimMany(requests));
       expect(held).toHaveLength(6);
       // One transaction's wins share one etcd lease.
@@ -167,10 +167,11 @@ describe('EtcdLock.claimMany', () => {
       const renewed = held.slice(0, 3);
       const foreign = { ...(held[0] as Lease), token: (held[0] as Lease).token + 1_000 };
       const before = await revision(fixture);
-      const extended = await lock.extendMany([...renewed, foreign], [6_000, 6_000, 6_000, 6_000]);
+      // Not longer than the etcd lease's TTL (6 s): only its being shared makes the keys move.
+      const extended = await lock.extendMany([...renewed, foreign], [5_000, 5_000, 5_000, 5_000]);
       expect((await revision(fixture)) - before).toBe(1); // the three moves in one transaction
       expect(extended.at(-1)).toBeNull();
-      expect(await lock.extend(foreign, 6_000)).toBeNull();
+      expect(await lock.extend(foreign, 5_000)).toBeNull();
       for (const [i, lease] of extended.slice(0, -1).entries()) {
         expect(lease).toMatchObject({ key: renewed[i]?.key, token: renewed[i]?.token });
         expect(typeof lease?.backendTime).toBe('number');
@@ -179,13 +180,16 @@ describe('EtcdLock.claimMany', () => {
       const moved = await Promise.all(renewed.map((lease) => etcdLeaseOf(fixture, lease.key)));
       expect(new Set(moved).size).toBe(3);
       expect(moved).not.toContain(shared);
-      // The shared etcd lease is never kept alive (TTL 3 s): the keys nobody renewed expire...
+      // The shared etcd lease is never kept alive (TTL 6 s): while the holder keeps renewing its
+      // three leases (one keepalive stream now), the keys nobody renewed expire...
       await waitFor(
         async () => {
+          const again = await lock.extendMany(renewed, [5_000, 5_000, 5_000]);
+          expect(again.map((lease) => lease?.token)).toEqual(renewed.map((l) => l.token));
           const left = await Promise.all(held.slice(3).map((l) => lock.inspect(l.key)));
           return left.every((inspection) => inspection.leases.length === 0);
         },
-        { timeoutMs: 8_000, intervalMs: 100, message: 'the keys nobody renewed did not expire' },
+        { timeoutMs: 12_000, intervalMs: 250, message: 'the keys nobody renewed did not expire' },
       );
       // ...while the renewed ones still hold their leases.
       for (const lease of renewed) {

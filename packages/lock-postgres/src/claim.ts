@@ -43,7 +43,7 @@ export function claimFunctionSql(t: LockTables): string {
   p_wait_ms bigint, p_early_ms bigint, p_since bigint DEFAULT NULL,
   OUT a_status text, OUT a_reason text, OUT a_token bigint, OUT a_expires_at bigint,
   OUT a_exclusive boolean, OUT a_now_ms bigint
-) LANGUAGE plpgsql VOLATILE AS $fleetcron$
+) LANGUAGE plpgsql VOLATILE SET plan_cache_mode = force_generic_plan AS $fleetcron$
 DECLARE
   v_rec record;
   v_found boolean;

@@ -224,38 +224,22 @@ export class PostgresLock implements Lock {
   }
 
   async extend(lease: Lease, leaseMs: number): Promise<Lease | null> {
-    const key = encodeText(lease.key);
-    const ms = Math.ceil(leaseMs);
-    const rows = lease.exclusive
-      ? await this.statements.run<LeaseRow>('extend', 'extendExclusive', [key, lease.token, ms], {
-          retry: true,
-        })
-      : await this.statements.run<LeaseRow>(
-          'extend',
-          'extendPerFire',
-          [key, lease.fireAt, lease.token, ms],
-          {
-            retry: true,
-          },
-        );
-    const row = rows[0];
+    const values = [
+      encodeText(lease.key),
+      lease.fireAt,
+      lease.token,
+      lease.exclusive,
+      Math.ceil(leaseMs),
+    ];
+    const [row] = await this.statements.run<LeaseRow>('extend', 'extend', values, { retry: true });
     return row ? renewedLease(lease, row) : null;
   }
 
   async release(lease: Lease): Promise<boolean> {
-    const key = encodeText(lease.key);
+    const values = [encodeText(lease.key), lease.fireAt, lease.token, lease.exclusive];
     // Not repeated after a broken connection: a second release would answer false.
-    const rows = lease.exclusive
-      ? await this.statements.run<{ live: boolean }>('release', 'releaseExclusive', [
-          key,
-          lease.token,
-        ])
-      : await this.statements.run<{ live: boolean }>('release', 'releasePerFire', [
-          key,
-          lease.fireAt,
-          lease.token,
-        ]);
-    return rows[0]?.live === true;
+    const [row] = await this.statements.run<{ live: boolean }>('release', 'release', values);
+    return row?.live === true;
   }
 
   /**
@@ -314,8 +298,9 @@ export class PostgresLock implements Lock {
   async close(): Promise<void> {}
 }
 
-/** The lease a renewal statement returned for `lease`. */
-function renewedLease(lease: Lease, row: LeaseRow): Lease {
+/** The lease a renewal statement returned for `lease`, or `null` when it was not renewed. */
+function renewedLease(lease: Lease, row: LeaseRow): Lease | null {
+  if (row.token === null || row.owner === null) return null;
   return {
     key: lease.key,
     fireAt: Number(row.fire_at),

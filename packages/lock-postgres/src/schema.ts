@@ -1,5 +1,6 @@
 import { claimFunctionSql } from './claim.js';
 import { claimManyFunctionSql } from './claim-many.js';
+import { extendFunctionSql, releaseFunctionSql } from './lease-functions.js';
 import { type PostgresLockOptions, resolveLockOptions } from './options.js';
 
 /** Quoted, schema-qualified names of the lock's two tables and its claim functions. */
@@ -15,12 +16,23 @@ export interface LockTables {
   claim: string;
   /** The PL/pgSQL function that performs a batch of claims (see `claimManyFunctionSql`). */
   claimMany: string;
+  /** The PL/pgSQL function that renews a lease (see `extendFunctionSql`). */
+  extend: string;
+  /** The PL/pgSQL function that releases a lease (see `releaseFunctionSql`). */
+  release: string;
 }
 
 /** The quoted table names for a validated `schema` and `table` prefix. */
 export function lockTables(schema: string, table: string): LockTables {
   const q = (suffix: string) => `"${schema}"."${table}_${suffix}"`;
-  return { keys: q('keys'), claims: q('claims'), claim: q('claim'), claimMany: q('claim_many') };
+  return {
+    keys: q('keys'),
+    claims: q('claims'),
+    claim: q('claim'),
+    claimMany: q('claim_many'),
+    extend: q('extend'),
+    release: q('release'),
+  };
 }
 
 /**
@@ -62,5 +74,7 @@ CREATE TABLE IF NOT EXISTS ${t.claims} (
 );
 ${claimFunctionSql(t)};
 ${claimManyFunctionSql(t)};
+${extendFunctionSql(t)};
+${releaseFunctionSql(t)};
 `;
 }

@@ -1,51 +1,14 @@
 import { claimSql, NOW_MS } from './claim.js';
 import { claimManySql } from './claim-many.js';
 import { extendManySql, releaseManySql } from './lease-batches.js';
+import { extendSql, releaseSql } from './lease-functions.js';
 import type { LockTables } from './schema.js';
 
 /**
- * The lease and read statements. Each is one statement in its own implicit transaction; the
+ * The withdraw and read statements. Each is one statement in its own implicit transaction; the
  * exclusive lease lives in the key's row, a per-fire lease in its fire's claim record
- * (`expires_at`).
+ * (`expires_at`). Claims, renewals and releases are calls of the lock's functions.
  */
-
-/** Extends the exclusive lease: $1 key, $2 token, $3 leaseMs. Returns the lease or no row. */
-export function extendExclusiveSql(t: LockTables): string {
-  return `UPDATE ${t.keys} k SET x_expires_at = ${NOW_MS} + $3::bigint
-WHERE k.key = $1::text AND k.x_token = $2::bigint AND k.x_expires_at > ${NOW_MS}
-RETURNING k.x_fire_at AS fire_at, k.x_owner AS owner, k.x_token AS token, k.x_expires_at AS expires_at,
-  ${NOW_MS} AS now_ms`;
-}
-
-/** Extends a per-fire lease: $1 key, $2 fireAt, $3 token, $4 leaseMs. */
-export function extendPerFireSql(t: LockTables): string {
-  return `UPDATE ${t.claims} c SET expires_at = ${NOW_MS} + $4::bigint
-WHERE c.key = $1::text AND c.fire_at = $2::bigint AND c.token = $3::bigint AND c.expires_at > ${NOW_MS}
-RETURNING c.fire_at, c.owner, c.token, c.expires_at, ${NOW_MS} AS now_ms`;
-}
-
-/**
- * Releases the exclusive lease: $1 key, $2 token. Returns `live` (whether it had not expired) or
- * no row when another token holds the slot. `FOR UPDATE` reads the current row, not the snapshot.
- */
-export function releaseExclusiveSql(t: LockTables): string {
-  return `WITH cur AS (
-  SELECT key, x_expires_at FROM ${t.keys} WHERE key = $1::text AND x_token = $2::bigint FOR UPDATE
-)
-UPDATE ${t.keys} k SET x_fire_at = NULL, x_owner = NULL, x_token = NULL, x_expires_at = NULL
-FROM cur WHERE k.key = cur.key
-RETURNING cur.x_expires_at > ${NOW_MS} AS live`;
-}
-
-/**
- * Releases a per-fire lease: $1 key, $2 fireAt, $3 token. Clears the lease end of the fire's
- * claim record (the record stays); returns `live` = true, or no row when the lease had ended.
- */
-export function releasePerFireSql(t: LockTables): string {
-  return `UPDATE ${t.claims} c SET expires_at = NULL
-WHERE c.key = $1::text AND c.fire_at = $2::bigint AND c.token = $3::bigint AND c.expires_at > ${NOW_MS}
-RETURNING true AS live`;
-}
 
 /**
  * Withdraws a won claim: $1 key, $2 fireAt, $3 token. Deletes the claim record (and with it a
@@ -95,12 +58,15 @@ export interface InspectRow {
   expires_at: string | null;
 }
 
-/** A lease row returned by the extend statements, with the database's `now()` (`now_ms`). */
+/**
+ * A lease row returned by the renewal statements, with the database's `now()` (`now_ms`); the
+ * lease columns are NULL when the lease was not renewed.
+ */
 export interface LeaseRow {
-  fire_at: string;
-  owner: string;
-  token: string;
-  expires_at: string;
+  fire_at: string | null;
+  owner: string | null;
+  token: string | null;
+  expires_at: string | null;
   now_ms: string;
 }
 
@@ -110,10 +76,8 @@ export type LockStatement =
   | 'claimMany'
   | 'extendMany'
   | 'releaseMany'
-  | 'extendExclusive'
-  | 'extendPerFire'
-  | 'releaseExclusive'
-  | 'releasePerFire'
+  | 'extend'
+  | 'release'
   | 'withdraw'
   | 'inspect';
 
@@ -124,10 +88,8 @@ export function lockStatements(t: LockTables): Record<LockStatement, string> {
     claimMany: claimManySql(t),
     extendMany: extendManySql(t),
     releaseMany: releaseManySql(t),
-    extendExclusive: extendExclusiveSql(t),
-    extendPerFire: extendPerFireSql(t),
-    releaseExclusive: releaseExclusiveSql(t),
-    releasePerFire: releasePerFireSql(t),
+    extend: extendSql(t),
+    release: releaseSql(t),
     withdraw: withdrawSql(t),
     inspect: inspectSql(t),
   };

@@ -132,9 +132,9 @@ export class FireRun {
     this.finish(verdictOf(error, lost, this.stopReason)); // 4. finish
   }
 
-  /** `stop()` gave up draining (or stopped waiting for this fire): a won claim is not run. */
+  /** `stop()` gave up draining, stopped waiting, or {@link abort} (a lost term): not run. */
   private refusesRuns(): boolean {
-    return this.closed || !this.deps.acceptsRuns();
+    return this.closed || this.stopReason !== null || !this.deps.acceptsRuns();
   }
 
   private claimContext(): OnTimeContext {

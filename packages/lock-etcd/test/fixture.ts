@@ -1,8 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { LockFixture, NewLockOptions } from '@fleetcron/conformance';
-import type { EtcdServer } from '@fleetcron/testkit';
 import { Etcd3 } from 'etcd3';
-import { EtcdLock, type EtcdLockOptions } from '../src/index.js';
+import { EtcdElector, EtcdLock, type EtcdLockOptions } from '../src/index.js';
+
+/** What a fixture needs of a server: its client endpoints (a testkit `EtcdServer` has them). */
+export interface EtcdEndpoints {
+  readonly endpoints: readonly string[];
+}
 
 /** Starts `make` once, on first use; later calls share the promise. */
 export function lazy<T>(make: () => Promise<T>): () => Promise<T> {
@@ -14,16 +18,28 @@ export function lazy<T>(make: () => Promise<T>): () => Promise<T> {
 }
 
 /** A fresh client on `server` (each lock gets its own connection, as the suite requires). */
-export function clientOf(server: EtcdServer): Etcd3 {
-  return new Etcd3({ hosts: server.endpoints });
+export function clientOf(server: EtcdEndpoints): Etcd3 {
+  return new Etcd3({ hosts: [...server.endpoints] });
 }
 
 /**
- * A conformance fixture: a unique key prefix on `server`; every `newLock()` gets its own `Etcd3`
- * client. `close()` closes the locks and clients and deletes the prefix.
+ * Conformance fixtures on the server at `endpoints()` (shared or dedicated:
+ * `@fleetcron/testkit/vitest`), made by {@link etcdFixture}.
+ */
+export function lockFixtures(
+  endpoints: () => Promise<string[]>,
+  defaults: EtcdLockOptions = {},
+): () => Promise<LockFixture> {
+  return async () => etcdFixture({ endpoints: await endpoints() }, defaults);
+}
+
+/**
+ * A conformance fixture: a unique key prefix on `server`; every `newLock()` (and `newElector()`,
+ * under `<prefix>elect/`) gets its own `Etcd3` client. `close()` closes them and their clients
+ * and deletes the prefix.
  */
 export async function etcdFixture(
-  server: EtcdServer,
+  server: EtcdEndpoints,
   defaults: EtcdLockOptions = {},
 ): Promise<
   LockFixture & {
@@ -34,7 +50,7 @@ export async function etcdFixture(
 > {
   const prefix = `fc-test/${randomUUID()}/`;
   const admin = clientOf(server);
-  const opened: { lock: EtcdLock; client: Etcd3 }[] = [];
+  const opened: { lock: EtcdLock | EtcdElector; client: Etcd3 }[] = [];
   let closed = false;
   return {
     prefix,
@@ -44,6 +60,12 @@ export async function etcdFixture(
       const lock = new EtcdLock(client, { ...defaults, prefix, ...options });
       opened.push({ lock, client });
       return lock;
+    },
+    async newElector(options = {}) {
+      const client = clientOf(server);
+      const elector = new EtcdElector(client, { prefix: `${prefix}elect/`, clock: options.clock });
+      opened.push({ lock: elector, client });
+      return elector;
     },
     probe: {
       claimRecordCount: () => admin.getAll().prefix(`${prefix}c/`).count(),

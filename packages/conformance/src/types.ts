@@ -169,6 +169,18 @@ export interface FleetConformanceOptions {
    * suite's own tests pass a scheduler without deadline checks and expect the scenarios to fail.
    */
   instance?: FleetInstanceModule;
+  /**
+   * A dedicated server (as for `runLockConformance`) for the leader-mode server-restart
+   * scenario, which restarts it under a fleet in leader mode. Without it that scenario is
+   * reported skipped (not applicable), with a note saying to pass it.
+   */
+  faults?: LockFaultsOption;
+  /**
+   * Set (to a short reason) only for a backend that has no elector, like SQLite: the leader-mode
+   * scenarios are then reported skipped with this note. Without it, a fixture without
+   * `newElector` FAILS them, saying what to add.
+   */
+  electorless?: string;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { type CatchUpSpec, every, type Trigger } from '@fleetcron/core';
+import type { RemoteElectorInfo } from '../elector/remote-elector.js';
 import type { FleetInstanceModule } from './instance.js';
 import type { FreezePoint } from './instrument.js';
 import type { RemoteLockInfo, RemoteStoreInfo } from './remote.js';
@@ -22,6 +23,8 @@ export interface ChildJob {
   catchUp?: CatchUpSpec;
   /** What the fleet does with a fire whose holder died (default: the scheduler's). */
   onHolderLost?: 'record' | 'rerun';
+  /** The job's `shards` (default: not sharded). */
+  shards?: number | 'each';
 }
 
 /** The configuration of `child-instance.ts`, passed as JSON in `argv[2]`. */
@@ -38,6 +41,12 @@ export interface InstanceChildConfig {
   startOnGo?: boolean;
   /** Heartbeat interval of the instance, ms (default: the scheduler's). */
   heartbeatMs?: number;
+  /** Leader mode: the term length, ms; the elector is the parent's (see `startInstanceChild`). */
+  leaderTtlMs?: number;
+  /** Sharded jobs: the scheduler's `shardGraceMs` (default: the scheduler's). */
+  shardGraceMs?: number;
+  /** Set by `startInstanceChild` when it was given an elector. */
+  elector?: RemoteElectorInfo;
   ledgerPath: string;
   instanceModule: FleetInstanceModule;
   lock: RemoteLockInfo;

@@ -6,7 +6,8 @@
  * it while it blocks there, so the freeze is real and pinned to the point.
  */
 import { readSync, writeSync } from 'node:fs';
-import { type JobDefinition, realClock } from '@fleetcron/core';
+import { type JobDefinition, realClock, subscribe } from '@fleetcron/core';
+import { remoteElector } from '../elector/remote-elector.js';
 import {
   type ChildJob,
   childTrigger,
@@ -41,14 +42,28 @@ function waitForGo(): void {
 
 /** The job definition of `job`: the ledger job with the job's policies. */
 function childJob(job: ChildJob, instrumentation: Instrumentation): JobDefinition {
-  const { name, workMs, overlap, catchUp, onHolderLost } = job;
+  const { name, workMs, overlap, catchUp, onHolderLost, shards } = job;
   const run = ledgerJob(instrumentation, workMs);
   const policies = {
     ...(overlap === undefined ? {} : { overlap }),
     ...(catchUp === undefined ? {} : { catchUp }),
     ...(onHolderLost === undefined ? {} : { onHolderLost }),
+    ...(shards === undefined ? {} : { shards }),
   };
   return { name, trigger: childTrigger(job), run, ...policies } as JobDefinition;
+}
+
+/** Writes every `leader.changed` event of `instanceId` to the ledger (a `leader` line). */
+function writeLeaderLines(ledger: Ledger, instanceId: string): void {
+  subscribe((event) => {
+    if (event.type !== 'leader.changed' || event.instanceId !== instanceId) return;
+    ledger.write({
+      kind: 'leader',
+      instance: instanceId,
+      term: event.term,
+      isLeader: event.isLeader,
+    });
+  });
 }
 
 async function main(): Promise<void> {
@@ -65,6 +80,8 @@ async function main(): Promise<void> {
   const parent = new ParentChannel(process, config.lock.backend);
   const instrumentation = { ledger, instance: instanceId, trap };
   const factory = await loadInstanceFactory(config.instanceModule);
+  const { elector, leaderTtlMs, shardGraceMs } = config;
+  if (elector) writeLeaderLines(ledger, instanceId);
   const instance = factory({
     instanceId,
     lock: instrumentLock(remoteLock(parent, config.lock), instrumentation),
@@ -72,6 +89,10 @@ async function main(): Promise<void> {
     clock: realClock,
     leaseMs: config.leaseMs,
     ...(config.heartbeatMs === undefined ? {} : { heartbeatMs: config.heartbeatMs }),
+    ...(elector
+      ? { leader: { elector: remoteElector(parent, elector), ttlMs: leaderTtlMs ?? 15_000 } }
+      : {}),
+    ...(shardGraceMs === undefined ? {} : { shardGraceMs }),
     jobs: config.jobs.map((job) => childJob(job, instrumentation)),
   });
   const start = () => {

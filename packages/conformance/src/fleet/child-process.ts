@@ -1,9 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import type { Lock, Store } from '@fleetcron/core';
+import type { Elector, Lock, Store } from '@fleetcron/core';
 import { FROZEN_MARKER, type InstanceChildConfig } from './child-config.js';
 import type { RequesterConfig } from './child-requester.js';
+import { withElector } from './leader-remote.js';
 import { remoteLockInfo, remoteStoreInfo, serveBackend } from './remote.js';
 
 /** A fleet instance running in a child process (see `child-instance.ts`). */
@@ -89,18 +90,23 @@ function waitForMessage(
 
 /**
  * Starts a fleet instance in a child process. Its lock and store calls run here, on `lock` (its
- * own client of the backend) and `store`. Resolves once the instance started.
+ * own client of the backend) and `store`; with `elector`, the child runs in leader mode and its
+ * elector steps run here too. Resolves once the instance started.
  */
 export async function startInstanceChild(
-  config: Omit<InstanceChildConfig, 'lock' | 'store'>,
+  config: Omit<InstanceChildConfig, 'lock' | 'store' | 'elector'>,
   lock: Lock,
   store: Store,
   timeoutMs: number,
+  elector?: Elector,
 ): Promise<InstanceChild> {
   const full: InstanceChildConfig = {
     ...config,
     lock: remoteLockInfo(lock),
     store: remoteStoreInfo(store),
+    ...(elector
+      ? { elector: { backend: elector.backend, capabilities: elector.capabilities } }
+      : {}),
   };
   const command = childCommand('instance', config.instanceModule.url.endsWith('.ts'));
   const child = spawn(process.execPath, [...command, JSON.stringify(full)], {
@@ -122,7 +128,7 @@ export async function startInstanceChild(
   child.stdin?.on('error', () => {}); // a child that died must not crash the test process
   child.on('error', () => {});
   const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-  const stopServing = serveBackend(child, lock, store);
+  const stopServing = serveBackend(child, elector ? withElector(lock, elector) : lock, store);
   exited.then(stopServing);
   const output = () => out;
   const alive = () => child.exitCode === null && child.signalCode === null;

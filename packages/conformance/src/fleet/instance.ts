@@ -1,5 +1,6 @@
 import {
   type Clock,
+  type Elector,
   InvalidOptionError,
   type JobDefinition,
   type Lock,
@@ -22,6 +23,10 @@ export interface FleetInstanceDeps {
   jobs: JobDefinition[];
   /** Heartbeat interval into the store's registry, ms (default: the scheduler's). */
   heartbeatMs?: number;
+  /** Leader mode: the backend's elector and the term length, ms (absent: claims mode). */
+  leader?: { elector: Elector; ttlMs: number };
+  /** Sharded jobs: the scheduler's `shardGraceMs` (default: the scheduler's). */
+  shardGraceMs?: number;
 }
 
 /** One running instance of the fleet, as the scenarios drive it. */
@@ -51,9 +56,13 @@ const DRAIN_MS = 5_000;
 
 /** The real thing: a fleetcron `Scheduler` with the given jobs. */
 export const schedulerInstance: FleetInstanceFactory = (deps) => {
-  const { instanceId, lock, store, clock, leaseMs, heartbeatMs } = deps;
-  const heartbeat = heartbeatMs === undefined ? {} : { heartbeatMs };
-  const scheduler = new Scheduler({ instanceId, lock, store, clock, leaseMs, ...heartbeat });
+  const { instanceId, lock, store, clock, leaseMs, heartbeatMs, leader, shardGraceMs } = deps;
+  const scheduler = new Scheduler({
+    ...{ instanceId, lock, store, clock, leaseMs },
+    ...(heartbeatMs === undefined ? {} : { heartbeatMs }),
+    ...(leader ? { mode: 'leader', elector: leader.elector, leaderTtlMs: leader.ttlMs } : {}),
+    ...(shardGraceMs === undefined ? {} : { shardGraceMs }),
+  });
   for (const job of deps.jobs) scheduler.add(job);
   return {
     start: () => scheduler.start(),

@@ -192,6 +192,7 @@ export function ledgerJob(
       job: ctx.job,
       fireAt: ctx.fireAt.getTime(),
       token: ctx.token,
+      ...(ctx.shard ? { shard: { ...ctx.shard } } : {}),
     };
     const onAbort = () => ledger.write({ kind: 'abort', ...line });
     if (ctx.signal.aborted) onAbort();

@@ -34,7 +34,9 @@ export type LedgerKind =
   /** The instance was stopped (its `stop()` resolved). */
   | 'stopped'
   /** A run of `job` was requested from another process (`requestedBy`). */
-  | 'request';
+  | 'request'
+  /** A `leader.changed` event of the instance (`term`, `isLeader`). */
+  | 'leader';
 
 /** One line of the ledger. */
 export interface LedgerEntry {
@@ -60,6 +62,12 @@ export interface LedgerEntry {
   recovery?: boolean;
   /** On start and request lines: who asked for the manual run (`null`: a scheduled fire). */
   requestedBy?: string | null;
+  /** On start, end and abort lines of a sharded job: the run's `ctx.shard`. */
+  shard?: { index: number; count: number; each?: boolean };
+  /** On leader lines: the term elected (`isLeader`) or ended. */
+  term?: number;
+  /** On leader lines: elected (`true`) or lost (`false`). */
+  isLeader?: boolean;
 }
 
 /**

@@ -15,6 +15,7 @@ import type { FleetConformanceOptions, FleetScenario, LockFixture } from '../typ
 import { leaseFor, pollUntil, using, waitUntilTime } from '../util.js';
 import { fleetControlScenarios } from './control-scenarios.js';
 import { freezeScenarios } from './freeze-scenarios.js';
+import { leaderModeScenarios } from './leader-mode-scenarios.js';
 import { fleetOnBackendClock } from './skew-scenario.js';
 
 /** Clock offsets of the three instances of the skewed-fleet scenario, ms. */
@@ -240,6 +241,7 @@ export const fleetScenarios = {
   pausedHolderAborted,
   ...freezeScenarios,
   ...fleetControlScenarios,
+  ...leaderModeScenarios,
 } as const satisfies Record<string, FleetScenario>;
 
 /** Name of a fleet scenario. */

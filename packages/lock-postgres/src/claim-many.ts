@@ -1,6 +1,6 @@
 import type { ClaimRequest } from '@fleetcron/core';
 import { encodeText } from '@fleetcron/postgres-shared';
-import type { ClaimRow } from './claim.js';
+import { CLAIM_VARIABLES, type ClaimRow, claimBodySql, NOW_MS } from './claim.js';
 import type { LockTables } from './schema.js';
 
 /**
@@ -12,8 +12,9 @@ import type { LockTables } from './schema.js';
  * earlyMs. Returns one row per request: `ord` (the request's 1-based position) and the columns of
  * the claim function ({@link ClaimRow}).
  *
- * Each request is answered by the claim function itself (`<table>_claim`), so a batch answers
- * exactly as the same claims sent one by one at the same `now()` would. The requests are applied
+ * Each request is answered by the claim function's own block ({@link claimBodySql}, run once per
+ * request in a loop), so a batch answers exactly as the same claims sent one by one at the same
+ * `now()` would. The requests are applied
  * sorted by key, each key's requests in array order: requests of one key see each other in the
  * order they were given, and every batch (and every single claim) takes the keys' row locks in
  * the same order, so overlapping batches from different instances queue instead of deadlocking.
@@ -22,27 +23,47 @@ import type { LockTables } from './schema.js';
  * fails as a whole (the client then answers `BackendUnavailableError`).
  */
 export function claimManyFunctionSql(t: LockTables): string {
+  const waitLeft = 'ceil(extract(epoch FROM v_until - clock_timestamp()) * 1000)::bigint';
   return `CREATE OR REPLACE FUNCTION ${t.claimMany}(
-  p_keys text[], p_fire_ats bigint[], p_owners text[], p_lease_ms bigint[], p_exclusive boolean[],
-  p_since bigint[], p_window_ms bigint, p_wait_ms bigint, p_early_ms bigint
+  p_keys text[], p_fire_ats bigint[], p_owners text[], p_leases_ms bigint[], p_exclusives boolean[],
+  p_sinces bigint[], p_window_ms bigint, p_batch_wait_ms bigint, p_early_ms bigint
 ) RETURNS TABLE (
   ord bigint, a_status text, a_reason text, a_token bigint, a_expires_at bigint, a_exclusive boolean,
   a_now_ms bigint
-) LANGUAGE plpgsql VOLATILE AS $fleetcron$
+) LANGUAGE plpgsql VOLATILE SET plan_cache_mode = force_generic_plan AS $fleetcron$
 DECLARE
-  v_until timestamptz := clock_timestamp() + p_wait_ms * interval '1 millisecond';
+  v_until timestamptz := clock_timestamp() + p_batch_wait_ms * interval '1 millisecond';
+  v_now bigint := ${NOW_MS};
   r record;
+  p_key text;
+  p_fire_at bigint;
+  p_owner text;
+  p_lease_ms bigint;
+  p_exclusive boolean;
+  p_since bigint;
+${CLAIM_VARIABLES}
 BEGIN
   FOR r IN
     SELECT u.key, u.fire_at, u.owner, u.lease_ms, u.excl, u.since, u.i
-    FROM unnest(p_keys, p_fire_ats, p_owners, p_lease_ms, p_exclusive, p_since) WITH ORDINALITY
+    FROM unnest(p_keys, p_fire_ats, p_owners, p_leases_ms, p_exclusives, p_sinces) WITH ORDINALITY
       AS u(key, fire_at, owner, lease_ms, excl, since, i)
     ORDER BY u.key COLLATE "C", u.i
   LOOP
-    SELECT r.i, c.a_status, c.a_reason, c.a_token, c.a_expires_at, c.a_exclusive, c.a_now_ms
-      INTO ord, a_status, a_reason, a_token, a_expires_at, a_exclusive, a_now_ms
-      FROM ${t.claim}(r.key, r.fire_at, r.owner, r.lease_ms, r.excl, p_window_ms,
-        ceil(extract(epoch FROM v_until - clock_timestamp()) * 1000)::bigint, p_early_ms, r.since) c;
+    p_key := r.key;
+    p_fire_at := r.fire_at;
+    p_owner := r.owner;
+    p_lease_ms := r.lease_ms;
+    p_exclusive := r.excl;
+    p_since := r.since;
+    ord := r.i;
+    a_status := NULL;
+    a_reason := NULL;
+    a_token := NULL;
+    a_expires_at := NULL;
+    a_exclusive := NULL;
+    a_now_ms := v_now;
+    v_token := NULL;
+${claimBodySql(t, waitLeft)}
     RETURN NEXT;
   END LOOP;
 END

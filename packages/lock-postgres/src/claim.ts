@@ -45,119 +45,140 @@ export function claimFunctionSql(t: LockTables): string {
   OUT a_exclusive boolean, OUT a_now_ms bigint
 ) LANGUAGE plpgsql VOLATILE SET plan_cache_mode = force_generic_plan AS $fleetcron$
 DECLARE
-  v_rec record;
-  v_found boolean;
-  v_key record;
-  v_token bigint;
+${CLAIM_VARIABLES}
 BEGIN
   a_now_ms := ${NOW_MS};
-  IF p_fire_at < coalesce(p_since, a_now_ms - p_window_ms) THEN
-    a_status := 'lost';
-    a_reason := 'stale';
-    RETURN;
-  END IF;
-  SELECT c.owner, c.outcome, c.token, c.expires_at INTO v_rec
-    FROM ${t.claims} c WHERE c.key = p_key AND c.fire_at = p_fire_at;
-  v_found := FOUND;
-  IF NOT v_found THEN
-    IF p_fire_at > a_now_ms + p_early_ms THEN
-      a_status := 'lost';
-      a_reason := 'early';
-      RETURN;
-    END IF;
-    PERFORM set_config('lock_timeout', greatest(p_wait_ms, 1)::text || 'ms', true);
-    SELECT k.last_token, k.mark, k.x_fire_at, k.x_owner, k.x_token, k.x_expires_at INTO v_key
-      FROM ${t.keys} k WHERE k.key = p_key FOR UPDATE;
-    IF NOT FOUND THEN
-      INSERT INTO ${t.keys} AS k (key, last_token) VALUES (p_key, 0) ON CONFLICT (key) DO NOTHING;
-      SELECT k.last_token, k.mark, k.x_fire_at, k.x_owner, k.x_token, k.x_expires_at INTO STRICT v_key
-        FROM ${t.keys} k WHERE k.key = p_key FOR UPDATE;
-    END IF;
-    IF p_since IS NOT NULL THEN
-      SELECT c.owner, c.outcome, c.token, c.expires_at INTO v_rec
-        FROM ${t.claims} c WHERE c.key = p_key AND c.fire_at = p_fire_at;
-      v_found := FOUND;
-      IF NOT v_found AND p_fire_at <= v_key.mark THEN
-        a_status := 'lost';
-        a_reason := 'behind_mark';
-        -- A re-sent catch-up claim whose record is collected: the owner's live exclusive lease.
-        -- (A live per-fire lease keeps its record, so step 1 answered that one.)
-        IF p_fire_at = v_key.mark AND v_key.x_fire_at = p_fire_at AND v_key.x_owner = p_owner
-            AND v_key.x_expires_at > a_now_ms THEN
-          a_status := 'won';
-          a_reason := NULL;
-          a_token := v_key.x_token;
-          a_expires_at := v_key.x_expires_at;
-          a_exclusive := true;
-        END IF;
-        RETURN;
-      END IF;
-    END IF;
-  END IF;
-  IF NOT v_found THEN
-    IF NOT (p_exclusive AND coalesce(v_key.x_expires_at > a_now_ms, false)) THEN
-      v_token := v_key.last_token + 1;
-    END IF;
-    INSERT INTO ${t.claims} AS c (key, fire_at, owner, outcome, token, expires_at)
-      VALUES (p_key, p_fire_at, p_owner, CASE WHEN v_token IS NULL THEN 'busy' ELSE 'won' END, v_token,
-        CASE WHEN v_token IS NOT NULL AND NOT p_exclusive THEN a_now_ms + p_lease_ms END)
-      ON CONFLICT (key, fire_at) DO NOTHING;
-    IF FOUND THEN
-      IF v_token IS NULL THEN
-        UPDATE ${t.keys} k SET mark = greatest(k.mark, p_fire_at) WHERE k.key = p_key;
-        a_status := 'busy';
-      ELSE
-        IF p_exclusive THEN
-          UPDATE ${t.keys} k SET last_token = v_token, mark = greatest(k.mark, p_fire_at),
-            x_fire_at = p_fire_at, x_owner = p_owner, x_token = v_token, x_expires_at = a_now_ms + p_lease_ms
-          WHERE k.key = p_key;
-        ELSE
-          UPDATE ${t.keys} k SET last_token = v_token, mark = greatest(k.mark, p_fire_at)
-          WHERE k.key = p_key;
-        END IF;
-        a_status := 'won';
-        a_token := v_token;
-        a_expires_at := a_now_ms + p_lease_ms;
-        a_exclusive := p_exclusive;
-      END IF;
-      DELETE FROM ${t.claims} c WHERE c.key = p_key AND c.fire_at < a_now_ms - p_window_ms
-        AND (c.expires_at IS NULL OR c.expires_at <= a_now_ms);
-      RETURN;
-    END IF;
-    -- A claim of this fire committed after step 1: its record is the answer.
-    SELECT c.owner, c.outcome, c.token, c.expires_at INTO v_rec
-      FROM ${t.claims} c WHERE c.key = p_key AND c.fire_at = p_fire_at;
-    IF NOT FOUND THEN
-      a_status := 'lost'; -- ... and was withdrawn meanwhile: another owner's claim
-      a_reason := 'claimed';
-      RETURN;
-    END IF;
-  END IF;
-  -- The fire's record: lost to another owner, or a replay for the same owner.
-  IF v_rec.owner <> p_owner THEN
-    a_status := 'lost';
-    a_reason := 'claimed';
-  ELSIF v_rec.outcome = 'busy' THEN
-    a_status := 'busy';
-  ELSIF v_rec.expires_at > a_now_ms THEN
-    a_status := 'won';
-    a_token := v_rec.token;
-    a_expires_at := v_rec.expires_at;
-    a_exclusive := false;
-  ELSE
-    SELECT k.x_expires_at INTO a_expires_at FROM ${t.keys} k
-      WHERE k.key = p_key AND k.x_token = v_rec.token AND k.x_expires_at > a_now_ms;
-    IF FOUND THEN
-      a_status := 'won';
-      a_token := v_rec.token;
-      a_exclusive := true;
-    ELSE
-      a_status := 'lost';
-      a_reason := 'claimed';
-    END IF;
-  END IF;
+${claimBodySql(t, 'p_wait_ms')}
 END
 $fleetcron$`;
+}
+
+/**
+ * The local variables {@link claimBodySql} uses (besides the claim's `p_*` inputs and `a_*`
+ * outputs). `v_token` must be NULL when the body starts.
+ */
+export const CLAIM_VARIABLES = `  v_rec record;
+  v_found boolean;
+  v_key record;
+  v_token bigint;`;
+
+/**
+ * The claim itself, as a PL/pgSQL block shared by the claim function and the batch claim
+ * function (which runs it once per request, so both answer alike by construction). Reads the
+ * request from `p_key`, `p_fire_at`, `p_owner`, `p_lease_ms`, `p_exclusive`, `p_window_ms`,
+ * `p_early_ms`, `p_since` and `a_now_ms` (the database's `now()`), and writes the answer to the
+ * `a_*` variables; `waitMs` is the expression of the longest row-lock wait. The block is labelled
+ * `claim_item`: an answer leaves it with `EXIT claim_item`.
+ */
+export function claimBodySql(t: LockTables, waitMs: string): string {
+  return `  <<claim_item>>
+  BEGIN
+    IF p_fire_at < coalesce(p_since, a_now_ms - p_window_ms) THEN
+      a_status := 'lost';
+      a_reason := 'stale';
+      EXIT claim_item;
+    END IF;
+    SELECT c.owner, c.outcome, c.token, c.expires_at INTO v_rec
+      FROM ${t.claims} c WHERE c.key = p_key AND c.fire_at = p_fire_at;
+    v_found := FOUND;
+    IF NOT v_found THEN
+      IF p_fire_at > a_now_ms + p_early_ms THEN
+        a_status := 'lost';
+        a_reason := 'early';
+        EXIT claim_item;
+      END IF;
+      PERFORM set_config('lock_timeout', greatest(${waitMs}, 1)::text || 'ms', true);
+      SELECT k.last_token, k.mark, k.x_fire_at, k.x_owner, k.x_token, k.x_expires_at INTO v_key
+        FROM ${t.keys} k WHERE k.key = p_key FOR UPDATE;
+      IF NOT FOUND THEN
+        INSERT INTO ${t.keys} AS k (key, last_token) VALUES (p_key, 0) ON CONFLICT (key) DO NOTHING;
+        SELECT k.last_token, k.mark, k.x_fire_at, k.x_owner, k.x_token, k.x_expires_at INTO STRICT v_key
+          FROM ${t.keys} k WHERE k.key = p_key FOR UPDATE;
+      END IF;
+      IF p_since IS NOT NULL THEN
+        SELECT c.owner, c.outcome, c.token, c.expires_at INTO v_rec
+          FROM ${t.claims} c WHERE c.key = p_key AND c.fire_at = p_fire_at;
+        v_found := FOUND;
+        IF NOT v_found AND p_fire_at <= v_key.mark THEN
+          a_status := 'lost';
+          a_reason := 'behind_mark';
+          -- A re-sent catch-up claim whose record is collected: the owner's live exclusive lease.
+          -- (A live per-fire lease keeps its record, so step 1 answered that one.)
+          IF p_fire_at = v_key.mark AND v_key.x_fire_at = p_fire_at AND v_key.x_owner = p_owner
+              AND v_key.x_expires_at > a_now_ms THEN
+            a_status := 'won';
+            a_reason := NULL;
+            a_token := v_key.x_token;
+            a_expires_at := v_key.x_expires_at;
+            a_exclusive := true;
+          END IF;
+          EXIT claim_item;
+        END IF;
+      END IF;
+    END IF;
+    IF NOT v_found THEN
+      IF NOT (p_exclusive AND coalesce(v_key.x_expires_at > a_now_ms, false)) THEN
+        v_token := v_key.last_token + 1;
+      END IF;
+      INSERT INTO ${t.claims} AS c (key, fire_at, owner, outcome, token, expires_at)
+        VALUES (p_key, p_fire_at, p_owner, CASE WHEN v_token IS NULL THEN 'busy' ELSE 'won' END, v_token,
+          CASE WHEN v_token IS NOT NULL AND NOT p_exclusive THEN a_now_ms + p_lease_ms END)
+        ON CONFLICT (key, fire_at) DO NOTHING;
+      IF FOUND THEN
+        IF v_token IS NULL THEN
+          UPDATE ${t.keys} k SET mark = greatest(k.mark, p_fire_at) WHERE k.key = p_key;
+          a_status := 'busy';
+        ELSE
+          IF p_exclusive THEN
+            UPDATE ${t.keys} k SET last_token = v_token, mark = greatest(k.mark, p_fire_at),
+              x_fire_at = p_fire_at, x_owner = p_owner, x_token = v_token, x_expires_at = a_now_ms + p_lease_ms
+            WHERE k.key = p_key;
+          ELSE
+            UPDATE ${t.keys} k SET last_token = v_token, mark = greatest(k.mark, p_fire_at)
+            WHERE k.key = p_key;
+          END IF;
+          a_status := 'won';
+          a_token := v_token;
+          a_expires_at := a_now_ms + p_lease_ms;
+          a_exclusive := p_exclusive;
+        END IF;
+        DELETE FROM ${t.claims} c WHERE c.key = p_key AND c.fire_at < a_now_ms - p_window_ms
+          AND (c.expires_at IS NULL OR c.expires_at <= a_now_ms);
+        EXIT claim_item;
+      END IF;
+      -- A claim of this fire committed after step 1: its record is the answer.
+      SELECT c.owner, c.outcome, c.token, c.expires_at INTO v_rec
+        FROM ${t.claims} c WHERE c.key = p_key AND c.fire_at = p_fire_at;
+      IF NOT FOUND THEN
+        a_status := 'lost'; -- ... and was withdrawn meanwhile: another owner's claim
+        a_reason := 'claimed';
+        EXIT claim_item;
+      END IF;
+    END IF;
+    -- The fire's record: lost to another owner, or a replay for the same owner.
+    IF v_rec.owner <> p_owner THEN
+      a_status := 'lost';
+      a_reason := 'claimed';
+    ELSIF v_rec.outcome = 'busy' THEN
+      a_status := 'busy';
+    ELSIF v_rec.expires_at > a_now_ms THEN
+      a_status := 'won';
+      a_token := v_rec.token;
+      a_expires_at := v_rec.expires_at;
+      a_exclusive := false;
+    ELSE
+      SELECT k.x_expires_at INTO a_expires_at FROM ${t.keys} k
+        WHERE k.key = p_key AND k.x_token = v_rec.token AND k.x_expires_at > a_now_ms;
+      IF FOUND THEN
+        a_status := 'won';
+        a_token := v_rec.token;
+        a_exclusive := true;
+      ELSE
+        a_status := 'lost';
+        a_reason := 'claimed';
+      END IF;
+    END IF;
+  END;`;
 }
 
 /**

@@ -19,7 +19,8 @@ export class GiveUp implements GiveUpSignal {
 
   addEventListener(_type: 'abort', listener: () => void): void {
     if (this.aborted) return;
-    (this.listeners ??= []).push(listener);
+    if (this.listeners) this.listeners.push(listener);
+    else this.listeners = [listener];
   }
 
   removeEventListener(_type: 'abort', listener: () => void): void {

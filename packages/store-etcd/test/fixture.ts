@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { StoreFixture } from '@fleetcron/conformance';
-import type { EtcdServer } from '@fleetcron/testkit';
 import { Etcd3 } from 'etcd3';
 import { EtcdStore, type EtcdStoreOptions } from '../src/index.js';
 
@@ -14,22 +13,33 @@ export function lazy<T>(make: () => Promise<T>): () => Promise<T> {
 }
 
 /**
+ * Conformance fixtures on the server at `endpoints()` (shared or dedicated:
+ * `@fleetcron/testkit/vitest`), made by {@link etcdStoreFixture}.
+ */
+export function storeFixtures(
+  endpoints: () => Promise<string[]>,
+  defaults: EtcdStoreOptions = {},
+): () => Promise<StoreFixture> {
+  return async () => etcdStoreFixture({ endpoints: await endpoints() }, defaults);
+}
+
+/**
  * A conformance fixture: a unique key prefix on `server`; every `newStore()` gets its own
  * `Etcd3` client. `close()` closes the stores and clients and deletes the prefix.
  */
 export async function etcdStoreFixture(
-  server: EtcdServer,
+  server: { readonly endpoints: readonly string[] },
   defaults: EtcdStoreOptions = {},
 ): Promise<StoreFixture & { prefix: string; admin: Etcd3 }> {
   const prefix = `fc-store-test/${randomUUID()}/`;
-  const admin = new Etcd3({ hosts: server.endpoints });
+  const admin = new Etcd3({ hosts: [...server.endpoints] });
   const opened: { store: EtcdStore; client: Etcd3 }[] = [];
   let closed = false;
   return {
     prefix,
     admin,
     async newStore() {
-      const client = new Etcd3({ hosts: server.endpoints });
+      const client = new Etcd3({ hosts: [...server.endpoints] });
       const store = new EtcdStore(client, { ...defaults, prefix });
       opened.push({ store, client });
       return store;

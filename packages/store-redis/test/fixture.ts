@@ -21,6 +21,17 @@ export function sharedUrl(): string {
   return url;
 }
 
+/**
+ * Conformance fixtures on the server at `url()` (shared or dedicated:
+ * `@fleetcron/testkit/vitest`), made by {@link storeFixture}.
+ */
+export function storeFixtures(
+  url: () => Promise<string>,
+  options: Omit<RedisStoreOptions, 'prefix'> = {},
+): () => Promise<StoreFixture> {
+  return async () => storeFixture(await url(), options);
+}
+
 /** A conformance fixture: a fresh prefix on `url`; every newStore() gets its own client. */
 export function storeFixture(
   url: string,

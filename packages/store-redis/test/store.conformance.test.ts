@@ -1,15 +1,9 @@
-// Wires this backend into the shared conformance suite; each registered scenario holds its own
-// assertions (packages/conformance/src), so this file has no expect() of its own.
+// RedisStore through the shared store suite (the scenarios hold the assertions; ./fixture.ts).
 import { runStoreConformance } from '@fleetcron/conformance';
-import { sharedUrl, storeFixture } from './fixture.js';
+import { redisUrl } from '@fleetcron/testkit/vitest';
+import { storeFixtures } from './fixture.js';
 
-runStoreConformance({
-  name: 'redis',
-  create: async () => storeFixture(sharedUrl()),
-});
-
-runStoreConformance({
-  name: 'redis (maxErrorLength 100)',
-  maxErrorLength: 100,
-  create: async () => storeFixture(sharedUrl(), { maxErrorLength: 100 }),
-});
+const url = redisUrl();
+runStoreConformance({ name: 'redis', create: storeFixtures(url) });
+const bounded = storeFixtures(url, { maxErrorLength: 100 });
+runStoreConformance({ name: 'redis (maxErrorLength 100)', create: bounded, maxErrorLength: 100 });

@@ -1,5 +1,5 @@
-// Wires this backend into the shared conformance suite; each registered scenario holds its own
-// assertions (packages/conformance/src), so this file has no expect() of its own.
+// SqliteStore through the shared store suite (the scenarios hold the assertions; ./fixture.ts):
+// a file per fixture, no server.
 import { runStoreConformance } from '@fleetcron/conformance';
 import { storeFixtures } from './fixture.js';
 

@@ -107,7 +107,8 @@ export class BatchClaimer {
     let retriedLeases = false;
     while (pending.length > 0) {
       const round = takeRound(pending);
-      pending = pending.filter((item) => !round.includes(item));
+      const sent = new Set(round);
+      pending = pending.filter((item) => !sent.has(item));
       const { again, leaseInvalid } = await this.runRound(round, results, now, startedAt, signal);
       if (leaseInvalid) {
         if (retriedLeases) throw unavailable('an etcd lease of the batch kept disappearing');

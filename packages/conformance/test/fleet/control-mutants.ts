@@ -1,4 +1,4 @@
-import type { Lock, Store } from '@fleetcron/core';
+import type { ClaimRequest, ClaimResult, Lock, Store } from '@fleetcron/core';
 import { type FleetInstanceFactory, schedulerInstance } from '../../src/fleet/instance.js';
 
 /**
@@ -38,16 +38,24 @@ export const ignoresRunRequests: FleetInstanceFactory = (deps) => {
 /** fc3: every catch-up claim is refused as behind the mark: no missed fire is ever caught up. */
 export const refusesCatchUp: FleetInstanceFactory = (deps) => {
   const lock: Lock = copyOf(deps.lock);
-  const claim = lock.claim;
+  const refused = (request: ClaimRequest): ClaimResult => ({
+    status: 'lost',
+    key: request.key,
+    fireAt: request.fireAt,
+    reason: 'behind_mark',
+  });
+  const { claim, claimMany } = lock;
   lock.claim = (request) =>
-    request.catchUp === undefined
-      ? claim(request)
-      : Promise.resolve({
-          status: 'lost',
-          key: request.key,
-          fireAt: request.fireAt,
-          reason: 'behind_mark',
-        });
+    request.catchUp === undefined ? claim(request) : Promise.resolve(refused(request));
+  if (claimMany) {
+    // the scheduler sends its claims, catch-up ones included, through claimMany when it exists
+    lock.claimMany = async (requests, options) => {
+      const ordinary = requests.filter((r) => r.catchUp === undefined);
+      const answers = ordinary.length > 0 ? await claimMany(ordinary, options) : [];
+      let next = 0;
+      return requests.map((r) => (r.catchUp === undefined ? answers[next++]! : refused(r)));
+    };
+  }
   return schedulerInstance({ ...deps, lock });
 };
 

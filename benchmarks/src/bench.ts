@@ -25,7 +25,7 @@ import { summarize } from './stats.js';
 export function totalSteps(options: BenchOptions): number {
   const perBackend =
     options.instances.length * options.rounds * VARIANTS.length +
-    scaleCells(options.fleetJobs, options.singleWakes).length;
+    scaleCells(options.fleetJobs, options.singleWakes, options.quick).length;
   const skew = options.backends.filter((b) => SKEW_BACKENDS.includes(b)).length * 2;
   return 1 + options.backends.length * perBackend + skew;
 }
@@ -67,7 +67,7 @@ export async function runBench(options: BenchOptions, progress: Progress): Promi
 
   // 2. Per backend: contention cells, then the fleet scenario.
   const workers = Array.from({ length: options.workers }, (_, i) => new WorkerProcess(`w${i + 1}`));
-  const cells = scaleCells(options.fleetJobs, options.singleWakes);
+  const cells = scaleCells(options.fleetJobs, options.singleWakes, options.quick);
   const scale = await ScaleFleet.create(runTag);
   try {
     for (const name of options.backends) {

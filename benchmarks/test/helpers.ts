@@ -40,6 +40,7 @@ export function fleetRow(overrides: Partial<FleetRow>): FleetRow {
     settledAfterMs: 40,
     startedAfterMs: -500,
     perWake: { claim: 10, claimMany: 0, batchedFires: 0, release: 2.5 },
+    claimsPerFire: 4,
     ledger: { files: 4, torn: 0 },
     verified: 'ok',
     ...overrides,

@@ -1,9 +1,21 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import { type Lock, MemoryLock, Scheduler, type SchedulerOptions } from '@fleetcron/core';
+import {
+  type Lock,
+  MemoryElector,
+  MemoryLock,
+  Scheduler,
+  type SchedulerOptions,
+} from '@fleetcron/core';
 import { afterAll, describe, expect, it } from 'vitest';
-import { goalsTable, scaleGoals, scaleTable, scaleViolations } from '../src/report/scale.js';
+import {
+  goalsTable,
+  leaderTable,
+  scaleGoals,
+  scaleTable,
+  scaleViolations,
+} from '../src/report/scale.js';
 import { jobFireAt, type ScaleCell } from '../src/scale/cell.js';
 import { modeUnavailable, withoutBatches } from '../src/scale/claim-mode.js';
 import { canBatch, countingLock } from '../src/scale/counting-lock.js';
@@ -90,14 +102,15 @@ describe('ledger', () => {
 });
 
 describe('scale cells', () => {
-  it('runs every job count in both modes side by side, the 1-job reference first', () => {
-    expect(scaleCells([1000, 10_000], 5)).toEqual([
-      { mode: 'unbatched', jobsPerWake: 1, wakes: 5 },
-      { mode: 'batched', jobsPerWake: 1, wakes: 5 },
-      { mode: 'unbatched', jobsPerWake: 1000, wakes: 1 },
-      { mode: 'batched', jobsPerWake: 1000, wakes: 1 },
-      { mode: 'unbatched', jobsPerWake: 10_000, wakes: 1 },
-      { mode: 'batched', jobsPerWake: 10_000, wakes: 1 },
+  it('runs every job count in every mode side by side, the 1-job reference first', () => {
+    const cells = scaleCells([1000, 10_000], 5);
+    expect(cells.map((c) => `${c.mode} ${c.jobsPerWake}×${c.wakes}`)).toEqual([
+      ...['unbatched 1×5', 'batched 1×5', 'leader 1×5'],
+      ...['unbatched 1000×1', 'batched 1000×1', 'leader 1000×1'],
+      ...['unbatched 10000×1', 'batched 10000×1', 'leader 10000×1'],
+    ]);
+    expect(scaleCells([200], 3, true).map((c) => `${c.mode} ${c.jobsPerWake}`)).toEqual([
+      ...['unbatched 1', 'batched 1', 'unbatched 200', 'batched 200', 'leader 200'],
     ]);
   });
 
@@ -147,7 +160,7 @@ describe('scale report', () => {
     ]);
     expect(table).toContain('| 0 / 4 (250 fires/call) | 1 |');
     expect(table).toContain(
-      '| memory (4 schedulers, 1 process) | unbatched | 10 × 1 | 10 | 0 | 0 | 0 | 10.0 | 20.0 | 20.0 | 10 / 0 | 2.5 | 40.0 ms | ok |',
+      '| memory (4 schedulers, 1 process) | unbatched | 10 × 1 | 10 | 0 | 0 | 0 | 10.0 | 20.0 | 20.0 | 4 | 10 / 0 | 2.5 | 40.0 ms | ok |',
     );
     expect(table).toContain(
       '| redis (4 processes) | batched | 10 × 1 | n/a: the lock has no claimMany |',
@@ -219,6 +232,47 @@ describe('runFleet (real schedulers on one MemoryLock, real clock)', () => {
       }
     },
   );
+});
+
+describe('leader mode', () => {
+  const dir = mkdtempSync(join(os.tmpdir(), 'fleetcron-scale-leader-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('only the elected leader claims: one claim per fire fleet-wide, every job once', async () => {
+    const memory = new MemoryLock();
+    const elector = new MemoryElector();
+    const instances = [0, 1, 2].map((index) => ({ index, counted: countingLock(memory), elector }));
+    const cell: ScaleCell = {
+      ...{ prefix: 'lead', jobsPerWake: 40, wakes: 1, wakeGapMs: 100, mode: 'leader' },
+      ...{ fireAt: Date.now() + 600, deadlineMs: 10_000, ledgerDir: dir },
+    };
+    const result = await runFleet(instances, cell);
+    expect(result.complete).toBe(true);
+    expect(result.electedAfterMs).not.toBeNull();
+    expect(result.electedAfterMs!).toBeLessThan(0); // before the fire
+    const { lines } = await readLedger(dir, 'lead');
+    expect(new Set(lines.map((l) => l.job)).size).toBe(40);
+    expect(lines).toHaveLength(40);
+    const sent = result.calls.map((c) => c.calls.claim + c.calls.claimManyRequests);
+    expect(sent.reduce((a, b) => a + b, 0)).toBe(40);
+    expect(sent.filter((n) => n > 0)).toEqual([40]); // one instance claimed everything
+  });
+
+  it('puts leader cells next to the per-fire cells of the same job count', () => {
+    const out = leaderTable([
+      fleetRow({ mode: 'batched', jobsPerWake: 1000, claimsPerFire: 4, lateness: summarize([30]) }),
+      fleetRow({
+        mode: 'leader',
+        jobsPerWake: 1000,
+        claimsPerFire: 1,
+        electedAfterMs: -900,
+        lateness: summarize([12]),
+      }),
+      fleetRow({ backend: 'sqlite', mode: 'leader', unavailable: 'n/a: no elector' }),
+    ]);
+    expect(out).toContain('| redis | 1 000 × 1 | batched | 4 | 30.0 | 1 | 12.0 | -900 |');
+    expect(out).not.toContain('sqlite');
+  });
 });
 
 describe('scale chart', () => {

@@ -1,4 +1,4 @@
-import { EtcdLock } from '@fleetcron/lock-etcd';
+import { EtcdElector, EtcdLock } from '@fleetcron/lock-etcd';
 import { startEtcd } from '@fleetcron/testkit';
 import { Etcd3, EtcdLockFailedError } from 'etcd3';
 import type { BackendModule, Claimer, Connection, OwnedLock } from './types.js';
@@ -34,6 +34,7 @@ export const etcdBackend: BackendModule = {
     const lock = new EtcdLock(client, { prefix: `${connection.namespace}fc/` });
     return {
       lock,
+      elector: () => new EtcdElector(client, { prefix: `${connection.namespace}el/` }),
       async close() {
         await lock.close().catch(() => {});
         client.close();

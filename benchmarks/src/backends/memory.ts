@@ -1,4 +1,4 @@
-import { MemoryLock } from '@fleetcron/core';
+import { MemoryElector, MemoryLock } from '@fleetcron/core';
 import type { BackendModule, Claimer, OwnedLock } from './types.js';
 import { fleetcronClaimer } from './types.js';
 
@@ -8,6 +8,8 @@ import { fleetcronClaimer } from './types.js';
  * plain `Map` lock. They show the cost of the benchmark harness and of the lock's own logic.
  */
 let shared: MemoryLock | undefined;
+
+let sharedElector: MemoryElector | undefined;
 
 /** The process-wide MemoryLock every memory instance shares. */
 export function sharedMemoryLock(): MemoryLock {
@@ -35,7 +37,14 @@ export const memoryBackend: BackendModule = {
     };
   },
   async lock(): Promise<OwnedLock> {
-    return { lock: sharedMemoryLock(), close: async () => {} };
+    return {
+      lock: sharedMemoryLock(),
+      elector: () => {
+        sharedElector ??= new MemoryElector();
+        return sharedElector;
+      },
+      close: async () => {},
+    };
   },
   async claimer(_connection, variant, owner): Promise<Claimer> {
     if (variant === 'fleetcron') return fleetcronClaimer(await this.lock(_connection), owner);

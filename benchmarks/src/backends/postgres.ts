@@ -1,4 +1,4 @@
-import { PostgresLock } from '@fleetcron/lock-postgres';
+import { PostgresElector, PostgresLock } from '@fleetcron/lock-postgres';
 import { startPostgres } from '@fleetcron/testkit';
 import pg from 'pg';
 import type { BackendModule, Claimer, Connection, OwnedLock } from './types.js';
@@ -44,6 +44,7 @@ export const postgresBackend: BackendModule = {
       const admin = quietPool(url, 1);
       try {
         await new PostgresLock(admin, { schema: SCHEMA }).migrate();
+        await new PostgresElector(admin, { schema: SCHEMA }).migrate();
         await admin.query(
           `CREATE TABLE IF NOT EXISTS ${SCHEMA}.floor_claims (
              key text NOT NULL, fire_at bigint NOT NULL, owner text NOT NULL,
@@ -67,7 +68,8 @@ export const postgresBackend: BackendModule = {
   async lock(connection, poolSize = 1): Promise<OwnedLock> {
     const pool = quietPool(urlOf(connection), poolSize);
     const lock = new PostgresLock(pool, { schema: connection.namespace });
-    return { lock, close: () => pool.end() };
+    const elector = () => new PostgresElector(pool, { schema: connection.namespace });
+    return { lock, elector, close: () => pool.end() };
   },
   async claimer(connection, variant, owner): Promise<Claimer> {
     if (variant === 'fleetcron') return fleetcronClaimer(await this.lock(connection, 1), owner);

@@ -1,4 +1,4 @@
-import { RedisLock } from '@fleetcron/lock-redis';
+import { RedisElector, RedisLock } from '@fleetcron/lock-redis';
 import { startRedis } from '@fleetcron/testkit';
 import { Redis } from 'ioredis';
 import Redlock from 'redlock';
@@ -41,7 +41,8 @@ export const redisBackend: BackendModule = {
   async lock(connection): Promise<OwnedLock> {
     const client = await connect(connection);
     const lock = new RedisLock(client, { prefix: connection.namespace });
-    return { lock, close: () => quit(client) };
+    const elector = () => new RedisElector(client, { prefix: connection.namespace });
+    return { lock, elector, close: () => quit(client) };
   },
   async claimer(connection, variant, owner): Promise<Claimer> {
     if (variant === 'fleetcron') return fleetcronClaimer(await this.lock(connection), owner);

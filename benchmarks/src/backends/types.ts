@@ -1,4 +1,4 @@
-import type { Lock } from '@fleetcron/core';
+import type { Elector, Lock } from '@fleetcron/core';
 
 /**
  * The backends the benchmark knows. `memory` is the in-process reference (MemoryLock); `sqlite`
@@ -42,6 +42,11 @@ export interface Claimer {
 /** A fleetcron lock on its own connection, with the teardown of both. */
 export interface OwnedLock {
   lock: Lock;
+  /**
+   * A leader elector on the same client (scheduler `mode: 'leader'`), absent where the
+   * backend has none (SQLite). Never closes the client.
+   */
+  elector?: () => Elector;
   close(): Promise<void>;
 }
 

@@ -35,7 +35,7 @@ export interface Responses {
   prepare: { ready: true };
   go: SliceResult;
   close: { closed: true };
-  'scale-open': { ready: true; canBatch: boolean };
+  'scale-open': { ready: true; canBatch: boolean; hasElector: boolean };
   'scale-go': FleetResult;
   'scale-verify': string;
   scale: SingleScaleResult;

@@ -16,6 +16,7 @@ let fleet: FleetInstance[] = [];
 let fleetOwned: OwnedLock[] = [];
 
 async function closeAll(): Promise<void> {
+  await Promise.allSettled(fleet.map((f) => f.elector?.close?.()));
   const closing = [...claimers.map((c) => c.close()), ...fleetOwned.map((o) => o.close())];
   claimers = [];
   fleet = [];
@@ -50,6 +51,7 @@ async function handle(request: Request): Promise<unknown> {
       fleet = fleetOwned.map((o, i) => ({
         index: request.instances[i] as number,
         counted: countingLock(o.lock),
+        ...(o.elector ? { elector: o.elector() } : {}),
       }));
       // warm each connection (scripts, lease pool, clock estimate) before the first cell
       await Promise.all(
@@ -65,7 +67,11 @@ async function handle(request: Request): Promise<unknown> {
         }),
       );
       const first = fleetOwned[0]?.lock;
-      return { ready: true, canBatch: first ? canBatch(first) : false };
+      return {
+        ready: true,
+        canBatch: first ? canBatch(first) : false,
+        hasElector: fleet.length > 0 && fleet.every((f) => f.elector),
+      };
     }
     case 'scale-go':
       return runFleet(fleet, request.cell);

@@ -5,7 +5,14 @@ import type { SkewRow } from '../skew/run.js';
 import { ratio } from '../stats.js';
 import { int, mib, ms, percent, times } from './format.js';
 import { table } from './markdown.js';
-import { type FleetRow, goalsTable, scaleGoals, scaleTable, scaleViolations } from './scale.js';
+import {
+  type FleetRow,
+  goalsTable,
+  leaderTable,
+  scaleGoals,
+  scaleTable,
+  scaleViolations,
+} from './scale.js';
 
 export type { FleetRow } from './scale.js';
 
@@ -282,7 +289,9 @@ export function scaleSection(report: Pick<BenchReport, 'fleet' | 'scaleChartFile
       "`overlap: 'skip'`: exclusive claims). `unbatched`: the scheduler sees the lock without its " +
       'batch methods and takes its path for such locks (single claims, at most `maxConcurrentClaims` ' +
       "= 16 in flight); `batched`: `lock.claimMany` with the scheduler's default `claimBatchSize`; " +
-      'n/a where the lock has no `claimMany`. Lateness is run start − scheduled time of the winning run, ' +
+      "n/a where the lock has no `claimMany`; `leader`: scheduler `mode: 'leader'` with the backend's " +
+      'elector (a fresh election per cell, elected before the fire), only the leader claims, batched ' +
+      'where the lock can (n/a without an elector: SQLite). Lateness is run start − scheduled time of the winning run, ' +
       'read from the ledger the instances append to (duplicates and missed are judged from it, ' +
       'cross-checked with `lock.inspect`). Lock calls are counted by a thin wrapper around each ' +
       "instance's lock. The single-job reference (`1 × n`) fires one job per wake, n wakes 200 ms apart.",
@@ -292,6 +301,14 @@ export function scaleSection(report: Pick<BenchReport, 'fleet' | 'scaleChartFile
     report.scaleChartFile
       ? `![lateness p99 against jobs due together](${report.scaleChartFile})\n`
       : '',
+    '### Leader mode against per-fire claims (issue #16)',
+    '',
+    'Claims per fire: fires sent to the backend (single claims + requests inside `claimMany` ' +
+      'batches) over all 4 instances, per job. Per-fire claiming sends one per instance (4, more ' +
+      'when a claim is refused `early` and sent again); in leader mode only the leader claims.',
+    '',
+    rows.length ? leaderTable(rows) : '_not run_',
+    '',
     '### Against the goals (2-core machine)',
     '',
     'Goal: lateness p99 at 1 000 jobs × 4 instances ≤ 50 ms on memory, Redis and PostgreSQL, ' +

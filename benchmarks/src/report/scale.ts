@@ -28,6 +28,10 @@ export interface FleetRow extends JobAccount {
   settledAfterMs: number;
   /** ms from the first wake until the last process had started its schedulers (≤ 0: in time). */
   startedAfterMs: number;
+  /** Leader cells: when the first leader was elected, ms after the first wake (`null`: none). */
+  electedAfterMs: number | null;
+  /** Fires sent to the backend over all instances (single claims + batched requests) per job. */
+  claimsPerFire: number;
   /** Lock calls per instance per wake (mean over instances). */
   perWake: { claim: number; claimMany: number; batchedFires: number; release: number };
   /** Ledger files read and lines that did not parse (a torn write). */
@@ -56,6 +60,7 @@ export function emptyRow(
     ...{ lateness: summarize([]), won: 0, lost: 0, busy: 0, failed: 0, early: 0 },
     complete: false,
     ...{ settledAfterMs: 0, startedAfterMs: 0, verified: 'n/a' },
+    ...{ electedAfterMs: null, claimsPerFire: 0 },
     perWake: { claim: 0, claimMany: 0, batchedFires: 0, release: 0 },
     ledger: { files: 0, torn: 0 },
   };
@@ -170,44 +175,83 @@ export function goalsTable(goals: readonly GoalRow[]): string {
   );
 }
 
+const callsCell = (w: FleetRow['perWake']): string =>
+  `${fixed(w.claim)} / ${fixed(w.claimMany)}${w.claimMany ? ` (${fixed(w.batchedFires / w.claimMany)} fires/call)` : ''}`;
+
+const answeredCell = (r: FleetRow): string => {
+  const late = r.startedAfterMs > 0 ? ` (started ${ms(r.startedAfterMs)} ms late)` : '';
+  const elected =
+    r.mode !== 'leader'
+      ? ''
+      : r.electedAfterMs === null
+        ? ' (no leader elected)'
+        : r.electedAfterMs > 0
+          ? ` (leader elected ${ms(r.electedAfterMs)} ms after the fire)`
+          : '';
+  return `${ms(r.settledAfterMs)} ms${r.complete ? '' : ' (deadline)'}${late}${elected}`;
+};
+
 /** The cells table: one row per backend × mode × job count. */
 export function scaleTable(rows: readonly FleetRow[]): string {
+  const headers = [
+    ...['backend', 'mode', 'jobs due together × wakes', 'ran', 'duplicates', 'missed'],
+    ...['skipped (claim failed)', 'lateness p50 ms', 'p99 ms', 'max ms', 'claims per fire'],
+    ...['claim / claimMany calls per instance per wake', 'releases per instance per wake'],
+    ...['all claims answered after', 'inspect'],
+  ];
   return table(
-    [
-      ...['backend', 'mode', 'jobs due together × wakes', 'ran', 'duplicates', 'missed'],
-      ...['skipped (claim failed)', 'lateness p50 ms', 'p99 ms', 'max ms'],
-      ...['claim / claimMany calls per instance per wake', 'releases per instance per wake'],
-      ...['all claims answered after', 'inspect'],
-    ],
+    headers,
     rows.map((r) => {
       const head = [label(r), r.mode, `${int(r.jobsPerWake)} × ${r.wakes}`];
       if (r.unavailable || r.failure) {
-        return [
-          ...head,
-          r.unavailable ?? 'failed',
-          '',
-          '',
-          '',
-          '',
-          '',
-          '',
-          '',
-          '',
-          r.failure ?? '',
-          '',
-        ];
+        const blank = headers.slice(4, -2).map(() => '');
+        return [...head, r.unavailable ?? 'failed', ...blank, r.failure ?? '', ''];
       }
-      const late = r.startedAfterMs > 0 ? ` (started ${ms(r.startedAfterMs)} ms late)` : '';
       return [
         ...[...head, int(r.ran), int(r.duplicates), int(r.missed), int(r.skippedUnavailable)],
-        ...[ms(r.lateness.p50), ms(r.lateness.p99), ms(r.lateness.max)],
-        `${fixed(r.perWake.claim)} / ${fixed(r.perWake.claimMany)}${r.perWake.claimMany ? ` (${fixed(r.perWake.batchedFires / r.perWake.claimMany)} fires/call)` : ''}`,
-        fixed(r.perWake.release),
-        `${ms(r.settledAfterMs)} ms${r.complete ? '' : ' (deadline)'}${late}`,
-        r.verified,
+        ...[ms(r.lateness.p50), ms(r.lateness.p99), ms(r.lateness.max), fixed(r.claimsPerFire)],
+        ...[callsCell(r.perWake), fixed(r.perWake.release), answeredCell(r), r.verified],
       ];
     }),
     ['left', 'left', 'left'],
+  );
+}
+
+/**
+ * Leader mode against per-fire claims (`batched`, the same lock path) per backend and job
+ * count: fires sent to the backend per job over the whole fleet (per-fire: one per instance;
+ * leader: 1) and lateness p99.
+ */
+export function leaderTable(rows: readonly FleetRow[]): string {
+  const pairs = rows.flatMap((leader) => {
+    if (leader.mode !== 'leader' || !measured(leader)) return [];
+    const find = (mode: ClaimMode) =>
+      rows.find(
+        (r) =>
+          r.backend === leader.backend &&
+          r.mode === mode &&
+          r.jobsPerWake === leader.jobsPerWake &&
+          measured(r),
+      );
+    return [{ leader, perFire: find('batched') ?? find('unbatched') }];
+  });
+  if (pairs.length === 0) return '_no leader cells measured_';
+  return table(
+    [
+      ...['backend', 'jobs due together × wakes', 'per-fire claims: mode', 'claims per fire'],
+      'p99 ms',
+      ...['leader mode: claims per fire', 'p99 ms', 'leader elected (ms after the fire)'],
+    ],
+    pairs.map(({ leader, perFire }) => [
+      ...[leader.backend, `${int(leader.jobsPerWake)} × ${leader.wakes}`],
+      ...[perFire?.mode ?? 'n/a', perFire ? fixed(perFire.claimsPerFire) : 'n/a'],
+      ms(perFire?.lateness.p99),
+      ...[
+        fixed(leader.claimsPerFire),
+        ms(leader.lateness.p99),
+        leader.electedAfterMs === null ? 'none' : int(leader.electedAfterMs),
+      ],
+    ]),
   );
 }
 

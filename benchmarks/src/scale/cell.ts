@@ -3,11 +3,15 @@
  * Plain data, sent to every instance process.
  */
 
-/** How the schedulers claim fires due together. */
-export type ClaimMode = 'unbatched' | 'batched';
+/**
+ * How the schedulers claim fires due together: every instance claims every fire, in single
+ * claims (`unbatched`) or `claimMany` batches (`batched`); or only the elected leader claims
+ * (`leader`, scheduler `mode: 'leader'`, batched where the lock can).
+ */
+export type ClaimMode = 'unbatched' | 'batched' | 'leader';
 
-/** Both modes, in report order. */
-export const CLAIM_MODES: readonly ClaimMode[] = ['unbatched', 'batched'];
+/** Every mode, in report order. */
+export const CLAIM_MODES: readonly ClaimMode[] = ['unbatched', 'batched', 'leader'];
 
 /** A cell: `jobsPerWake` jobs due at each of `wakes` instants `wakeGapMs` apart from `fireAt`. */
 export interface ScaleCell {

@@ -1,12 +1,17 @@
-import type { Lock, SchedulerOptions } from '@fleetcron/core';
+import type { Elector, Lock, SchedulerOptions } from '@fleetcron/core';
 import type { ClaimMode } from './cell.js';
 
 /**
  * Whether a cell in `mode` can run, and if not why: a batched cell needs a lock with
- * `claimMany` (`lockCanBatch`, see `canBatch`).
+ * `claimMany` (`lockCanBatch`, see `canBatch`), a leader cell an elector on the backend.
  */
-export function modeUnavailable(mode: ClaimMode, lockCanBatch: boolean): string | null {
+export function modeUnavailable(
+  mode: ClaimMode,
+  lockCanBatch: boolean,
+  hasElector = true,
+): string | null {
   if (mode === 'batched' && !lockCanBatch) return 'n/a: the lock has no claimMany';
+  if (mode === 'leader' && !hasElector) return 'n/a: no elector for this backend';
   return null;
 }
 
@@ -41,11 +46,19 @@ export function withoutBatches(lock: Lock): Lock {
  * default batch size. `unbatched`: the lock {@link withoutBatches}, so the scheduler sends
  * single claims bounded by `maxConcurrentClaims` (its path for locks without `claimMany`).
  * (`claimBatchSize: 1` is not used: on a lock with `claimMany` it sends one `claimMany` of 1
- * per fire, every one at once, unbounded by `maxConcurrentClaims`.)
+ * per fire, every one at once, unbounded by `maxConcurrentClaims`.) `leader`: the lock as it
+ * is, `mode: 'leader'` with `elector` and the cell's own election name.
  */
 export function modeSetup(
   mode: ClaimMode,
   lock: Lock,
+  leader: { elector: Elector | undefined; election: string },
 ): { lock: Lock; options: Partial<SchedulerOptions> } {
-  return mode === 'batched' ? { lock, options: {} } : { lock: withoutBatches(lock), options: {} };
+  if (mode === 'unbatched') return { lock: withoutBatches(lock), options: {} };
+  if (mode === 'batched') return { lock, options: {} };
+  if (!leader.elector) throw new Error('a leader cell needs an elector on the backend');
+  return {
+    lock,
+    options: { mode: 'leader', elector: leader.elector, election: leader.election },
+  };
 }

@@ -23,6 +23,9 @@ const WAKE_GAP_MS = 200;
 /** Time from sending a cell until its first wake: start-up of the schedulers with all jobs added. */
 const leadMs = (jobs: number): number => 500 + Math.ceil(jobs * 0.3);
 
+/** Extra lead of a leader cell: its candidates campaign at `start()`, a leader must be elected by the fire. */
+const LEADER_LEAD_MS = 800;
+
 /** How long after its last wake a cell waits for every claim to be answered. */
 const deadlineMs = (jobs: number): number => 30_000 + jobs * 10;
 
@@ -41,6 +44,7 @@ export class ScaleFleet {
   private holders: { worker: WorkerProcess; instances: number[] }[] = [];
   private backend = '';
   private lockCanBatch = false;
+  private hasElector = false;
   private cells = 0;
 
   private constructor(
@@ -73,22 +77,23 @@ export class ScaleFleet {
       ),
     );
     this.lockCanBatch = answers.every((a) => a.canBatch);
+    this.hasElector = answers.every((a) => a.hasElector);
   }
 
   /**
-   * One unrecorded cell per mode (16 jobs × 2 wakes): opens every pooled connection and warms
+   * One unrecorded cell per per-fire mode (16 jobs × 2 wakes): opens every pooled connection and warms
    * the scheduler's code paths, so the first recorded cell (the 1-job reference) is not the
    * one that pays for it. Its rows are dropped; a failure shows in the recorded cells.
    */
   async warmUp(): Promise<void> {
-    for (const mode of CLAIM_MODES) {
+    for (const mode of ['unbatched', 'batched'] as const) {
       await this.runCell(mode, 16, 2).catch(() => null);
     }
   }
 
   /** Why `mode` cannot run on this backend, or `null` when it can. */
   unavailable(mode: ClaimMode): string | null {
-    return modeUnavailable(mode, this.lockCanBatch);
+    return modeUnavailable(mode, this.lockCanBatch, this.hasElector);
   }
 
   /** Runs one cell: `jobsPerWake` jobs due at each of `wakes` instants, claimed in `mode`. */
@@ -100,7 +105,8 @@ export class ScaleFleet {
     const cell: ScaleCell = {
       prefix: `scale-${this.runTag}-${++this.cells}`,
       ...{ jobsPerWake, wakes, wakeGapMs: WAKE_GAP_MS, mode },
-      fireAt: Date.now() + leadMs(jobs),
+      // leader cells: time for the first campaign before the fire (no leader, no claim)
+      fireAt: Date.now() + leadMs(jobs) + (mode === 'leader' ? LEADER_LEAD_MS : 0),
       deadlineMs: deadlineMs(jobs),
       ledgerDir: this.ledgerDir,
     };
@@ -133,8 +139,14 @@ export class ScaleFleet {
       failed: sum((r) => r.failed),
       early: sum((r) => r.early),
       complete: results.every((r) => r.complete),
-      settledAfterMs: Math.max(...results.map((r) => r.settledAfterMs)),
+      settledAfterMs: Math.max(
+        ...(results.some((r) => !r.follower) ? results.filter((r) => !r.follower) : results).map(
+          (r) => r.settledAfterMs,
+        ),
+      ),
       startedAfterMs: Math.max(...results.map((r) => r.startedAfterMs)),
+      electedAfterMs: electedAfter(results),
+      claimsPerFire: calls.reduce((s, c) => s + c.claim + c.claimManyRequests, 0) / cellJobs(cell),
       perWake: {
         claim: perWake((c) => c.claim),
         claimMany: perWake((c) => c.claimMany),
@@ -159,17 +171,29 @@ export class ScaleFleet {
   }
 }
 
-/** The cells of one backend, in run order: each job count in both modes, side by side. */
+/** When the first leader of a leader cell was elected, ms after the first wake (`null`: none, or not a leader cell). */
+function electedAfter(results: readonly FleetResult[]): number | null {
+  const times = results.map((r) => r.electedAfterMs).filter((t): t is number => t !== null);
+  return times.length ? Math.min(...times) : null;
+}
+
+/**
+ * The cells of one backend, in run order: each job count in every mode, side by side (`quick`:
+ * no leader cell for the 1-job reference, to keep the smoke run short).
+ */
 export function scaleCells(
   jobCounts: readonly number[],
   singleWakes: number,
+  quick = false,
 ): { mode: ClaimMode; jobsPerWake: number; wakes: number }[] {
   const counts: [number, number][] = [
     [1, singleWakes],
     ...jobCounts.map((n): [number, number] => [n, 1]),
   ];
   return counts.flatMap(([jobsPerWake, wakes]) =>
-    CLAIM_MODES.map((mode) => ({ mode, jobsPerWake, wakes })),
+    CLAIM_MODES.filter((mode) => !(quick && jobsPerWake === 1 && mode === 'leader')).map(
+      (mode) => ({ mode, jobsPerWake, wakes }),
+    ),
   );
 }
 

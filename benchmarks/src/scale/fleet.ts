@@ -1,15 +1,20 @@
 import { once } from 'node:events';
 import { createWriteStream, type WriteStream } from 'node:fs';
-import { at, type FleetcronEvent, Scheduler, subscribe } from '@fleetcron/core';
+import { at, type Elector, type FleetcronEvent, Scheduler, subscribe } from '@fleetcron/core';
 import { cellJobs, jobFireAt, ledgerFile, type ScaleCell, scaleJobName } from './cell.js';
 import { modeSetup } from './claim-mode.js';
 import type { CountingLock, LockCalls } from './counting-lock.js';
 
-/** One instance of the scale scenario: its global index and its counted lock. */
+/** One instance of the scale scenario: its global index, its counted lock, its elector. */
 export interface FleetInstance {
   index: number;
   counted: CountingLock;
+  /** For `leader` cells; absent where the backend has no elector. */
+  elector?: Elector;
 }
+
+/** A follower process (leader cells) is done this long after the last wake with no claim of its own. */
+const FOLLOWER_SETTLE_MS = 300;
 
 /** What the instances of one process observed in one cell (runs are in the ledger files). */
 export interface FleetResult {
@@ -29,6 +34,10 @@ export interface FleetResult {
   settledAfterMs: number;
   /** ms from the first wake until this process's schedulers had started (≤ 0: in time). */
   startedAfterMs: number;
+  /** Leader cells: ms from the first wake until an instance of this process was elected, if one was. */
+  electedAfterMs: number | null;
+  /** Leader cells: no instance of this process led or claimed (its `settledAfterMs` says nothing). */
+  follower: boolean;
 }
 
 /** A line of the ledger: one run, appended by the instance that ran it. */
@@ -53,17 +62,29 @@ export async function runFleet(
   const lastWake = jobFireAt(cell, jobs - 1);
   const result: FleetResult = {
     ...{ failedJobs: [], won: 0, lost: 0, busy: 0, failed: 0, early: 0, calls: [] },
-    ...{ complete: false, settledAfterMs: 0, startedAfterMs: 0 },
+    ...{ complete: false, settledAfterMs: 0, startedAfterMs: 0, electedAfterMs: null },
+    follower: false,
   };
+  // per-fire modes: every instance answers every job; leader: the leader answers each job once
+  const leaderCell = cell.mode === 'leader';
+  const answeredJobs = new Uint8Array(jobs);
   const ids = new Set(instances.map(({ index }) => `scale-i${index}`));
   const prefix = `${cell.prefix}-`;
-  let pending = jobs * instances.length;
+  let pending = leaderCell ? jobs : jobs * instances.length;
   let settled = () => {};
   const done = new Promise<void>((resolve) => {
     settled = resolve;
   });
+  const finish = () => {
+    result.settledAfterMs = Date.now() - lastWake;
+    settled();
+  };
   const unsubscribe = subscribe((event: FleetcronEvent) => {
-    if (!ids.has(event.instanceId) || !event.job?.startsWith(prefix)) return;
+    if (!ids.has(event.instanceId)) return;
+    if (event.type === 'leader.changed' && event.isLeader && event.election === cell.prefix) {
+      result.electedAfterMs ??= Date.now() - cell.fireAt;
+    }
+    if (!event.job?.startsWith(prefix)) return;
     const type = event.type;
     if (type === 'claim.lost' && event.reason === 'early') {
       result.early++; // claimed again on time: not an answer yet
@@ -76,17 +97,22 @@ export async function runFleet(
       result.failed++;
       result.failedJobs.push(Number(event.job.slice(prefix.length)));
     } else return;
-    if (--pending === 0) {
-      result.settledAfterMs = Date.now() - lastWake;
-      settled();
+    if (leaderCell) {
+      const job = Number(event.job.slice(prefix.length));
+      if (answeredJobs[job]) return;
+      answeredJobs[job] = 1;
     }
+    if (--pending === 0) finish();
   });
   const ledgers: WriteStream[] = [];
-  const schedulers = instances.map(({ index, counted }) => {
+  const schedulers = instances.map(({ index, counted, elector }) => {
     counted.reset();
     const ledger = createWriteStream(ledgerFile(cell, index), { flags: 'a' });
     ledgers.push(ledger);
-    const { lock, options } = modeSetup(cell.mode, counted.lock);
+    const { lock, options } = modeSetup(cell.mode, counted.lock, {
+      elector,
+      election: cell.prefix,
+    });
     const scheduler = new Scheduler({
       lock,
       instanceId: `scale-i${index}`,
@@ -113,6 +139,17 @@ export async function runFleet(
   try {
     for (const scheduler of schedulers) scheduler.start();
     result.startedAfterMs = Date.now() - cell.fireAt;
+    // leader cells: a process none of whose instances leads claims nothing; it is done once the
+    // last wake is past with no claim of its own (the leader's process answers every job)
+    const follower = leaderCell
+      ? setInterval(() => {
+          const idle = pending === jobs && !schedulers.some((s) => s.isLeader);
+          if (idle && Date.now() > lastWake + FOLLOWER_SETTLE_MS) {
+            result.follower = true;
+            finish();
+          }
+        }, 100)
+      : undefined;
     let timer: NodeJS.Timeout | undefined;
     result.complete = await Promise.race([
       done.then(() => true),
@@ -124,6 +161,7 @@ export async function runFleet(
       }),
     ]);
     clearTimeout(timer);
+    clearInterval(follower);
     if (!result.complete) result.settledAfterMs = Date.now() - lastWake;
   } finally {
     unsubscribe();

@@ -10,9 +10,6 @@ import {
 } from '@fleetcron/core';
 import type { LockKeys } from './keys.js';
 
-/** Keys the claim script takes per request (see scripts.ts, `CLAIM`). */
-export const CLAIM_KEYS_PER_REQUEST = 5;
-
 /**
  * Checks one claim request before it is sent (fireAt an integer, catch-up part, lease length)
  * and answers its lease length in whole ms. Throws `InvalidOptionError` naming the field.
@@ -25,7 +22,7 @@ export function checkClaim(request: ClaimRequest): number {
   return leaseMs;
 }
 
-/** Appends the claim script's KEYS of one request to `keys`. */
+/** Appends the claim script's 5 KEYS of one request to `keys` (see scripts.ts, `CLAIM`). */
 export function pushClaimKeys(keys: string[], lockKeys: LockKeys, fireAt: number): void {
   keys.push(lockKeys.fire + fireAt, lockKeys.fires, lockKeys.leases, lockKeys.token, lockKeys.mark);
 }

@@ -16,6 +16,7 @@ import { leaseFor, pollUntil, using, waitUntilTime } from '../util.js';
 import { fleetControlScenarios } from './control-scenarios.js';
 import { freezeScenarios } from './freeze-scenarios.js';
 import { leaderModeScenarios } from './leader-mode-scenarios.js';
+import { shardScenarios } from './shard-scenarios.js';
 import { fleetOnBackendClock } from './skew-scenario.js';
 
 /** Clock offsets of the three instances of the skewed-fleet scenario, ms. */
@@ -242,6 +243,7 @@ export const fleetScenarios = {
   ...freezeScenarios,
   ...fleetControlScenarios,
   ...leaderModeScenarios,
+  ...shardScenarios,
 } as const satisfies Record<string, FleetScenario>;
 
 /** Name of a fleet scenario. */

@@ -1,0 +1,81 @@
+import type { LedgerEntry } from './ledger.js';
+
+/**
+ * Judgements of the sharded-fire fleet scenarios, from the append-only ledger: pure functions,
+ * each returning one sentence per violation (an empty list when the rule holds).
+ */
+
+const time = (ms: number) => new Date(ms).toISOString().slice(11, 23);
+
+/** Start lines of the parts of `job`'s fire `fireAt`, by part index. */
+export function partsOf(
+  starts: readonly LedgerEntry[],
+  fireAt: number,
+): Map<number, LedgerEntry[]> {
+  const byIndex = new Map<number, LedgerEntry[]>();
+  for (const s of starts) {
+    if (s.fireAt !== fireAt || s.shard === undefined) continue;
+    byIndex.set(s.shard.index, [...(byIndex.get(s.shard.index) ?? []), s]);
+  }
+  return byIndex;
+}
+
+/** Every part `0 … count − 1` of each fire in `fires` started exactly once, with its `ctx.shard`. */
+export function partViolations(
+  starts: readonly LedgerEntry[],
+  fires: readonly number[],
+  count: number,
+): string[] {
+  const violations: string[] = [];
+  for (const fireAt of fires) {
+    const parts = partsOf(starts, fireAt);
+    for (let index = 0; index < count; index++) {
+      const runs = parts.get(index) ?? [];
+      if (runs.length === 1 && runs[0]!.shard?.count === count) continue;
+      const who = runs.map((r) => `${r.instance} (count ${r.shard?.count})`).join(', ');
+      violations.push(
+        `fire ${time(fireAt)} part ${index}/${count} started ${runs.length} times${who ? `: ${who}` : ''}`,
+      );
+    }
+    const extra = [...parts.keys()].filter((i) => i < 0 || i >= count);
+    if (extra.length > 0) violations.push(`fire ${time(fireAt)} ran parts ${extra} of ${count}`);
+  }
+  return violations;
+}
+
+/**
+ * The spread bound of one fire: with `live` instances, none runs more than ⌈n / live⌉ + 1 parts
+ * while another live instance runs none. `live`: the instances live at that fire.
+ */
+export function spreadViolation(
+  starts: readonly LedgerEntry[],
+  fireAt: number,
+  count: number,
+  live: readonly string[],
+): string | null {
+  const per = new Map<string, number>(live.map((id) => [id, 0]));
+  for (const s of starts) {
+    if (s.fireAt === fireAt && s.shard) per.set(s.instance, (per.get(s.instance) ?? 0) + 1);
+  }
+  const bound = Math.ceil(count / live.length) + 1;
+  const idle = live.filter((id) => per.get(id) === 0);
+  const heavy = [...per].filter(([, n]) => n > bound);
+  if (idle.length === 0 || heavy.length === 0) return null;
+  const spread = [...per].map(([id, n]) => `${id} ${n}`).join(', ');
+  return `fire ${time(fireAt)}: ${heavy.map(([id]) => id).join(', ')} ran more than ⌈${count}/${live.length}⌉ + 1 = ${bound} parts while ${idle.join(', ')} ran none (${spread})`;
+}
+
+/** Runs that started and never ended (their process died mid-run). */
+export function openRuns(entries: readonly LedgerEntry[], instance: string): LedgerEntry[] {
+  const ended = new Set(
+    entries
+      .filter((e) => e.kind === 'end' && e.instance === instance)
+      .map((e) => `${e.job} ${e.fireAt} ${e.shard?.index}`),
+  );
+  return entries.filter(
+    (e) =>
+      e.kind === 'start' &&
+      e.instance === instance &&
+      !ended.has(`${e.job} ${e.fireAt} ${e.shard?.index}`),
+  );
+}

@@ -1,0 +1,160 @@
+import { expect } from 'vitest';
+import type { FleetScenario } from '../types.js';
+import { pollUntil, waitUntilTime } from '../util.js';
+import type { ChildJob } from './child-config.js';
+import type { InstanceChild } from './child-process.js';
+import {
+  allExecutions,
+  CONTROL_HEARTBEAT_MS,
+  type ControlSetup,
+  formatExecutions,
+  withControlSetup,
+} from './control-harness.js';
+import { eachJoinAndLeave } from './each-scenario.js';
+import { startLines, startModeChildren, stopAll } from './mode-fleet.js';
+import { openRuns, partViolations, spreadViolation } from './shard-judge.js';
+
+/** Parts of each fire. */
+const SHARD_COUNT = 8;
+/** Fires judged. */
+const SHARD_FIRES = 100;
+/** Interval of the sharded job, ms (a part's lease never limits it: overlap 'allow'). */
+const SHARD_EVERY_MS = 300;
+/** The schedulers' `shardGraceMs`. */
+const SHARD_GRACE_MS = 1_000;
+/** Instances of the fleet (3–5: five keep 8 ≤ live · (live − 1) even after the kill). */
+const SHARD_INSTANCES = 5;
+/** Which instance is SIGKILLed mid-run (its runs are long, so a kill lands inside one). */
+const VICTIM = 2;
+/** The fire (counted from the first judged one) after which the victim is killed. */
+const KILL_AFTER_FIRE = 40;
+
+/**
+ * The sharded job. Overlap `'allow'`: each fire's parts get leases of their own, so the lease of a
+ * part killed mid-run does not make the same part of the next fires `busy` (that is the overlap
+ * policy's business, judged elsewhere). `onHolderLost` is the default, `'record'`.
+ */
+const shardJob = (workMs: number): ChildJob => ({
+  name: 'sharded-job',
+  everyMs: SHARD_EVERY_MS,
+  workMs,
+  shards: SHARD_COUNT,
+  overlap: 'allow',
+});
+
+/** Waits until the victim is inside a run of a judged fire, then SIGKILLs it; returns when. */
+async function killMidRun(setup: ControlSetup, victim: string, child: InstanceChild, from: number) {
+  try {
+    await pollUntil(
+      () => openRuns(setup.ledger.read(), victim).some((e) => (e.fireAt ?? 0) >= from),
+      { timeoutMs: 10_000 * setup.scale, intervalMs: 10, message: `${victim} inside a run` },
+    );
+  } catch {
+    // killed anyway; the judgement says the kill did not land inside a run
+  }
+  const at = Date.now();
+  await child.kill();
+  return at;
+}
+
+/**
+ * Sharded fires with real processes: five instances run a job with `shards: 8` for 100 fires;
+ * one (whose runs are long) is SIGKILLed in the middle of a run. Judged from the ledger: every
+ * part of every fire ran exactly once (the killed part is not rerun: `onHolderLost: 'record'`,
+ * and it is recorded `lease_lost` where the lock can find lost holders); no instance ran more
+ * than ⌈8 / live⌉ + 1 parts of a fire while another live instance ran none.
+ */
+export const shardsExactlyOnceAndSpread: FleetScenario = {
+  title:
+    'shards: 8 on 5 instances, 100 fires, one SIGKILLed mid-run: every part exactly once (the killed part recorded, not rerun), spread within ⌈n/live⌉ + 1',
+  timeoutMs: 150_000,
+  run: (options) =>
+    withControlSetup(options, async (setup) => {
+      const { ledger, store, tag, scale, leaseMs } = setup;
+      const ids = Array.from({ length: SHARD_INSTANCES }, (_, i) => `shard-${i}-${tag}`);
+      const victim = ids[VICTIM]!;
+      const modes = { shardGraceMs: SHARD_GRACE_MS, startOnGo: true };
+      const children = [
+        ...(await startModeChildren(setup, ids.slice(0, VICTIM), [shardJob(20)], modes)),
+        ...(await startModeChildren(setup, [victim], [shardJob(SHARD_EVERY_MS - 50)], modes)),
+        ...(await startModeChildren(setup, ids.slice(VICTIM + 1), [shardJob(20)], modes)),
+      ];
+      let killedAt = Number.POSITIVE_INFINITY;
+      // judged: after three heartbeats and a grace (every view of the registry agrees)
+      const goAt = Date.now();
+      const warm = goAt + 3 * CONTROL_HEARTBEAT_MS + SHARD_GRACE_MS + 1_000;
+      const first = Math.ceil(warm / SHARD_EVERY_MS) * SHARD_EVERY_MS;
+      const fires = Array.from({ length: SHARD_FIRES }, (_, i) => first + i * SHARD_EVERY_MS);
+      const last = fires.at(-1)!;
+      try {
+        await Promise.all(children.map((c) => c.go(30_000 * scale)));
+        const killFrom = first + KILL_AFTER_FIRE * SHARD_EVERY_MS;
+        await waitUntilTime(killFrom, 'the fire after which the victim is killed');
+        killedAt = await killMidRun(setup, victim, children[VICTIM]!, killFrom);
+        // the last fire's fallback claims come within two graces (three once holding a part)
+        await waitUntilTime(last + 3 * SHARD_GRACE_MS + 1_500, `${SHARD_FIRES} fires`);
+        const killed = openRuns(ledger.read(), victim);
+        if (setup.capabilities.durableMark !== undefined && killed.length > 0) {
+          await pollUntil(
+            async () => {
+              const rows = await allExecutions(store, 'sharded-job');
+              return killed.every((k) =>
+                rows.some(
+                  (r) =>
+                    r.instanceId === victim &&
+                    r.fireAt === k.fireAt &&
+                    r.shard?.index === k.shard?.index &&
+                    r.status === 'lease_lost',
+                ),
+              );
+            },
+            {
+              timeoutMs: (leaseMs * 3 + 20_000) * scale,
+              message: "the killed instance's parts recorded lease_lost",
+            },
+          );
+        }
+      } finally {
+        await stopAll(
+          children.filter((_, i) => i !== VICTIM),
+          [children[VICTIM]!],
+          scale,
+        );
+      }
+
+      const entries = ledger.read();
+      const starts = startLines(entries, 'sharded-job');
+      const spread = fires.flatMap((fireAt) => {
+        const live = ids.filter((id) => id !== victim || fireAt < killedAt);
+        return spreadViolation(starts, fireAt, SHARD_COUNT, live) ?? [];
+      });
+      expect(spread, 'fires whose parts were not spread within the bound').toEqual([]);
+      expect(
+        partViolations(starts, fires, SHARD_COUNT),
+        `parts that did not start exactly once (of ${SHARD_FIRES} fires)`,
+      ).toEqual([]);
+      const killed = openRuns(entries, victim).filter((e) => fires.includes(e.fireAt ?? 0));
+      expect(
+        killed.length,
+        `${victim} was SIGKILLed inside a run of a judged fire`,
+      ).toBeGreaterThan(0);
+      const rows = await allExecutions(store, 'sharded-job');
+      for (const k of killed) {
+        const row = rows.find(
+          (r) =>
+            r.instanceId === victim && r.fireAt === k.fireAt && r.shard?.index === k.shard?.index,
+        );
+        const expected = setup.capabilities.durableMark === undefined ? 'running' : 'lease_lost';
+        expect(
+          row?.status,
+          `the killed part ${k.shard?.index} of fire ${k.fireAt} is recorded:\n${formatExecutions(rows.filter((r) => r.fireAt === k.fireAt))}`,
+        ).toBe(expected);
+      }
+    }),
+};
+
+/** The sharded-fire scenarios, as `runFleetConformance` registers them. */
+export const shardScenarios = {
+  shardsExactlyOnceAndSpread,
+  eachJoinAndLeave,
+} as const satisfies Record<string, FleetScenario>;

@@ -1,5 +1,5 @@
 import { toError } from '../errors.js';
-import { type CatchUpDeps, catchUp } from './catch-up.js';
+import { type CatchUpDeps, catchUp, mayHaveMissed } from './catch-up.js';
 import type { NormalizedJob } from './job.js';
 
 /** How many jobs catch up at once at `start()` (each reads the lock's mark first). */
@@ -28,6 +28,8 @@ export class CatchUpStart {
     const startedAt = this.d.clock.now();
     const queue: Array<{ job: NormalizedJob; done: () => void }> = [];
     for (const job of jobs) {
+      // nothing to catch up (e.g. an `at()` ahead): no mark read, and its fires are not held
+      if (!mayHaveMissed(this.d.lock, job, startedAt)) continue;
       this.pending.set(job.name, new Promise<void>((done) => queue.push({ job, done })));
     }
     const worker = async () => {

@@ -88,6 +88,24 @@ export function catchUpGraceMs(lock: Lock): number {
   return Math.max(1_000, (lock.capabilities.earlyToleranceMs ?? 0) + 500);
 }
 
+/**
+ * Whether `job` can have a fire to catch up at `start()` (`startedAt`, on the fleet's clock):
+ * the lock keeps a mark, and the trigger fires at all at or before the catch-up bound
+ * (`startedAt` less {@link catchUpGraceMs}). Catch-up claims only fires after the mark (an epoch
+ * time) and at or before that bound, so a job whose first fire is later (an `at()` still ahead)
+ * has nothing to catch up whatever its mark: its pass (a mark read) is skipped and its regular
+ * claims are not held. A trigger that throws counts as `true` (the pass reports it).
+ */
+export function mayHaveMissed(lock: Lock, job: NormalizedJob, startedAt: number): boolean {
+  if (lock.capabilities.durableMark === undefined) return false; // no mark: nothing is known
+  try {
+    const first = job.trigger.next(new Date(0));
+    return first !== null && first.getTime() <= startedAt - catchUpGraceMs(lock);
+  } catch {
+    return true;
+  }
+}
+
 /** What catching up needs from its scheduler. */
 export interface CatchUpDeps {
   readonly lock: Lock;

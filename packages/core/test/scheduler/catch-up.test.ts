@@ -1,15 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import {
+  at,
   type CatchUpPolicy,
   every,
   FakeClock,
   isFleetcronError,
   type Lock,
+  type LockInspection,
   MemoryLock,
   MemoryStore,
   Scheduler,
 } from '../../src/index.js';
 import { catchUpPlan, missedFires } from '../../src/scheduler/catch-up.js';
+import { BatchLock } from './batch-lock.js';
 import { allHistory, recordEvents } from './helpers.js';
 
 const MIN = 60_000;
@@ -274,6 +277,39 @@ describe('catch-up with a trigger that throws', () => {
     expect(warnings).toContain('fleetcron: catch-up failed');
     expect(runs).toEqual([MIN, 3 * MIN]);
     stopping = s.stop();
+    await fake.advance(0);
+    await stopping;
+  });
+});
+
+describe('catch-up pass only for jobs that can have missed a fire', () => {
+  it('at() jobs ahead are not held behind mark reads: claimed together on their wake, never inspected', async () => {
+    const fake = new FakeClock(5 * MIN);
+    const inspected: string[] = [];
+    /** A lock whose mark reads never answer (a pass holds its job's claims up to the lease). */
+    class HangingMarks extends BatchLock {
+      override inspect(key: string): Promise<LockInspection> {
+        inspected.push(key);
+        return new Promise(() => {});
+      }
+    }
+    const lock = new HangingMarks(new MemoryLock({ clock: fake }));
+    const s = new Scheduler({ lock, clock: fake, instanceId: 'a' });
+    const ran: string[] = [];
+    const fireAt = 5 * MIN + 10_000;
+    for (let i = 0; i < 8; i++) {
+      s.add({ name: `at-${i}`, trigger: at(fireAt), run: (c) => void ran.push(c.job) });
+    }
+    s.add({ name: 'minutely', trigger: every(MIN), run: () => {} }); // fired before start(): read
+    s.start();
+    await fake.advanceTo(fireAt);
+    for (let i = 0; i < 10; i++) await fake.flush();
+    expect(inspected).toEqual(['minutely']);
+    expect(lock.claimBatches.map((b) => b.requests.map((r) => r.key).sort())).toEqual([
+      Array.from({ length: 8 }, (_, i) => `at-${i}`),
+    ]);
+    expect(ran.sort()).toEqual(Array.from({ length: 8 }, (_, i) => `at-${i}`));
+    const stopping = s.stop();
     await fake.advance(0);
     await stopping;
   });

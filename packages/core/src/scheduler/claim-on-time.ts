@@ -1,4 +1,9 @@
+import type { ClockSample } from '../fleet-clock/offset-estimator.js';
+import type { Logger } from '../middleware.js';
+import { fireLockKey } from '../shards/part-keys.js';
 import { type ClaimContext, type ClaimOutcome, claimFire } from './claim.js';
+import type { FireEvents } from './fire-events.js';
+import type { FireDeps, FireKind } from './fire-types.js';
 import type { NormalizedJob } from './job.js';
 import type { TimerQueue } from './timer-queue.js';
 
@@ -13,6 +18,45 @@ export interface OnTimeContext extends ClaimContext {
   readonly queue: TimerQueue;
   /** Aborted when `stop()` begins: a fire waiting to claim again is dropped. */
   readonly claimsStopped: AbortSignal;
+}
+
+/** The fire a claim context is built for (a `FireRun`). */
+export interface ClaimingFire {
+  readonly job: NormalizedJob;
+  readonly kind: FireKind;
+  readonly events: FireEvents;
+  readonly log: Logger;
+}
+
+/**
+ * The claim context of `fire` on the fire path's `deps` (one per fire, built as one plain
+ * object: nested spreads made this ~10x slower in V8). `stopping` aborts when `stop()` stops
+ * waiting for the fire; `sampled` takes the backend times of its answers.
+ */
+export function onTimeContext(
+  deps: FireDeps,
+  fire: ClaimingFire,
+  stopping: AbortSignal,
+  sampled: (sample: ClockSample) => void,
+): OnTimeContext {
+  const { job, kind } = fire;
+  return {
+    lock: deps.lock,
+    clock: deps.clock,
+    timers: deps.queue,
+    queue: deps.queue,
+    claims: deps.claims,
+    owner: deps.instanceId,
+    events: fire.events,
+    log: fire.log,
+    stopping,
+    claimsStopped: deps.claimsStopped(),
+    acceptsClaims: () => deps.acceptsClaims(),
+    sampled,
+    catchUp: kind.catchUp,
+    ownLease: kind.missed === true, // recorded only, never run: no overlap to keep
+    key: fireLockKey(job.name, kind.shard, deps.instanceId), // a part's own key
+  };
 }
 
 /**

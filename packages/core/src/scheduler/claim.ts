@@ -113,15 +113,11 @@ function requestOf(
   signal: AbortSignal,
 ): ClaimRequest {
   const exclusive = job.overlap === 'skip' && !c.ownLease;
-  return {
-    key: c.key ?? job.name,
-    fireAt,
-    owner: c.owner,
-    leaseMs: job.leaseMs,
-    exclusive,
-    signal,
-    ...(c.catchUp ? { catchUp: c.catchUp } : {}),
-  };
+  const key = c.key ?? job.name;
+  const { owner, catchUp } = c;
+  // plain literals (a spread per claim is slow in V8); `catchUp` only when set
+  if (!catchUp) return { key, fireAt, owner, leaseMs: job.leaseMs, exclusive, signal };
+  return { key, fireAt, owner, leaseMs: job.leaseMs, exclusive, signal, catchUp };
 }
 
 function noAnswer(lock: Lock, ms: number): BackendUnavailableError {

@@ -66,9 +66,15 @@ export class ClockWatch {
     this.queue?.wallMoved(REKEY_TOLERANCE_MS);
     const { offsetMs, rttMs, boundMs } = estimate;
     safePublish({
-      ...{ instanceId: source.instanceId, job: source.job, fireAt: source.fireAt },
-      ...{ at: this.clock.now(), type: 'clock.offset', backend: source.backend },
-      ...{ offsetMs, rttMs, boundMs },
+      instanceId: source.instanceId,
+      job: source.job,
+      fireAt: source.fireAt,
+      at: this.clock.now(),
+      type: 'clock.offset',
+      backend: source.backend,
+      offsetMs,
+      rttMs,
+      boundMs,
     });
     const skewed = Math.abs(offsetMs) > this.warnMs;
     if (skewed && !this.warned) {

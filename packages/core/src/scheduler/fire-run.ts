@@ -2,8 +2,7 @@ import { type LeaseLostError, toError } from '../errors.js';
 import type { ClockSample } from '../fleet-clock/offset-estimator.js';
 import type { Lease } from '../lock.js';
 import type { Logger } from '../middleware.js';
-import { fireLockKey } from '../shards/part-keys.js';
-import { claimOnTime, type OnTimeContext } from './claim-on-time.js';
+import { claimOnTime, onTimeContext } from './claim-on-time.js';
 import type { LeaseDeadline } from './deadline.js';
 import { FireEvents, type SkipReason } from './fire-events.js';
 import type { FireDeps, FireKind, FireOutcome } from './fire-types.js';
@@ -25,9 +24,11 @@ export class FireRun {
   readonly done: Promise<void>;
   /** How it ended here: `lost`/`dropped` until a status is recorded. */
   outcome: FireOutcome = { status: 'lost', reason: null };
-  private readonly events: FireEvents;
+  /** This fire's events. */
+  readonly events: FireEvents;
   private readonly history: FireHistory;
-  private readonly log: Logger;
+  /** This fire's logger (job, fire time, instance attached). */
+  readonly log: Logger;
   private holding: HeldLease | null = null;
   private running = false;
   private attempt = 1;
@@ -103,7 +104,10 @@ export class FireRun {
   }
 
   private async steps(): Promise<void> {
-    const claim = await claimOnTime(this.claimContext(), this.job, this.fireAt); // 1. claim
+    const context = onTimeContext(this.deps, this, this.stopping.signal, (sample) =>
+      this.sampled(sample),
+    );
+    const claim = await claimOnTime(context, this.job, this.fireAt); // 1. claim
     this.kind.onClaimed?.(claim.status);
     if (claim.status === 'failed') return this.skip('backend_unavailable', null, claim.error);
     if (claim.status === 'busy') return this.skip('overlap', null, null);
@@ -137,22 +141,6 @@ export class FireRun {
     return this.closed || this.stopReason !== null || !this.deps.acceptsRuns();
   }
 
-  private claimContext(): OnTimeContext {
-    const { lock, clock, queue, claims, instanceId } = this.deps;
-    return {
-      ...{ lock, clock, timers: queue, queue, claims, owner: instanceId },
-      events: this.events,
-      log: this.log,
-      stopping: this.stopping.signal,
-      claimsStopped: this.deps.claimsStopped(),
-      acceptsClaims: () => this.deps.acceptsClaims(),
-      sampled: (sample) => this.sampled(sample),
-      ...(this.kind.catchUp ? { catchUp: this.kind.catchUp } : {}),
-      ownLease: this.kind.missed === true, // recorded only, never run: no overlap to keep
-      key: fireLockKey(this.job.name, this.kind.shard, this.deps.instanceId), // a part's own key
-    };
-  }
-
   /** Hands a backend time carried by this fire's claim or renewal answer to the fleet clock. */
   private sampled(sample: ClockSample): void {
     const { instanceId, lock } = this.deps;
@@ -165,7 +153,12 @@ export class FireRun {
     const { lock, clock, queue, leaseCalls: calls } = this.deps;
     this.holding = new HeldLease(
       {
-        ...{ lock, calls, clock, queue, leaseMs: this.job.leaseMs, log: this.log },
+        lock,
+        calls,
+        clock,
+        queue,
+        leaseMs: this.job.leaseMs,
+        log: this.log,
         onLost: (error) => this.leaseLost(error),
         sampled: (sample) => this.sampled(sample),
         onRenewed: (renewed) => this.events.leaseRenewed(renewed.token, renewed.expiresAt),
@@ -195,9 +188,15 @@ export class FireRun {
     this.running = true;
     try {
       return await runChain({
-        ...{ job: this.job, middleware, fireAt: this.fireAt, startedAt, instanceId, clock },
+        job: this.job,
+        middleware,
+        fireAt: this.fireAt,
+        startedAt,
+        instanceId,
+        clock,
         lease: held.deadline.view(held.token),
-        ...{ requestedBy: this.kind.requestedBy ?? null, recovery: this.kind.recovery ?? false },
+        requestedBy: this.kind.requestedBy ?? null,
+        recovery: this.kind.recovery ?? false,
         shard: this.kind.shard ?? null,
         signal: held.controller.signal,
         log: safeLogger(this.log, { token: held.token }),

@@ -50,7 +50,13 @@ export class HeldLease {
     this.deadline = new LeaseDeadline(clock, lease, leaseMs, sentAt, (e) => c.onLost(e));
     const deadline = this.deadline;
     this.keeper = new LeaseKeeper({
-      ...{ calls, lease, leaseMs, sentAt, deadline, clock, queue },
+      calls,
+      lease,
+      leaseMs,
+      sentAt,
+      deadline,
+      clock,
+      queue,
       onRenewed: (renewed) => c.onRenewed(renewed),
       sampled: (sample) => c.sampled(sample),
     });

@@ -2,6 +2,14 @@ import type { Clock } from '../clock.js';
 import type { BatchOptions } from '../lock.js';
 import { safeCall } from './safe.js';
 
+/**
+ * Default most batches of one {@link Batcher} in flight at once. Thousands of due fires make
+ * dozens of batches: sent all at once they queue inside the client and the backend, where their
+ * call timeouts already run (Redis and etcd calls timed out under load and failed their fires
+ * closed); the batches beyond this wait here, unsent, and leave as earlier ones are answered.
+ */
+export const MAX_BATCHES_IN_FLIGHT = 4;
+
 /** One item handed to the lock inside a batch: when its batch left, and its own answer. */
 export interface SentItem<Result> {
   /** Monotonic time the batch was handed to the lock (a lease's deadline counts from it). */
@@ -24,6 +32,8 @@ export interface BatcherOptions<Item, Result> {
    * while one timer wake dispatches, and the promise callbacks it starts, lands in one flush.
    */
   readonly defer?: (flush: () => void) => void;
+  /** Most batches in flight at once (default {@link MAX_BATCHES_IN_FLIGHT}); the rest wait. */
+  readonly maxInFlight?: number;
 }
 
 interface Member<Item, Result> {
@@ -41,8 +51,10 @@ const defaultDefer = (flush: () => void): void => {
 
 /**
  * Coalesces lock calls made in the same macrotask into batched calls: items submitted before
- * the deferred flush runs are split into batches of at most `size`, sent concurrently, and each
- * item's answer settles on its own as its batch's answer arrives.
+ * the deferred flush runs are split into batches of at most `size`, at most `maxInFlight` of
+ * them in flight at once (a batch leaves when an earlier one is answered or given up on, and
+ * is sent from then on: its members' `sentAt`), and each item's answer settles on its own as
+ * its batch's answer arrives.
  *
  * Given-up items are never sent: an item whose `signal` aborted, or whose `wanted()` says no at
  * flush time, resolves `null` (not sent). A batch's own `BatchOptions.signal` aborts only when
@@ -53,9 +65,14 @@ export class Batcher<Item, Result> {
   private pending: Member<Item, Result>[] = [];
   private scheduled = false;
   private readonly defer: (flush: () => void) => void;
+  /** Batches formed but not sent yet (all slots were taken), oldest first. */
+  private readonly waiting: Member<Item, Result>[][] = [];
+  private inFlight = 0;
+  private readonly maxInFlight: number;
 
   constructor(private readonly o: BatcherOptions<Item, Result>) {
     this.defer = o.defer ?? defaultDefer;
+    this.maxInFlight = o.maxInFlight ?? MAX_BATCHES_IN_FLIGHT;
   }
 
   /**
@@ -75,26 +92,55 @@ export class Batcher<Item, Result> {
     });
   }
 
-  /** Items waiting for the next flush (for tests and metrics). */
+  /** Items not sent yet: waiting for the next flush or for a free slot (tests and metrics). */
   get queued(): number {
-    return this.pending.length;
+    return this.waiting.reduce((n, batch) => n + batch.length, this.pending.length);
+  }
+
+  /** Batches in flight (tests and metrics). */
+  get sending(): number {
+    return this.inFlight;
   }
 
   private flush(): void {
     this.scheduled = false;
     const members = this.pending;
     this.pending = [];
-    const going: Member<Item, Result>[] = [];
     for (const member of members) {
-      if (!member.signal?.aborted && stillWanted(member)) going.push(member);
-      else member.sent(null);
+      if (!going(member)) {
+        member.sent(null);
+        continue;
+      }
+      const last = this.waiting[this.waiting.length - 1];
+      if (last && last.length < this.o.size) last.push(member);
+      else this.waiting.push([member]);
     }
-    for (let i = 0; i < going.length; i += this.o.size) {
-      this.send(going.slice(i, i + this.o.size));
+    this.pump();
+  }
+
+  /** Sends waiting batches while slots are free (members given up meanwhile are dropped). */
+  private pump(): void {
+    while (this.inFlight < this.maxInFlight) {
+      const batch = this.waiting.shift();
+      if (!batch) return;
+      const members: Member<Item, Result>[] = [];
+      for (const member of batch) {
+        if (going(member)) members.push(member);
+        else member.sent(null);
+      }
+      if (members.length > 0) this.send(members);
     }
   }
 
   private send(members: Member<Item, Result>[]): void {
+    this.inFlight++;
+    let freed = false;
+    const free = () => {
+      if (freed) return;
+      freed = true;
+      this.inFlight--;
+      this.pump();
+    };
     const batch = new AbortController();
     const signals = members.map((m) => m.signal);
     if (signals.every((s) => s !== undefined)) {
@@ -110,12 +156,21 @@ export class Batcher<Item, Result> {
     const answers = safeCall(() => this.o.call(items, { signal: batch.signal })).then((results) =>
       checkedLength(results, members.length, this.o.name),
     );
+    // the slot is free when the answer came, or when every member gave up (a hung call must
+    // not hold it: the batches behind it are then sent, and bounded, on their own)
+    answers.then(free, free);
+    batch.signal.addEventListener('abort', free, { once: true });
     members.forEach((member, i) => {
       const answer = answers.then((results) => results[i] as Result);
       answer.catch(() => {}); // the member's caller handles it; never an unhandled rejection
       member.sent({ sentAt, answer });
     });
   }
+}
+
+/** Whether a member is still to be sent: not aborted and still wanted. */
+function going(member: { signal: AbortSignal | undefined; wanted: () => boolean }): boolean {
+  return !member.signal?.aborted && stillWanted(member);
 }
 
 /** A throwing `wanted()` counts as not wanted. */

@@ -3,7 +3,7 @@ import { type BatchOptions, FakeClock } from '../../src/index.js';
 import { Batcher } from '../../src/scheduler/batcher.js';
 
 /** A batcher over a fake call whose batches the test answers by hand; flushes when told. */
-function setup(size = 3) {
+function setup(size = 3, maxInFlight?: number) {
   const clock = new FakeClock();
   const calls: {
     items: number[];
@@ -18,6 +18,7 @@ function setup(size = 3) {
         calls.push({ items, signal: options.signal, answer: resolve as (r: unknown) => void });
       }),
     defer: (flush) => flushes.push(flush),
+    ...(maxInFlight ? { maxInFlight } : {}),
   });
   const flush = () => {
     const pending = flushes;
@@ -97,5 +98,28 @@ describe('Batcher', () => {
     });
     const item = await thrown.submit(1);
     await expect(item?.answer).rejects.toThrow('boom');
+  });
+
+  it('keeps at most maxInFlight batches in flight; the next leaves when one is answered or given up on', async () => {
+    const t = setup(2, 2);
+    const gaveUp = [new AbortController(), new AbortController()];
+    const sent = [1, 2, 3, 4, 5, 6, 7, 8].map((n, i) => t.batcher.submit(n, gaveUp[i]?.signal));
+    t.flush();
+    expect(t.calls.map((c) => c.items)).toEqual([
+      [1, 2],
+      [3, 4],
+    ]);
+    expect(t.batcher.queued).toBe(4);
+    expect(t.batcher.sending).toBe(2);
+    await t.clock.advance(5);
+    t.calls[1]?.answer(['c', 'd']);
+    await expect.poll(() => t.calls.length).toBe(3);
+    expect(t.calls[2]?.items).toEqual([5, 6]);
+    expect((await sent[4])?.sentAt).toBe(5); // sent when it left, not when it was submitted
+    // every member of the first batch gives up (a hung call): its slot is freed
+    for (const g of gaveUp) g.abort();
+    await expect.poll(() => t.calls.length).toBe(4);
+    expect(t.calls[3]?.items).toEqual([7, 8]);
+    expect(t.batcher.queued).toBe(0);
   });
 });

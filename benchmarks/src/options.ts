@@ -94,7 +94,7 @@ export function parseOptions(argv: readonly string[], cpus: number): BenchOption
     workers: positive('workers', values.workers ?? String(Math.max(2, cpus)), true),
     scaleJobs: positive('jobs', values.jobs ?? (quick ? '1000' : '10000'), true),
     fleetJobs: list('fleet-jobs', values['fleet-jobs'] ?? (quick ? '200' : '1000,10000')),
-    singleWakes: quick ? 3 : 5,
+    singleWakes: quick ? 2 : 5,
     idleSeconds: positive('idle', values.idle ?? (quick ? '0.5' : '3'), false),
     pin: values.pin === true,
     quick,

@@ -109,8 +109,8 @@ describe('scale cells', () => {
       ...['unbatched 1000×1', 'batched 1000×1', 'leader 1000×1'],
       ...['unbatched 10000×1', 'batched 10000×1', 'leader 10000×1'],
     ]);
-    expect(scaleCells([200], 3, true).map((c) => `${c.mode} ${c.jobsPerWake}`)).toEqual([
-      ...['unbatched 1', 'batched 1', 'unbatched 200', 'batched 200', 'leader 200'],
+    expect(scaleCells([200], 2, true).map((c) => `${c.mode} ${c.jobsPerWake}`)).toEqual([
+      ...['batched 1', 'unbatched 200', 'batched 200', 'leader 200'],
     ]);
   });
 

@@ -179,7 +179,7 @@ function electedAfter(results: readonly FleetResult[]): number | null {
 
 /**
  * The cells of one backend, in run order: each job count in every mode, side by side (`quick`:
- * no leader cell for the 1-job reference, to keep the smoke run short).
+ * the 1-job reference in `batched` mode only, to keep the smoke run short).
  */
 export function scaleCells(
   jobCounts: readonly number[],
@@ -191,7 +191,7 @@ export function scaleCells(
     ...jobCounts.map((n): [number, number] => [n, 1]),
   ];
   return counts.flatMap(([jobsPerWake, wakes]) =>
-    CLAIM_MODES.filter((mode) => !(quick && jobsPerWake === 1 && mode === 'leader')).map(
+    CLAIM_MODES.filter((mode) => !(quick && jobsPerWake === 1 && mode !== 'batched')).map(
       (mode) => ({ mode, jobsPerWake, wakes }),
     ),
   );

@@ -71,6 +71,20 @@ describe('countingLock', () => {
     expect(counted.calls.claim).toBe(0);
   });
 
+  it('after reset(prefix) counts only the calls about keys with that prefix', async () => {
+    const counted = countingLock(new MemoryLock());
+    counted.reset('cell-');
+    const now = Date.now();
+    await counted.lock.claim(request('own-job', now));
+    await counted.lock.claim(request('cell-1', now));
+    await counted.lock.claimMany?.([request('own-job', now + 1), request('cell-2', now)]);
+    await counted.lock.claimMany?.([request('own-job', now + 2)]);
+    expect(counted.calls.claim).toBe(1);
+    if (counted.lock.claimMany) {
+      expect(counted.calls).toMatchObject({ claimMany: 1, claimManyRequests: 1 });
+    }
+  });
+
   it('has claimMany exactly when the lock has it, and counts batches and their fires', async () => {
     const memory = new MemoryLock();
     const plain = countingLock(singleOnly(memory));

@@ -20,8 +20,12 @@ export interface LockCalls {
 export interface CountingLock {
   lock: Lock;
   calls: LockCalls;
-  /** Sets every count back to 0 (between cells). */
-  reset(): void;
+  /**
+   * Sets every count back to 0 (between cells) and, with `keyPrefix`, counts from then on only
+   * the calls about keys that start with it (a batch counts when any of its keys does; its
+   * requests count one by one), so other jobs of the scheduler do not blur a cell's figures.
+   */
+  reset(keyPrefix?: string): void;
 }
 
 const zero = (): LockCalls => ({
@@ -42,6 +46,9 @@ const zero = (): LockCalls => ({
  */
 export function countingLock(inner: Lock): CountingLock {
   const calls = zero();
+  let prefix = '';
+  const mine = (key: string) => key.startsWith(prefix);
+  const mineIn = (items: readonly { key: string }[]) => items.filter((i) => mine(i.key)).length;
   const lock: Lock = {
     backend: inner.backend,
     get capabilities() {
@@ -51,15 +58,15 @@ export function countingLock(inner: Lock): CountingLock {
       return inner.windowMs;
     },
     claim(request) {
-      calls.claim++;
+      if (mine(request.key)) calls.claim++;
       return inner.claim(request);
     },
     extend(lease, leaseMs) {
-      calls.extend++;
+      if (mine(lease.key)) calls.extend++;
       return inner.extend(lease, leaseMs);
     },
     release(lease) {
-      calls.release++;
+      if (mine(lease.key)) calls.release++;
       return inner.release(lease);
     },
     inspect: (key) => inner.inspect(key),
@@ -67,26 +74,31 @@ export function countingLock(inner: Lock): CountingLock {
   const { claimMany, extendMany, releaseMany, withdraw, close } = inner;
   if (claimMany) {
     lock.claimMany = (requests, options) => {
-      calls.claimMany++;
-      calls.claimManyRequests += requests.length;
+      const n = mineIn(requests);
+      if (n > 0) calls.claimMany++;
+      calls.claimManyRequests += n;
       return claimMany.call(inner, requests, options);
     };
   }
   if (extendMany) {
     lock.extendMany = (leases, leaseMs, options) => {
-      calls.extend++;
+      if (mineIn(leases) > 0) calls.extend++;
       return extendMany.call(inner, leases, leaseMs, options);
     };
   }
   if (releaseMany) {
     lock.releaseMany = (leases, options) => {
-      calls.releaseMany++;
+      if (mineIn(leases) > 0) calls.releaseMany++;
       return releaseMany.call(inner, leases, options);
     };
   }
   if (withdraw) lock.withdraw = (lease) => withdraw.call(inner, lease);
   if (close) lock.close = () => close.call(inner);
-  return { lock, calls, reset: () => Object.assign(calls, zero()) };
+  const reset = (keyPrefix = '') => {
+    Object.assign(calls, zero());
+    prefix = keyPrefix;
+  };
+  return { lock, calls, reset };
 }
 
 /** Whether `lock` can claim a batch in one call (it has `claimMany` and declares `maxBatch`). */

@@ -1,6 +1,13 @@
 import { once } from 'node:events';
 import { createWriteStream, type WriteStream } from 'node:fs';
-import { at, type Elector, type FleetcronEvent, Scheduler, subscribe } from '@fleetcron/core';
+import {
+  at,
+  type Elector,
+  every,
+  type FleetcronEvent,
+  Scheduler,
+  subscribe,
+} from '@fleetcron/core';
 import { cellJobs, jobFireAt, ledgerFile, type ScaleCell, scaleJobName } from './cell.js';
 import { modeSetup } from './claim-mode.js';
 import type { CountingLock, LockCalls } from './counting-lock.js';
@@ -12,6 +19,13 @@ export interface FleetInstance {
   /** For `leader` cells; absent where the backend has no elector. */
   elector?: Elector;
 }
+
+/**
+ * Period of each instance's own job, ms: its claims keep the scheduler's estimate of the
+ * backend's clock fresh, as in a running fleet (a fresh scheduler has none). Anchored half a
+ * period off the cell's first wake, so it never falls on a wake (wakes are 200 ms apart).
+ */
+const WARM_PERIOD_MS = 250;
 
 /** A follower process (leader cells) is done this long after the last wake with no claim of its own. */
 const FOLLOWER_SETTLE_MS = 300;
@@ -106,7 +120,7 @@ export async function runFleet(
   });
   const ledgers: WriteStream[] = [];
   const schedulers = instances.map(({ index, counted, elector }) => {
-    counted.reset();
+    counted.reset(prefix); // the cell's jobs only, not the instance's own job
     const ledger = createWriteStream(ledgerFile(cell, index), { flags: 'a' });
     ledgers.push(ledger);
     const { lock, options } = modeSetup(cell.mode, counted.lock, {
@@ -118,6 +132,11 @@ export async function runFleet(
       instanceId: `scale-i${index}`,
       leaseMs: 30_000,
       ...options,
+    });
+    scheduler.add({
+      name: `${cell.prefix}.own-i${index}`,
+      trigger: every(WARM_PERIOD_MS, { anchor: cell.fireAt + WARM_PERIOD_MS / 2 }),
+      run: () => {},
     });
     for (let job = 0; job < jobs; job++) {
       scheduler.add({

@@ -4,7 +4,7 @@ import type { ClockSample } from '../fleet-clock/offset-estimator.js';
 import type { CatchUpClaim, ClaimRequest, ClaimResult, Lease, Lock } from '../lock.js';
 import type { Logger } from '../middleware.js';
 import type { ClaimSender } from './claim-batch.js';
-import { settleWithin, type TimerSource } from './deadline.js';
+import type { TimerSource } from './deadline.js';
 import type { FireEvents } from './fire-events.js';
 import type { NormalizedJob } from './job.js';
 import { handBackClaim } from './lease-return.js';
@@ -74,13 +74,12 @@ export async function claimFire(
     return error;
   };
   try {
-    const onNoAnswer = () => abandon(noAnswer(c.lock, job.leaseMs));
-    const answer = settleWithin(claim, job.leaseMs, onNoAnswer, c.timers);
-    const result = await Promise.race([answer, stopWaiting(c.stopping)]);
+    const result = await answerWithin(claim, job.leaseMs, c.stopping, c.timers);
     if (result === STOPPED) {
       abandon(new SchedulerStoppedError('keep waiting for a claim answer'));
       return { status: 'dropped' };
     }
+    if (result === NO_ANSWER) throw abandon(noAnswer(c.lock, job.leaseMs));
     const reply = checked(c.lock, result);
     const receivedAt = c.clock.monotonic();
     if (typeof reply.backendTime === 'number') {
@@ -96,12 +95,46 @@ export async function claimFire(
 }
 
 const STOPPED = Symbol('stopped');
+const NO_ANSWER = Symbol('no answer');
 
-/** Resolves {@link STOPPED} when `signal` aborts. */
-function stopWaiting(signal: AbortSignal): Promise<typeof STOPPED> {
-  return new Promise((resolve) => {
-    if (signal.aborted) resolve(STOPPED);
-    else signal.addEventListener('abort', () => resolve(STOPPED), { once: true });
+/**
+ * Waits for `claim`'s answer at most `ms` (on `timers`) and while `stopping` is not aborted:
+ * the answer (rejects when the lock failed), {@link NO_ANSWER} or {@link STOPPED}. One promise,
+ * one timer entry and one listener (removed once settled) per claim: thousands of claims wait
+ * at once on a busy wake.
+ */
+function answerWithin(
+  claim: Promise<ClaimResult>,
+  ms: number,
+  stopping: AbortSignal,
+  timers: TimerSource,
+): Promise<ClaimResult | typeof STOPPED | typeof NO_ANSWER> {
+  return new Promise((resolve, reject) => {
+    if (stopping.aborted) {
+      resolve(STOPPED);
+      return;
+    }
+    const onStop = () => {
+      timers.clearTimer(handle);
+      resolve(STOPPED);
+    };
+    const handle = timers.setTimer(() => {
+      stopping.removeEventListener('abort', onStop);
+      resolve(NO_ANSWER);
+    }, ms);
+    stopping.addEventListener('abort', onStop, { once: true });
+    claim.then(
+      (answer) => {
+        timers.clearTimer(handle);
+        stopping.removeEventListener('abort', onStop);
+        resolve(answer);
+      },
+      (error: unknown) => {
+        timers.clearTimer(handle);
+        stopping.removeEventListener('abort', onStop);
+        reject(error);
+      },
+    );
   });
 }
 

@@ -29,7 +29,10 @@ export interface QueueEntry extends TimerHandle, HeapEntry {
  * the queue compares the wall clock with monotonic time: if it moved by more than
  * {@link WALL_JUMP_TOLERANCE_MS} (NTP step, suspend) all wall-clock entries are re-keyed, and a
  * popped entry whose wall time is not yet reached (the clock jumped back) is queued again instead
- * of running early. Delays beyond `setTimeout`'s limit (2^31 − 1 ms) are clamped and re-armed.
+ * of running early. A wake runs every wall-clock entry whose wall time is reached, even one
+ * keyed a fraction of a millisecond later than the entry that set the timer (so the fires of one
+ * instant run on one wake, and their claims go out in one batch). Delays beyond `setTimeout`'s
+ * limit (2^31 − 1 ms) are clamped and re-armed.
  */
 export class TimerQueue {
   private readonly heap: QueueEntry[] = [];
@@ -171,7 +174,9 @@ export class TimerQueue {
       if (Math.abs(now - mono - this.offset) > WALL_JUMP_TOLERANCE_MS) this.rekey(now, mono);
       for (;;) {
         const head = this.heap[0];
-        if (!head || head.due > mono) break;
+        // also due: a wall-clock entry whose wall time the clock reached, though keyed a fraction
+        // of a ms later (entries of one instant keyed at different times): one wake runs them all
+        if (!head || (head.due > mono && (head.wall === null || head.wall > now))) break;
         removeEntryAt(this.heap, 0);
         if (head.wall !== null && head.wall > now) {
           // the wall clock went back since the entry was keyed: not due yet, queue it again

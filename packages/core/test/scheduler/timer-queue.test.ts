@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FakeClock, MAX_TIMER_MS } from '../../src/index.js';
+import { type Clock, FakeClock, MAX_TIMER_MS } from '../../src/index.js';
 import { TimerQueue, WALL_CHECK_MS } from '../../src/scheduler/timer-queue.js';
 
 describe('TimerQueue', () => {
@@ -80,5 +80,30 @@ describe('TimerQueue', () => {
     for (const e of entries.filter((_, i) => i % 3 === 0)) q.cancel(e.entry);
     await fake.advance(1_000);
     expect(fired).toEqual(kept.map((e) => e.due).sort((a, b) => a - b));
+  });
+
+  it('one wake runs every wall-clock entry whose wall time is reached, even one keyed a fraction of a ms later', async () => {
+    const fake = new FakeClock();
+    let extra = 0; // monotonic time read a fraction of a ms later while keying the second entry
+    const clock: Clock = {
+      now: () => fake.now(),
+      monotonic: () => fake.monotonic() + extra,
+      setTimer: (callback, ms) => fake.setTimer(callback, ms),
+      clearTimer: (handle) => fake.clearTimer(handle),
+    };
+    const q = new TimerQueue(clock, (e) => {
+      throw e;
+    });
+    const wall = fake.now() + 1_000;
+    const ran: string[] = [];
+    q.atWall(wall, () => ran.push('a'));
+    extra = 0.4;
+    q.atWall(wall, () => ran.push('b')); // keyed 0.4 ms of monotonic time after 'a'
+    q.atWall(wall + 1, () => ran.push('later')); // its wall time is not reached on that wake
+    extra = 0;
+    await fake.advance(1_000);
+    expect(ran).toEqual(['a', 'b']);
+    await fake.advance(2); // its own wake (keyed 0.4 ms late too: at 1 001.4 ms)
+    expect(ran).toEqual(['a', 'b', 'later']);
   });
 });

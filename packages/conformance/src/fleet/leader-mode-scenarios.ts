@@ -95,6 +95,11 @@ async function runLeaderFleet(
     await waitForStarts(setup, LEADER_JOB.name, first.wall, FIRES_BETWEEN_FAULTS, 20_000);
     await faults(fleet);
     endAt = Date.now();
+  } catch (error) {
+    // a fleet that ran a fire twice may never look for a new leader: say so first
+    const twice = duplicateFires(startLines(setup.ledger.read(), LEADER_JOB.name));
+    expect(twice, `fires that ran more than once (ledger), then: ${String(error)}`).toEqual([]);
+    throw error;
   } finally {
     const live = ids.filter((id) => !fleet.killed.has(id)).map((id) => fleet.children.get(id)!);
     const dead = [...fleet.killed].map((id) => fleet.children.get(id)!);

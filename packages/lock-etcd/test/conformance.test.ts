@@ -8,4 +8,4 @@ const create = lockFixtures(etcdEndpoints());
 const faults = dedicatedEtcd(lockFixtures);
 // Records live until fireAt + 2 windows + a bucket (1 s) + TTL rounding (1 s) + the expiry loop.
 runLockConformance({ name: 'etcd', create, faults, collectionLagMs: 5_000 });
-runFleetConformance({ name: 'etcd', create });
+runFleetConformance({ name: 'etcd', create, faults });

@@ -7,5 +7,6 @@ const url = postgresDatabase();
 const faults = dedicatedPostgres(lockFixtures);
 runLockConformance({ name: 'postgres', create: lockFixtures(url), faults });
 // Real schedulers, with the opt-in prepared statements (the lock suite above runs the default).
-const prepared = lockFixtures(url, { preparedStatements: true });
-runFleetConformance({ name: 'postgres (prepared statements)', create: prepared });
+const prepared = (at: () => Promise<string>) => lockFixtures(at, { preparedStatements: true });
+const fleet = { create: prepared(url), faults: dedicatedPostgres(prepared) };
+runFleetConformance({ name: 'postgres (prepared statements)', ...fleet });

@@ -1,7 +1,8 @@
 // Real Schedulers on RedisLock, in real time, through the shared fleet suite (its scenarios hold
 // the assertions); 20 fires instead of 30 keep the package's run short on a shared machine.
 import { runFleetConformance } from '@fleetcron/conformance';
-import { redisUrl } from '@fleetcron/testkit/vitest';
+import { dedicatedRedis, redisUrl } from '@fleetcron/testkit/vitest';
 import { lockFixtures } from './fixture.js';
 
-runFleetConformance({ name: 'redis', create: lockFixtures(redisUrl()), fires: 20 });
+const faults = dedicatedRedis(lockFixtures);
+runFleetConformance({ name: 'redis', create: lockFixtures(redisUrl()), faults, fires: 20 });

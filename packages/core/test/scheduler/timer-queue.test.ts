@@ -90,6 +90,7 @@ describe('TimerQueue', () => {
       monotonic: () => fake.monotonic() + extra,
       setTimer: (callback, ms) => fake.setTimer(callback, ms),
       clearTimer: (handle) => fake.clearTimer(handle),
+      sleep: (ms, signal) => fake.sleep(ms, signal),
     };
     const q = new TimerQueue(clock, (e) => {
       throw e;

@@ -21,6 +21,12 @@ export interface ClaimContext {
   readonly log: Logger;
   /** Aborted when `stop()` stops waiting for this fire: a claim in flight is given up. */
   readonly stopping: AbortSignal;
+  /**
+   * The controller of `stopping`, when a claim may also use it as its give-up signal (aborted
+   * when the claim is given up: the fire ends then). Saves an `AbortSignal` per claim, the
+   * costliest object of a fire (an EventTarget); without it each claim makes its own.
+   */
+  readonly giveUp?: AbortController;
   /** False once `stop()` began: a fire still waiting for its batch or a slot is dropped unsent. */
   acceptsClaims(): boolean;
   /** Receives the backend's time carried by a claim answer (the fleet clock's samples). */
@@ -62,14 +68,16 @@ export async function claimFire(
   job: NormalizedJob,
   fireAt: number,
 ): Promise<ClaimOutcome> {
-  const giveUp = new AbortController();
+  const giveUp = c.giveUp ?? new AbortController();
+  let abandoned = false;
   const wanted = () => c.acceptsClaims() && !c.stopping.aborted;
   const sent = await c.claims.send(requestOf(c, job, fireAt, giveUp.signal), giveUp.signal, wanted);
   if (sent === null) return { status: 'dropped' };
   const { sentAt, answer: claim } = sent;
   const abandon = (error: Error) => {
-    if (giveUp.signal.aborted) return error;
-    giveUp.abort(error); // the adapter must not send or re-send it any more
+    if (abandoned) return error;
+    abandoned = true;
+    if (!giveUp.signal.aborted) giveUp.abort(error); // the adapter must not send or re-send it
     handBackLateWin(c, job, claim);
     return error;
   };

@@ -104,9 +104,7 @@ export class FireRun {
   }
 
   private async steps(): Promise<void> {
-    const context = onTimeContext(this.deps, this, this.stopping.signal, (sample) =>
-      this.sampled(sample),
-    );
+    const context = onTimeContext(this.deps, this, this.stopping, (sample) => this.sampled(sample));
     const claim = await claimOnTime(context, this.job, this.fireAt); // 1. claim
     this.kind.onClaimed?.(claim.status);
     if (claim.status === 'failed') return this.skip('backend_unavailable', null, claim.error);

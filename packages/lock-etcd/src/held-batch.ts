@@ -92,7 +92,7 @@ export async function releaseAll(
       const entry = entries[start + j];
       if (outcome.status === 'rejected') {
         // Unknown outcome: revoke the etcd lease (unless shared), as a single release does.
-        c.held.discard(entry);
+        c.held.discard(entry, slots[start + j] as Buffer, (leases[start + j] as Lease).token);
         failure ??= outcome.reason;
         continue;
       }

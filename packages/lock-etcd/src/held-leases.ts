@@ -267,9 +267,7 @@ export class HeldLeases {
         [],
       );
     } catch (error) {
-      // Unknown outcome: revoke the etcd lease, which deletes the key if the delete did not run
-      // (not a shared one: it carries other keys, and expires on its own).
-      this.discard(held);
+      this.discard(held, slot, lease.token);
       throw error;
     }
     return this.released(res, held);
@@ -285,10 +283,22 @@ export class HeldLeases {
     return res.succeeded;
   }
 
-  /** A release of `held` had an unknown outcome: revoke its etcd lease unless shared. */
-  discard(held: Held | undefined): void {
+  /**
+   * The release of the lease at `slot` with `token` (entry `held`) had an unknown outcome (etcd
+   * unreachable): revoke its etcd lease, which deletes the key if the delete did not run; on a
+   * shared etcd lease (other keys on it), send the guarded delete again instead. Either is
+   * retried in the background until etcd answers (a restart would give the key a new TTL).
+   */
+  discard(held: Held | undefined, slot: Buffer, token: string | number): void {
     const pooled = held && !held.shared && this.pool.owns(held.leaseId);
-    if (pooled) this.pool.discard(pooled);
+    if (pooled) {
+      this.pool.discard(pooled);
+      return;
+    }
+    if (!held?.shared) return;
+    this.pool.retryInBackground(() =>
+      this.rpc.txn('release', [createdAt(slot, token)], [deleteOp(slot)], []),
+    );
   }
 
   /**

@@ -30,6 +30,14 @@ const SAFETY_MS = 100;
  * (`sweep`) and by `HeldLeases` (its held-lease entries).
  */
 export const FORGET_AFTER_MS = 60_000;
+/**
+ * How long a background revoke (or release) that failed is retried, ms. A restarted etcd gives
+ * every lease its full TTL again, so a revoke lost to the outage would leave its keys for one more
+ * TTL after the restart: the retry removes them as soon as the server answers.
+ */
+const RETRY_FOR_MS = 60_000;
+/** Longest pause between two tries of a background call, ms. */
+const RETRY_PAUSE_MS = 1_000;
 /** etcd's smallest lease TTL. */
 const MIN_TTL_SEC = 2;
 
@@ -58,6 +66,8 @@ export class JobLeasePool {
   private timer: ReturnType<typeof setInterval> | undefined;
   private refreshing = false;
   private closed = false;
+  /** Aborted by `close()`: ends the pauses of background retries. */
+  private readonly closing = new AbortController();
 
   constructor(
     private readonly rpc: EtcdRpc,
@@ -117,9 +127,29 @@ export class JobLeasePool {
     this.revokeInBackground(lease.id);
   }
 
-  /** Revokes a lease this pool does not own (best effort, in the background). */
+  /** Revokes a lease this pool does not own (best effort, in the background, retried). */
   revokeInBackground(id: string): void {
-    this.track(this.rpc.revoke('lease revoke', id));
+    this.retryInBackground(() => this.rpc.revoke('lease revoke', id));
+  }
+
+  /**
+   * Runs `call` in the background until it succeeds: tried again after 0.1 s, doubling up to 1 s,
+   * for up to a minute (etcd unreachable, restarting), or until `close()`. Never throws.
+   */
+  retryInBackground(call: () => Promise<unknown>): void {
+    const run = async () => {
+      const deadline = performance.now() + RETRY_FOR_MS;
+      for (let pause = 100; ; pause = Math.min(pause * 2, RETRY_PAUSE_MS)) {
+        try {
+          await call();
+          return;
+        } catch (error) {
+          if (this.closed || performance.now() + pause > deadline) throw error;
+          await this.pause(pause);
+        }
+      }
+    };
+    this.track(run());
   }
 
   /** Forgets a lease the server no longer has. */
@@ -134,6 +164,7 @@ export class JobLeasePool {
   /** Stops the keepalives and revokes every lease this pool granted (held ones included). */
   async close(): Promise<void> {
     this.closed = true;
+    this.closing.abort();
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     const ids = [...this.owned.keys()];
@@ -216,6 +247,19 @@ export class JobLeasePool {
         this.owned.delete(id);
       }
     }
+  }
+
+  /** Waits `ms`, or until `close()`. */
+  private pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      timer.unref?.();
+      this.closing.signal.addEventListener('abort', done, { once: true });
+    });
   }
 
   /** Keeps a background promise until it settles; its failure is swallowed (best effort). */

@@ -115,12 +115,15 @@ export class EtcdLock implements Lock {
       now: () => this.clock.now(),
     };
     this.etcdClock = etcdClockOf(this.client, resolved);
+    // Measure from the start, so the first claim rarely waits (a claim that waits past the next
+    // fire of its job would be overtaken by that fire's claim).
+    void this.etcdClock?.ready();
     if (resolved.etcdClock) this.capabilities.backendTimeBoundMs = resolved.etcdClock.maxErrorMs;
   }
 
   /**
    * The etcd host's clock minus this lock's `clock`, ms, with its error bound; `null` before the
-   * first measurement (at the first claim) or when `etcdClock: false`.
+   * first measurement (started at construction) or when `etcdClock: false`.
    */
   etcdClockOffset(): { offsetMs: number; boundMs: number } | null {
     const etcdNow = this.etcdClock?.now() ?? null;
@@ -131,7 +134,7 @@ export class EtcdLock implements Lock {
 
   /**
    * Claims a fire (see {@link Lock.claim}). `early` is judged by the etcd host's clock as
-   * measured (the first claim waits for the first measurement, at most ~1.5 s), and every answer
+   * measured (a claim before the first measurement waits for it, at most ~1.5 s), and every answer
    * carries that clock as `backendTime`; without a measurement, by `clock`, with no `backendTime`.
    */
   async claim(request: ClaimRequest): Promise<ClaimResult> {

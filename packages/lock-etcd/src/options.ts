@@ -40,7 +40,7 @@ export interface EtcdLockOptions {
   spareLeases?: number;
   /**
    * How the lock learns the etcd host's clock (README, "The fleet's clock"): from the `Date`
-   * header of etcd's HTTP endpoint, measured at the first claim and every `remeasureMs`. `false`
+   * header of etcd's HTTP endpoint, measured from construction and every `remeasureMs`. `false`
    * turns it off: `early` is then judged by `clock` and answers carry no `backendTime`.
    * Default: on, with the defaults of {@link EtcdClockOptions}.
    */

@@ -56,10 +56,21 @@ end
 
 -- Records the fire: its own key, expiring by itself 1 ms after fireAt + window (Redis deletes a
 -- key at once when PEXPIREAT is not in the future), plus the index inspect() reads, which
--- expires with the newest fire ever recorded (the mark, never older than an indexed fire).
-local function recordFire(k, fireAt, fireAtText, mark, value)
+-- expires with the newest fire ever recorded (the mark, never older than an indexed fire). The
+-- record, the new token (tok, when the fire was won) and the mark moving forward are written by
+-- one MSET: the keys share the job's hash tag, so this is one command even on a Cluster.
+local function recordFire(k, fireAt, fireAtText, mark, value, tok)
   local fireKey, fires = KEYS[k], KEYS[k + 1]
-  redis.call('SET', fireKey, value)
+  local moveMark = not mark or fireAt > mark
+  if tok and moveMark then
+    redis.call('MSET', fireKey, value, KEYS[k + 3], tok, KEYS[k + 4], fireAtText)
+  elseif tok then
+    redis.call('MSET', fireKey, value, KEYS[k + 3], tok)
+  elseif moveMark then
+    redis.call('MSET', fireKey, value, KEYS[k + 4], fireAtText)
+  else
+    redis.call('SET', fireKey, value)
+  end
   redis.call('PEXPIREAT', fireKey, fmt(fireAt + window + 1))
   redis.call('ZREMRANGEBYSCORE', fires, '-inf', '(' .. fmt(now - window))
   redis.call('ZADD', fires, fireAtText, fireAtText)
@@ -70,7 +81,6 @@ local function recordFire(k, fireAt, fireAtText, mark, value)
     newest = tonumber(redis.call('ZRANGE', fires, -1, -1, 'WITHSCORES')[2])
   end
   redis.call('PEXPIREAT', fires, fmt(newest + window + 1))
-  if not mark or fireAt > mark then redis.call('SET', KEYS[k + 4], fireAtText) end
 end
 
 local function claim(k, a)
@@ -100,7 +110,9 @@ local function claim(k, a)
 
   if fireAt > now + earlyMs then return 'L|early|' .. nowText end
 
-  local mark = tonumber(redis.call('GET', KEYS[k + 4]))
+  -- The mark and the last token in one MGET (same hash tag); a missing key reads as false.
+  local stored = redis.call('MGET', KEYS[k + 4], KEYS[k + 3])
+  local mark = tonumber(stored[1])
   if since and mark and fireAt <= mark then
     -- A re-sent catch-up claim whose record is gone: the owner's live lease of the mark's fire.
     if fireAt == mark then
@@ -117,27 +129,33 @@ local function claim(k, a)
     return 'L|behind_mark|' .. nowText
   end
 
+  -- One HGETALL serves the exclusive check, the collection of expired leases and the hash's
+  -- expiry.
   local exclusive = ARGV[a + 3] == '1'
-  if exclusive and liveLease(leases, 'x') then
-    recordFire(k, fireAt, fireAtText, mark, 'b||' .. owner)
-    return 'B|' .. nowText
+  local all = redis.call('HGETALL', leases)
+  local leaseExp = {}
+  for i = 1, #all, 2 do
+    local _, exp = parseLease(all[i + 1])
+    leaseExp[i] = exp
+    if exclusive and all[i] == 'x' and exp ~= nil and exp > now then
+      recordFire(k, fireAt, fireAtText, mark, 'b||' .. owner, nil)
+      return 'B|' .. nowText
+    end
   end
 
   -- token = max(last + 1, Redis time in microseconds): strictly increasing per key, and still
   -- increasing when the counter is lost (restart without persistence, failover to a replica
   -- that missed it), as long as the server clock does not step back.
   local token = tonumber(t[1]) * 1000000 + tonumber(t[2])
-  local last = tonumber(redis.call('GET', KEYS[k + 3]) or '0')
+  local last = tonumber(stored[2]) or 0
   if last + 1 > token then token = last + 1 end
   local tok = fmt(token)
-  redis.call('SET', KEYS[k + 3], tok)
 
   -- The lease; expired slots are dropped, and the hash expires with its longest live lease.
   local expiresAt = now + tonumber(ARGV[a + 2])
   local maxExp = expiresAt
-  local all = redis.call('HGETALL', leases)
   for i = 1, #all, 2 do
-    local _, exp = parseLease(all[i + 1])
+    local exp = leaseExp[i]
     if exp == nil or exp <= now then
       redis.call('HDEL', leases, all[i])
     elseif exp > maxExp then
@@ -148,7 +166,7 @@ local function claim(k, a)
   redis.call('HSET', leases, slot, tok .. '|' .. fmt(expiresAt) .. '|' .. fireAtText .. '|' .. owner)
   redis.call('PEXPIREAT', leases, fmt(maxExp))
 
-  recordFire(k, fireAt, fireAtText, mark, 'w|' .. tok .. '|' .. owner)
+  recordFire(k, fireAt, fireAtText, mark, 'w|' .. tok .. '|' .. owner, tok)
   return 'W|' .. tok .. '|' .. fmt(expiresAt) .. (exclusive and '|1|' or '|0|') .. nowText
 end
 

@@ -15,8 +15,15 @@ import { openRuns } from './shard-judge.js';
 
 /** Interval of the broadcast job, ms. */
 const EACH_EVERY_MS = 500;
-/** The broadcast job: every live instance runs each fire once. */
-const EACH_JOB: ChildJob = { name: 'each-job', everyMs: EACH_EVERY_MS, workMs: 50, shards: 'each' };
+/**
+ * The broadcast job: every live instance runs each fire once. Overlap `'allow'`: an instance's
+ * late first claim (a lock's first call may wait, e.g. for EtcdLock's first clock measurement)
+ * must not make its next fires `busy`.
+ */
+const EACH_JOB: ChildJob = {
+  ...{ name: 'each-job', everyMs: EACH_EVERY_MS, workMs: 50 },
+  ...{ shards: 'each', overlap: 'allow' },
+};
 /** Fires the fleet runs between two changes of its membership. */
 const FIRES_PER_PHASE = 4;
 /**

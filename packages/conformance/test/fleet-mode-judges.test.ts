@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { duplicateFires, missedFires, termViolations } from '../src/fleet/leader-judge.js';
+import type { LedgerEntry } from '../src/fleet/ledger.js';
+import { openRuns, partViolations, spreadViolation } from '../src/fleet/shard-judge.js';
+
+let mono = 0;
+/** A ledger line with the boilerplate filled in (`mono` increases line by line). */
+const line = (
+  entry: Partial<LedgerEntry> & Pick<LedgerEntry, 'kind' | 'instance'>,
+): LedgerEntry => ({
+  mono: ++mono,
+  wall: 0,
+  pid: 1,
+  ...entry,
+});
+const start = (instance: string, fireAt: number, shard?: LedgerEntry['shard']) =>
+  line({ kind: 'start', instance, fireAt, job: 'j', token: fireAt, ...(shard ? { shard } : {}) });
+const elected = (instance: string, term: number) =>
+  line({ kind: 'leader', instance, term, isLeader: true });
+
+describe('leader-mode judgements', () => {
+  it('a fire started twice is a duplicate; once is not', () => {
+    expect(duplicateFires([start('a', 1000), start('b', 2000)])).toEqual([]);
+    expect(duplicateFires([start('a', 1000), start('b', 1000)])).toEqual([
+      expect.stringContaining('started 2 times: a token 1000, b token 1000'),
+    ]);
+  });
+
+  it('a fire missed outside every takeover window is reported; inside one it is allowed', () => {
+    const starts = [start('a', 1000), start('a', 3000)];
+    const input = { starts, first: 1000, last: 3000, everyMs: 1000 };
+    expect(missedFires({ ...input, windows: [] })).toEqual([expect.stringContaining('never ran')]);
+    expect(missedFires({ ...input, windows: [{ what: 'SIGKILL', from: 1500, to: 2500 }] })).toEqual(
+      [],
+    );
+  });
+
+  it('terms must strictly increase in election order, and a lost term must have been elected', () => {
+    expect(termViolations([elected('a', 1), elected('b', 2)])).toEqual([]);
+    expect(termViolations([elected('a', 2), elected('b', 2)])).toEqual([
+      expect.stringContaining('terms must strictly increase'),
+    ]);
+    const lost = line({ kind: 'leader', instance: 'a', term: 7, isLeader: false });
+    expect(termViolations([elected('a', 1), lost])).toEqual([
+      expect.stringContaining('never elected with'),
+    ]);
+  });
+});
+
+describe('sharded-fire judgements', () => {
+  const part = (instance: string, index: number) => start(instance, 1000, { index, count: 4 });
+
+  it('every part exactly once: a missing and a doubled part are reported', () => {
+    const all = [part('a', 0), part('a', 1), part('b', 2), part('b', 3)];
+    expect(partViolations(all, [1000], 4)).toEqual([]);
+    const bad = [part('a', 0), part('a', 1), part('b', 1), part('b', 3)];
+    expect(partViolations(bad, [1000], 4)).toEqual([
+      expect.stringContaining('part 1/4 started 2 times'),
+      expect.stringContaining('part 2/4 started 0 times'),
+    ]);
+  });
+
+  it('the spread bound: more than ⌈n/live⌉ + 1 parts while another live instance ran none', () => {
+    const even = [part('a', 0), part('a', 1), part('b', 2), part('b', 3)];
+    expect(spreadViolation(even, 1000, 4, ['a', 'b', 'c'])).toBeNull();
+    const piled = [part('a', 0), part('a', 1), part('a', 2), part('a', 3)];
+    expect(spreadViolation(piled, 1000, 4, ['a', 'b', 'c'])).toContain('ran none');
+    // within the bound (⌈4/3⌉ + 1 = 3) although b ran none
+    const three = [part('a', 0), part('a', 1), part('a', 2), part('c', 3)];
+    expect(spreadViolation(three, 1000, 4, ['a', 'b', 'c'])).toBeNull();
+  });
+
+  it('a run that started and never ended is open', () => {
+    const ended = line({
+      kind: 'end',
+      instance: 'a',
+      fireAt: 1000,
+      job: 'j',
+      shard: { index: 0, count: 4 },
+    });
+    const runs = [part('a', 0), ended, part('a', 1)];
+    expect(openRuns(runs, 'a').map((e) => e.shard?.index)).toEqual([1]);
+  });
+});

@@ -13,10 +13,17 @@ import {
   type LockCapabilities,
   type LockInspection,
 } from '@fleetcron/core';
-import { assertPool, decodeText, encodeText, StatementSet } from '@fleetcron/postgres-shared';
-import type { Pool } from 'pg';
+import {
+  assertPool,
+  decodeText,
+  encodeText,
+  type RunOptions,
+  StatementSet,
+} from '@fleetcron/postgres-shared';
+import type { Pool, QueryResultRow } from 'pg';
 import { type ClaimRow, claimResult } from './claim.js';
 import { type ClaimManyRow, claimManyArrays } from './claim-many.js';
+import { type InlineArgument, inlineCall } from './inline-call.js';
 import {
   type ExtendManyRow,
   hasRepeatedLease,
@@ -28,7 +35,7 @@ import {
   type ResolvedLockOptions,
   resolveLockOptions,
 } from './options.js';
-import { lockTables, postgresLockSchema } from './schema.js';
+import { type LockTables, lockTables, postgresLockSchema } from './schema.js';
 import {
   type InspectRow,
   type LeaseRow,
@@ -72,6 +79,7 @@ export class PostgresLock implements Lock {
   readonly windowMs: number;
   private readonly options: ResolvedLockOptions;
   private readonly statements: StatementSet<LockStatement>;
+  private readonly tables: LockTables;
 
   /** Validates `options` (throws `InvalidOptionError` naming the field); runs no query. */
   constructor(pool: Pool, options: PostgresLockOptions = {}) {
@@ -82,8 +90,13 @@ export class PostgresLock implements Lock {
       ...POSTGRES_LOCK_CAPABILITIES,
       earlyToleranceMs: this.options.earlyToleranceMs,
     };
-    const tables = lockTables(this.options.schema, this.options.table);
-    this.statements = new StatementSet(pool, this.backend, this.options, lockStatements(tables));
+    this.tables = lockTables(this.options.schema, this.options.table);
+    this.statements = new StatementSet(
+      pool,
+      this.backend,
+      this.options,
+      lockStatements(this.tables),
+    );
   }
 
   /**
@@ -113,11 +126,8 @@ export class PostgresLock implements Lock {
     // never runs twice. Safe to repeat after a broken connection: the same owner gets a replay.
     // Once request.signal is aborted it is neither sent nor repeated (README, "A claim given up
     // on").
-    const [row] = await this.statements.run<ClaimRow>('claim', 'claim', values, {
-      retry: true,
-      deadline,
-      signal: request.signal,
-    });
+    const options = { retry: true, deadline, signal: request.signal };
+    const [row] = await this.call<ClaimRow>('claim', 'claim', values, options);
     if (!row) throw new BackendUnavailableError(this.backend, 'claim', new Error('no result row'));
     return claimResult(request, row);
   }
@@ -231,15 +241,32 @@ export class PostgresLock implements Lock {
       lease.exclusive,
       Math.ceil(leaseMs),
     ];
-    const [row] = await this.statements.run<LeaseRow>('extend', 'extend', values, { retry: true });
+    const [row] = await this.call<LeaseRow>('extend', 'extend', values, { retry: true });
     return row ? renewedLease(lease, row) : null;
   }
 
   async release(lease: Lease): Promise<boolean> {
     const values = [encodeText(lease.key), lease.fireAt, lease.token, lease.exclusive];
     // Not repeated after a broken connection: a second release would answer false.
-    const [row] = await this.statements.run<{ live: boolean }>('release', 'release', values);
+    const [row] = await this.call<{ live: boolean }>('release', 'release', values, {});
     return row?.live === true;
+  }
+
+  /**
+   * Calls the lock's function `fn` (`claim`, `extend` or `release`) with `values`: as the named prepared
+   * statement with `preparedStatements`, else as one simple-protocol query with the values
+   * inline (no parse message, no bind: the cheapest unprepared round trip).
+   */
+  private call<R extends QueryResultRow>(
+    operation: string,
+    fn: 'claim' | 'extend' | 'release',
+    values: InlineArgument[],
+    options: RunOptions,
+  ): Promise<R[]> {
+    if (this.options.preparedStatements)
+      return this.statements.run<R>(operation, fn, values, options);
+    const text = inlineCall(this.tables[fn], values);
+    return this.statements.runner.query<R>(operation, text, undefined, options);
   }
 
   /**

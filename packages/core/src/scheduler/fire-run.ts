@@ -46,11 +46,11 @@ export class FireRun {
     readonly kind: FireKind = {},
   ) {
     const { instanceId, clock } = deps;
-    this.log = safeLogger(deps.logger, {
+    this.log = safeLogger(deps.logger, () => ({
       job: job.name,
       fireAt: new Date(fireAt).toISOString(),
       instanceId,
-    });
+    }));
     this.events = new FireEvents(instanceId, job.name, fireAt, clock, kind.shard);
     const onFailed = (error: Error) => {
       this.events.storeFailed(error);

@@ -1,19 +1,30 @@
 import { type FleetcronEvent, publish } from '../events.js';
-import type { Logger } from '../middleware.js';
+import { type Logger, silentLogger } from '../middleware.js';
 
 type Level = keyof Logger;
 const LEVELS: readonly Level[] = ['debug', 'info', 'warn', 'error'];
 
+/** What {@link safeLogger} makes of the silent (default) logger: one shared, frozen no-op. */
+const SILENT: Logger = Object.freeze({ debug() {}, info() {}, warn() {}, error() {} });
+
 /**
  * Wraps a user logger so that a throwing logger never disturbs a fire, and attaches `fields`
- * (job name, fire time) to every line.
+ * (job name, fire time) to every line. `fields` may be a function, called at the first line
+ * (a fire that logs nothing does not build them). The silent default logger stays a shared
+ * no-op: nothing is built per fire.
  */
-export function safeLogger(logger: Logger, fields: Record<string, unknown> = {}): Logger {
+export function safeLogger(
+  logger: Logger,
+  fields: Record<string, unknown> | (() => Record<string, unknown>) = {},
+): Logger {
+  if (logger === silentLogger || logger === SILENT) return SILENT;
+  let known = typeof fields === 'function' ? null : fields;
   const wrapped = {} as Logger;
   for (const level of LEVELS) {
     wrapped[level] = (message, more) => {
       try {
-        logger[level](message, more ? { ...fields, ...more } : { ...fields });
+        known ??= (fields as () => Record<string, unknown>)();
+        logger[level](message, more ? { ...known, ...more } : { ...known });
       } catch {
         // a faulty logger must never break a fire
       }

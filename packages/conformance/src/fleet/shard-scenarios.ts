@@ -11,6 +11,7 @@ import {
   withControlSetup,
 } from './control-harness.js';
 import { eachJoinAndLeave } from './each-scenario.js';
+import { formatLedger } from './judge.js';
 import { startLines, startModeChildren, stopAll } from './mode-fleet.js';
 import { openRuns, partViolations, spreadViolation } from './shard-judge.js';
 
@@ -124,11 +125,19 @@ export const shardsExactlyOnceAndSpread: FleetScenario = {
 
       const entries = ledger.read();
       const starts = startLines(entries, 'sharded-job');
-      const spread = fires.flatMap((fireAt) => {
+      const unspread = fires.flatMap((fireAt) => {
         const live = ids.filter((id) => id !== victim || fireAt < killedAt);
-        return spreadViolation(starts, fireAt, SHARD_COUNT, live) ?? [];
+        const violation = spreadViolation(starts, fireAt, SHARD_COUNT, live);
+        return violation === null ? [] : [{ fireAt, violation }];
       });
-      expect(spread, 'fires whose parts were not spread within the bound').toEqual([]);
+      // the claims of the first such fire, to tell a late claim from a lost race
+      const claims = entries.filter(
+        (e) => e.fireAt === unspread[0]?.fireAt && (e.kind === 'claim' || e.kind === 'claimed'),
+      );
+      expect(
+        unspread.map((u) => u.violation),
+        `fires whose parts were not spread within the bound; the claims of the first:\n${formatLedger(claims)}`,
+      ).toEqual([]);
       expect(
         partViolations(starts, fires, SHARD_COUNT),
         `parts that did not start exactly once (of ${SHARD_FIRES} fires)`,

@@ -132,7 +132,7 @@ export async function runBench(options: BenchOptions, progress: Progress): Promi
                 row.unavailable ??
                   (row.failure
                     ? `FAILED ${row.failure}`
-                    : `ran ${row.ran}, dup ${row.duplicates}, missed ${row.missed}, lateness p99 ${row.lateness.p99.toFixed(0)} ms, early ${row.early}, claim calls/instance/wake ${(row.perWake.claim + row.perWake.claimMany).toFixed(1)} (${((row.wallMs ?? 0) / 1000).toFixed(1)} s)`),
+                    : `ran ${row.ran}, dup ${row.duplicates}, missed ${row.missed}, lateness p99 ${row.lateness.p99.toFixed(0)} ms, early ${row.early}, claim calls/instance/wake ${(row.perWake.claim + row.perWake.claimMany).toFixed(1)} (${((row.wallMs ?? 0) / 1000).toFixed(1)} s, load ${(row.loadAverage ?? 0).toFixed(1)})`),
               ),
             )),
           );

@@ -38,6 +38,8 @@ export interface FleetRow extends JobAccount {
   ledger: { files: number; torn: number };
   /** Wall time of the cell, from sending it to the instances until it was judged, ms. */
   wallMs?: number;
+  /** 1-minute load average of the machine when the cell began (other work on the 2 cores). */
+  loadAverage?: number;
   /** `lock.inspect` cross-check: `ok`, `n/a` or the mismatches. */
   verified: string;
   /** The cell could not run in this mode (`n/a: …`): reported, not a failure. */
@@ -197,20 +199,21 @@ export function scaleTable(rows: readonly FleetRow[]): string {
     ...['backend', 'mode', 'jobs due together × wakes', 'ran', 'duplicates', 'missed'],
     ...['skipped (claim failed)', 'lateness p50 ms', 'p99 ms', 'max ms', 'claims per fire'],
     ...['claim / claimMany calls per instance per wake', 'releases per instance per wake'],
-    ...['all claims answered after', 'inspect'],
+    ...['all claims answered after', 'inspect', 'load average'],
   ];
   return table(
     headers,
     rows.map((r) => {
       const head = [label(r), r.mode, `${int(r.jobsPerWake)} × ${r.wakes}`];
       if (r.unavailable || r.failure) {
-        const blank = headers.slice(4, -2).map(() => '');
-        return [...head, r.unavailable ?? 'failed', ...blank, r.failure ?? '', ''];
+        const blank = headers.slice(4, -3).map(() => '');
+        return [...head, r.unavailable ?? 'failed', ...blank, r.failure ?? '', '', ''];
       }
       return [
         ...[...head, int(r.ran), int(r.duplicates), int(r.missed), int(r.skippedUnavailable)],
         ...[ms(r.lateness.p50), ms(r.lateness.p99), ms(r.lateness.max), fixed(r.claimsPerFire)],
         ...[callsCell(r.perWake), fixed(r.perWake.release), answeredCell(r), r.verified],
+        r.loadAverage === undefined ? 'n/a' : r.loadAverage.toFixed(1),
       ];
     }),
     ['left', 'left', 'left'],

@@ -111,10 +111,11 @@ export class ScaleFleet {
       ledgerDir: this.ledgerDir,
     };
     const began = Date.now();
+    const loadAverage = os.loadavg()[0] ?? Number.NaN;
     const results = await Promise.all(
       this.holders.map(({ worker }) => worker.request({ type: 'scale-go', cell })),
     );
-    return { ...(await this.judge(base, cell, results)), wallMs: Date.now() - began };
+    return { ...(await this.judge(base, cell, results)), wallMs: Date.now() - began, loadAverage };
   }
 
   private async judge(base: FleetRow, cell: ScaleCell, results: FleetResult[]): Promise<FleetRow> {

@@ -2,13 +2,8 @@ import { copyFileSync, mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import {
-  cron,
-  definitionHash,
-  FleetClient,
-  MemoryStore,
-  type RegisteredJob,
-} from '@fleetcron/core';
+import { cron, FleetClient, MemoryStore, type RegisteredJob } from '@fleetcron/core';
+import { definitionHash } from '@fleetcron/core/backend';
 import type {} from '@fleetcron/testkit';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';

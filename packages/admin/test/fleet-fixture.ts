@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
   cron,
-  definitionHash,
   type Execution,
   every,
   type InstanceRecord,
@@ -9,6 +8,7 @@ import {
   type Store,
   type Trigger,
 } from '@fleetcron/core';
+import { definitionHash } from '@fleetcron/core/backend';
 
 /** A job as an instance would publish it, built with core's own helpers. */
 export function registeredJob(name: string, trigger: Trigger): RegisteredJob {

@@ -1,5 +1,5 @@
-import { cron, zonedTime } from '@fleetcron/core';
-import { formatWall, formatWallTime, wallClock } from './wall-clock.js';
+import { cron, wallClock, zonedTime } from '@fleetcron/core';
+import { formatWall, formatWallTime } from './wall-clock.js';
 
 /** How daylight saving time changed one fire (see DESIGN "Daylight saving time"). */
 export type DstNote =

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { cron, definitionHash, every, type Store, type Trigger } from '@fleetcron/core';
+import { cron, every, type Store, type Trigger } from '@fleetcron/core';
+import { definitionHash } from '@fleetcron/core/backend';
 
 function registered(name: string, trigger: Trigger) {
   const spec = trigger.spec ?? null;

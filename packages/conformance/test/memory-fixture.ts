@@ -1,10 +1,6 @@
 import type { Store } from '@fleetcron/core';
-import {
-  DEFAULT_WINDOW_MS,
-  MemoryElector,
-  MemoryLock,
-  type MemoryLockOptions,
-} from '@fleetcron/core';
+import { MemoryElector, MemoryLock, type MemoryLockOptions } from '@fleetcron/core';
+import { DEFAULT_WINDOW_MS } from '@fleetcron/core/backend';
 import type { LockFixture, StoreFixture } from '../src/index.js';
 import { internals } from './mutants/internals.js';
 

@@ -1,5 +1,4 @@
 import {
-  assertBatchSize,
   type BatchOptions,
   type ClaimRequest,
   type ClaimResult,
@@ -7,6 +6,7 @@ import {
   MemoryLock,
   type MemoryLockOptions,
 } from '@fleetcron/core';
+import { assertBatchSize } from '@fleetcron/core/backend';
 
 /** The batch size {@link SmallBatchLock} declares. */
 export const SMALL_BATCH = 7;

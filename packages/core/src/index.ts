@@ -1,30 +1,155 @@
-export * from './candidate.js';
-export * from './clock.js';
-export * from './elector.js';
-export * from './errors.js';
-export * from './events.js';
-export * from './fake-clock.js';
-export * from './fleet/index.js';
-export * from './fleet-clock/index.js';
-export * from './lock.js';
-export * from './memory-elector.js';
-export * from './memory-lock.js';
-export * from './memory-store.js';
-// built-in middleware
-export * from './middleware/recover.js';
-export * from './middleware/retry.js';
-export * from './middleware/skip-if-running.js';
-export * from './middleware/timeout.js';
-export * from './middleware.js';
-export * from './registry.js';
+/**
+ * `@fleetcron/core`: what an application imports. The scheduler, triggers, middleware, errors,
+ * events, clocks, the in-memory lock/store/elector, the fleet client, and the contract types a
+ * custom trigger, middleware, lock, store or elector implements. Helpers only an adapter needs
+ * (validators, cursors, error-text bounding, deadlines, claim-window constants) are in
+ * `@fleetcron/core/backend`; see the README's "Entries" section. `test/entries.test.ts` pins
+ * this list: adding an export is a decision, not an accident.
+ */
+
+export {
+  Candidate,
+  type CandidateEvent,
+  type CandidateOptions,
+  type ElectionCandidate,
+  type Leadership,
+  type LeadershipLostReason,
+} from './candidate.js';
+// clocks
+export { type Clock, offsetClock, realClock, type TimerHandle } from './clock.js';
+// leader election: the Elector contract, Candidate, the in-memory elector
+export {
+  type CampaignRequest,
+  type CampaignResult,
+  type Elector,
+  type ElectorCapabilities,
+  type LeaderInfo,
+  MAX_ELECTION_LENGTH,
+  NotLeaderError,
+} from './elector.js';
+// errors
+export {
+  BackendUnavailableError,
+  DuplicateJobError,
+  FleetcronError,
+  type FleetcronErrorCode,
+  type FleetcronErrorOptions,
+  InvalidCronError,
+  InvalidOptionError,
+  isFleetcronError,
+  JobTimeoutError,
+  LeaseLostError,
+  LeaseTooShortError,
+  SchedulerStoppedError,
+  TriggerError,
+  UnknownTimezoneError,
+} from './errors.js';
+// events
+export {
+  EVENTS_CHANNEL,
+  type FleetcronEvent,
+  type FleetcronEventType,
+  type FleetEvent,
+  subscribe,
+} from './events.js';
+export { FakeClock } from './fake-clock.js';
+// fleet control
+export {
+  type ActorOptions,
+  FleetClient,
+  type FleetClientOptions,
+  type FleetHistoryPage,
+  type FleetHistoryQuery,
+  type FleetJob,
+  type FleetView,
+} from './fleet/fleet-client.js';
+export { wallClock, type ZonedTime, zonedTime } from './fleet/zoned-time.js';
+export type { ClockOffset } from './fleet-clock/offset-estimator.js';
+// the Lock contract and the in-memory lock
+export type {
+  BatchOptions,
+  CatchUpClaim,
+  ClaimedFire,
+  ClaimRequest,
+  ClaimResult,
+  Lease,
+  Lock,
+  LockCapabilities,
+  LockInspection,
+  LostReason,
+} from './lock.js';
+export { MemoryElector, type MemoryElectorOptions } from './memory-elector.js';
+export { MemoryLock, type MemoryLockOptions } from './memory-lock.js';
+export { MemoryStore, type MemoryStoreOptions } from './memory-store.js';
+export { recover } from './middleware/recover.js';
+export { type RetryBackoff, type RetryOptions, retry } from './middleware/retry.js';
+export { skipIfRunning } from './middleware/skip-if-running.js';
+export { timeout } from './middleware/timeout.js';
+
+// middleware
+export {
+  compose,
+  type JobContext,
+  type JobHandler,
+  type JobLease,
+  type Logger,
+  type Middleware,
+  type Next,
+  silentLogger,
+} from './middleware.js';
+export type {
+  CatchUpSpec,
+  FleetStore,
+  InstanceClock,
+  InstanceRecord,
+  LiveInstance,
+  PauseOptions,
+  RegisteredJob,
+  RunRequest,
+  RunRequestInput,
+  TriggerSpec,
+  WatchRunRequests,
+} from './registry.js';
+export { DEFAULT_CLOCK_SKEW_WARN_MS } from './scheduler/clock-watch.js';
+export type { SkipReason } from './scheduler/fire-events.js';
+export { DEFAULT_HEARTBEAT_MS } from './scheduler/heartbeat.js';
+export type { JobDefinition, OverlapPolicy } from './scheduler/job.js';
+export { MAX_JOB_NAME_LENGTH } from './scheduler/job-name.js';
+export type { CatchUpPolicy, HolderLostPolicy } from './scheduler/job-policies.js';
+export type { ShardsOption } from './scheduler/job-shards.js';
+export type { JobInfo } from './scheduler/job-slots.js';
+export {
+  DEFAULT_ELECTION,
+  DEFAULT_LEADER_TTL_MS,
+  DEFAULT_SHARD_GRACE_MS,
+  type LeaderOptions,
+  type SchedulerMode,
+} from './scheduler/leader-options.js';
+export type { ManualRunOutcome } from './scheduler/manual-runs.js';
+export {
+  DEFAULT_CLAIM_BATCH_SIZE,
+  DEFAULT_DRAIN_MS,
+  DEFAULT_LEASE_MS,
+  DEFAULT_RUN_REQUEST_POLL_MS,
+  type SchedulerOptions,
+} from './scheduler/options.js';
+export type { SchedulerState, StopOptions } from './scheduler/public.js';
 // scheduler
-export * from './scheduler/scheduler.js';
-// sharded fires
-export * from './shards/index.js';
-export * from './store.js';
-export * from './trigger.js';
+export { Scheduler } from './scheduler/scheduler.js';
+export { describeFireGroup, type FireGroup, groupFires } from './shards/fire-groups.js';
+// sharded fires and their history
+export { MAX_SHARDS, type ShardInfo } from './shards/shard-info.js';
+// the Store contract (history, fleet registry) and the in-memory store
+export type {
+  Execution,
+  HistoryPage,
+  HistoryQuery,
+  JobState,
+  RunStatus,
+  Store,
+} from './store.js';
 // triggers
-export * from './triggers/at.js';
-export * from './triggers/cron.js';
-export * from './triggers/every.js';
-export * from './validate.js';
+export type { Trigger } from './trigger.js';
+export { at } from './triggers/at.js';
+export { type CronOptions, type CronTrigger, cron } from './triggers/cron.js';
+export { type EveryOptions, every } from './triggers/every.js';

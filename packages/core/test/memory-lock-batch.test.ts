@@ -4,9 +4,9 @@ import {
   FakeClock,
   isFleetcronError,
   type Lease,
-  MEMORY_MAX_BATCH,
   MemoryLock,
 } from '../src/index.js';
+import { MEMORY_MAX_BATCH } from '../src/memory-lock.js';
 
 const LEASE = 10_000;
 

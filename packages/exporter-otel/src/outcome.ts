@@ -1,4 +1,5 @@
-import { isFleetcronError, type RunStatus, toError } from '@fleetcron/core';
+import { isFleetcronError, type RunStatus } from '@fleetcron/core';
+import { toError } from '@fleetcron/core/backend';
 
 /** How a run ended, as seen by the tracing middleware. */
 export interface RunOutcome {

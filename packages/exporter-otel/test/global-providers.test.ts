@@ -1,8 +1,8 @@
-import { compose, publish } from '@fleetcron/core';
+import { compose } from '@fleetcron/core';
 import { metrics, trace } from '@opentelemetry/api';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fleetcronOpenTelemetry, MetricNames, SpanNames } from '../src/index.js';
-import { jobContext, otelHarness } from './otel-harness.js';
+import { jobContext, otelHarness, publish } from './otel-harness.js';
 
 describe('global providers', () => {
   const h = otelHarness();

@@ -1,7 +1,7 @@
-import { type FleetcronEvent, publish } from '@fleetcron/core';
+import type { FleetcronEvent } from '@fleetcron/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Attr, fleetcronOpenTelemetry, MetricNames } from '../src/index.js';
-import { otelHarness } from './otel-harness.js';
+import { otelHarness, publish } from './otel-harness.js';
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {

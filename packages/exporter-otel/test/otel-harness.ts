@@ -1,5 +1,6 @@
-import type { JobContext } from '@fleetcron/core';
-import { FakeClock, silentLogger } from '@fleetcron/core';
+import { channel } from 'node:diagnostics_channel';
+import type { FleetcronEvent, JobContext } from '@fleetcron/core';
+import { EVENTS_CHANNEL, FakeClock, silentLogger } from '@fleetcron/core';
 import { context } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import {
@@ -15,6 +16,14 @@ import {
   type ReadableSpan,
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
+
+/**
+ * Publishes `event` on the `EVENTS_CHANNEL` diagnostics channel, as a scheduler does (core's own
+ * `publish` is internal; any code in the process can publish on the channel by its name).
+ */
+export function publish(event: FleetcronEvent): void {
+  channel(EVENTS_CHANNEL).publish(event);
+}
 
 /** A reader the test collects from on demand. */
 class ManualReader extends MetricReader {

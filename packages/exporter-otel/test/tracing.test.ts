@@ -6,13 +6,12 @@ import {
   JobTimeoutError,
   LeaseLostError,
   type Middleware,
-  publish,
 } from '@fleetcron/core';
 import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Attr, fleetcronOpenTelemetry, SpanNames } from '../src/index.js';
 import { FireTracing } from '../src/tracing.js';
-import { about, jobContext, otelHarness } from './otel-harness.js';
+import { about, jobContext, otelHarness, publish } from './otel-harness.js';
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {

@@ -1,10 +1,10 @@
 import {
-  assertCatchUpClaim,
   BackendUnavailableError,
   type ClaimRequest,
   type ClaimResult,
   LeaseTooShortError,
 } from '@fleetcron/core';
+import { assertCatchUpClaim } from '@fleetcron/core/backend';
 import { EtcdLeaseInvalidError, type ICompare, type ITxnResponse } from 'etcd3';
 import {
   answerRecorded,

@@ -1,7 +1,4 @@
 import {
-  assertCampaign,
-  assertNonEmptyString,
-  assertPositiveMs,
   BackendUnavailableError,
   type CampaignRequest,
   type CampaignResult,
@@ -11,6 +8,7 @@ import {
   type LeaderInfo,
   realClock,
 } from '@fleetcron/core';
+import { assertCampaign, assertNonEmptyString, assertPositiveMs } from '@fleetcron/core/backend';
 import type { Etcd3, IKeyValue } from 'etcd3';
 import { lockClientOf } from './lock-client.js';
 import {

@@ -1,7 +1,8 @@
 import http from 'node:http';
 import https from 'node:https';
 import { performance } from 'node:perf_hooks';
-import { type Clock, ClockOffsetEstimator, type ClockSample, realClock } from '@fleetcron/core';
+import { type Clock, realClock } from '@fleetcron/core';
+import { ClockOffsetEstimator, type ClockSample } from '@fleetcron/core/backend';
 import type { Etcd3, IOptions } from 'etcd3';
 import type { ResolvedOptions } from './options.js';
 

@@ -1,12 +1,9 @@
 import {
-  assertBatchSize,
-  assertCatchUpClaim,
   BackendUnavailableError,
   type BatchOptions,
   type ClaimRequest,
   type ClaimResult,
   type Clock,
-  DEFAULT_EARLY_TOLERANCE_MS,
   InvalidOptionError,
   type Lease,
   LeaseTooShortError,
@@ -14,6 +11,11 @@ import {
   type LockCapabilities,
   type LockInspection,
 } from '@fleetcron/core';
+import {
+  assertBatchSize,
+  assertCatchUpClaim,
+  DEFAULT_EARLY_TOLERANCE_MS,
+} from '@fleetcron/core/backend';
 import type { Etcd3 } from 'etcd3';
 import { BatchClaimer, ETCD_MAX_BATCH } from './claim-batch.js';
 import type { ClaimContext } from './claim-reads.js';

@@ -1,13 +1,11 @@
+import { type Clock, InvalidOptionError, realClock } from '@fleetcron/core';
 import {
   assertNonEmptyString,
   assertNonNegativeMs,
   assertPositiveMs,
-  type Clock,
   DEFAULT_EARLY_TOLERANCE_MS,
   DEFAULT_WINDOW_MS,
-  InvalidOptionError,
-  realClock,
-} from '@fleetcron/core';
+} from '@fleetcron/core/backend';
 
 /** Options of {@link EtcdLock}. */
 export interface EtcdLockOptions {

@@ -1,4 +1,5 @@
-import { BackendUnavailableError, settleWithin } from '@fleetcron/core';
+import { BackendUnavailableError } from '@fleetcron/core';
+import { settleWithin } from '@fleetcron/core/backend';
 import {
   type Etcd3,
   EtcdLeaseInvalidError,

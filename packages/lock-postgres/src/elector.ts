@@ -1,5 +1,4 @@
 import {
-  assertCampaign,
   BackendUnavailableError,
   type CampaignRequest,
   type CampaignResult,
@@ -7,6 +6,7 @@ import {
   type ElectorCapabilities,
   type LeaderInfo,
 } from '@fleetcron/core';
+import { assertCampaign } from '@fleetcron/core/backend';
 import { assertPool, decodeText, encodeText, StatementSet } from '@fleetcron/postgres-shared';
 import type { Pool } from 'pg';
 import {

@@ -1,11 +1,10 @@
+import { InvalidOptionError, type Logger } from '@fleetcron/core';
 import {
   assertNonNegativeMs,
   assertPositiveMs,
   DEFAULT_EARLY_TOLERANCE_MS,
   DEFAULT_WINDOW_MS,
-  InvalidOptionError,
-  type Logger,
-} from '@fleetcron/core';
+} from '@fleetcron/core/backend';
 import {
   type ResolvedStatementOptions,
   type ResolvedTableOptions,

@@ -1,18 +1,20 @@
 import {
-  assertBatchSize,
-  assertCatchUpClaim,
   BackendUnavailableError,
   type BatchOptions,
   type ClaimedFire,
   type ClaimRequest,
   type ClaimResult,
-  DEFAULT_EARLY_TOLERANCE_MS,
   InvalidOptionError,
   type Lease,
   type Lock,
   type LockCapabilities,
   type LockInspection,
 } from '@fleetcron/core';
+import {
+  assertBatchSize,
+  assertCatchUpClaim,
+  DEFAULT_EARLY_TOLERANCE_MS,
+} from '@fleetcron/core/backend';
 import {
   assertPool,
   decodeText,

@@ -1,6 +1,4 @@
 import {
-  assertCatchUpClaim,
-  assertPositiveMs,
   type ClaimedFire,
   type ClaimRequest,
   type ClaimResult,
@@ -8,6 +6,7 @@ import {
   type Lease,
   type LostReason,
 } from '@fleetcron/core';
+import { assertCatchUpClaim, assertPositiveMs } from '@fleetcron/core/backend';
 import type { LockKeys } from './keys.js';
 
 /**

@@ -1,5 +1,4 @@
 import {
-  assertCampaign,
   type CampaignRequest,
   type CampaignResult,
   type Elector,
@@ -7,6 +6,7 @@ import {
   InvalidOptionError,
   type LeaderInfo,
 } from '@fleetcron/core';
+import { assertCampaign } from '@fleetcron/core/backend';
 import {
   encodeKeyPart,
   type RedisClient,

@@ -1,17 +1,19 @@
 import {
-  assertBatchSize,
-  assertCatchUpClaim,
   type BatchOptions,
   type ClaimRequest,
   type ClaimResult,
-  DEFAULT_EARLY_TOLERANCE_MS,
-  DEFAULT_WINDOW_MS,
   InvalidOptionError,
   type Lease,
   type Lock,
   type LockCapabilities,
   type LockInspection,
 } from '@fleetcron/core';
+import {
+  assertBatchSize,
+  assertCatchUpClaim,
+  DEFAULT_EARLY_TOLERANCE_MS,
+  DEFAULT_WINDOW_MS,
+} from '@fleetcron/core/backend';
 import {
   resolveSource,
   type SqliteExecutor,

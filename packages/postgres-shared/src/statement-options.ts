@@ -1,4 +1,5 @@
-import { assertPositiveMs, InvalidOptionError, type Logger, silentLogger } from '@fleetcron/core';
+import { InvalidOptionError, type Logger, silentLogger } from '@fleetcron/core';
+import { assertPositiveMs } from '@fleetcron/core/backend';
 
 /** Default of {@link StatementOptions.statementTimeoutMs}. */
 export const DEFAULT_STATEMENT_TIMEOUT_MS = 5000;

@@ -1,4 +1,5 @@
-import { assertPositiveMs, BackendUnavailableError } from '@fleetcron/core';
+import { BackendUnavailableError } from '@fleetcron/core';
+import { assertPositiveMs } from '@fleetcron/core/backend';
 import { GiveUp, type GiveUpSignal } from './give-up-signal.js';
 
 /** Default `commandTimeoutMs` of both Redis adapters. */

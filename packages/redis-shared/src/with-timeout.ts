@@ -1,4 +1,5 @@
-import { settleWithin, type TimerHandle, type TimerSource } from '@fleetcron/core';
+import type { TimerHandle } from '@fleetcron/core';
+import { settleWithin, type TimerSource } from '@fleetcron/core/backend';
 
 /** Real timers that never keep the process alive (unref'd). */
 const unrefTimers: TimerSource = {

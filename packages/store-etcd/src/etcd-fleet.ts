@@ -1,12 +1,9 @@
+import type { InstanceRecord, LiveInstance, RunRequest, RunRequestInput } from '@fleetcron/core';
 import {
   assertInstanceRecord,
   INSTANCE_EXPIRY_HEARTBEATS,
-  type InstanceRecord,
-  type LiveInstance,
   newRunRequest,
-  type RunRequest,
-  type RunRequestInput,
-} from '@fleetcron/core';
+} from '@fleetcron/core/backend';
 import type { Etcd3, Watcher } from 'etcd3';
 import { callEtcd, randomLeaseId } from './etcd-calls.js';
 import { fromKeyPart, padTime, type StoreKeys } from './keys.js';

@@ -1,26 +1,28 @@
 import {
-  assertPositiveInteger,
   BackendUnavailableError,
-  boundErrorText,
-  decodeCursor,
-  decodeShard,
   type Execution,
-  encodeCursor,
   type HistoryPage,
   type HistoryQuery,
   type InstanceRecord,
   InvalidOptionError,
   type JobState,
   type LiveInstance,
-  newJobState,
-  normalizeShard,
   type PauseOptions,
   type RunRequest,
   type RunRequestInput,
   type Store,
+} from '@fleetcron/core';
+import {
+  assertPositiveInteger,
+  boundErrorText,
+  decodeCursor,
+  decodeShard,
+  encodeCursor,
+  newJobState,
+  normalizeShard,
   statusFilter,
   TERMINAL_STATUSES,
-} from '@fleetcron/core';
+} from '@fleetcron/core/backend';
 import { type Etcd3, Range } from 'etcd3';
 import { BACKEND, callEtcd, storeClientOf } from './etcd-calls.js';
 import { EtcdFleet, prefixEnd } from './etcd-fleet.js';

@@ -1,11 +1,10 @@
+import { type Clock, realClock } from '@fleetcron/core';
 import {
   assertNonEmptyString,
   assertPositiveInteger,
   assertPositiveMs,
-  type Clock,
   DEFAULT_MAX_ERROR_LENGTH,
-  realClock,
-} from '@fleetcron/core';
+} from '@fleetcron/core/backend';
 
 /** Options of {@link EtcdStore}. */
 export interface EtcdStoreOptions {

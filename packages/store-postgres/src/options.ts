@@ -1,4 +1,5 @@
-import { assertPositiveInteger, DEFAULT_MAX_ERROR_LENGTH, type Logger } from '@fleetcron/core';
+import type { Logger } from '@fleetcron/core';
+import { assertPositiveInteger, DEFAULT_MAX_ERROR_LENGTH } from '@fleetcron/core/backend';
 import {
   type ResolvedStatementOptions,
   type ResolvedTableOptions,

@@ -1,25 +1,27 @@
+import type {
+  Execution,
+  HistoryPage,
+  HistoryQuery,
+  InstanceRecord,
+  JobState,
+  LiveInstance,
+  PauseOptions,
+  RunRequest,
+  RunRequestInput,
+  RunStatus,
+  Store,
+} from '@fleetcron/core';
 import {
   assertInstanceRecord,
   assertPositiveInteger,
   boundErrorText,
   decodeCursor,
   decodeShard,
-  type Execution,
   encodeCursor,
   encodeShard,
-  type HistoryPage,
-  type HistoryQuery,
-  type InstanceRecord,
-  type JobState,
-  type LiveInstance,
   newRunRequest,
-  type PauseOptions,
-  type RunRequest,
-  type RunRequestInput,
-  type RunStatus,
-  type Store,
   statusFilter,
-} from '@fleetcron/core';
+} from '@fleetcron/core/backend';
 import { assertPool, decodeText, encodeText, StatementSet } from '@fleetcron/postgres-shared';
 import type { Pool } from 'pg';
 import type { InstanceRow, RunRequestRow } from './fleet-statements.js';

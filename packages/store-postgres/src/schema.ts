@@ -1,4 +1,4 @@
-import { TERMINAL_STATUSES } from '@fleetcron/core';
+import { TERMINAL_STATUSES } from '@fleetcron/core/backend';
 import { type PostgresStoreOptions, resolveStoreOptions } from './options.js';
 
 /** Every status an execution row may hold, as a SQL list: `'running', 'succeeded', ...`. */

@@ -1,4 +1,4 @@
-import { TERMINAL_STATUSES } from '@fleetcron/core';
+import { TERMINAL_STATUSES } from '@fleetcron/core/backend';
 import {
   heartbeatSql,
   instancesSql,

@@ -1,11 +1,5 @@
-import {
-  assertInstanceRecord,
-  type InstanceRecord,
-  type LiveInstance,
-  newRunRequest,
-  type RunRequest,
-  type RunRequestInput,
-} from '@fleetcron/core';
+import type { InstanceRecord, LiveInstance, RunRequest, RunRequestInput } from '@fleetcron/core';
+import { assertInstanceRecord, newRunRequest } from '@fleetcron/core/backend';
 import { type RedisClient, type RedisCommands, RedisScript } from '@fleetcron/redis-shared';
 import { HEARTBEAT, INSTANCES, REQUEST_RUN, TAKE_RUN_REQUESTS } from './fleet-scripts.js';
 import type { FleetKeys } from './keys.js';

@@ -1,27 +1,29 @@
 import {
-  assertPositiveInteger,
-  assertPositiveMs,
-  boundErrorText,
-  DEFAULT_MAX_ERROR_LENGTH,
-  decodeCursor,
-  decodeShard,
   type Execution,
-  encodeCursor,
   type HistoryPage,
   type HistoryQuery,
   type InstanceRecord,
   InvalidOptionError,
   type JobState,
   type LiveInstance,
-  normalizeShard,
   type PauseOptions,
   type RunRequest,
   type RunRequestInput,
   type RunStatus,
   type Store,
+} from '@fleetcron/core';
+import {
+  assertPositiveInteger,
+  assertPositiveMs,
+  boundErrorText,
+  DEFAULT_MAX_ERROR_LENGTH,
+  decodeCursor,
+  decodeShard,
+  encodeCursor,
+  normalizeShard,
   statusFilter,
   TERMINAL_STATUSES,
-} from '@fleetcron/core';
+} from '@fleetcron/core/backend';
 import {
   type RedisClient,
   RedisCommands,

@@ -1,9 +1,5 @@
-import {
-  compareNewestFirst,
-  type Execution,
-  InvalidOptionError,
-  isFleetcronError,
-} from '@fleetcron/core';
+import { type Execution, InvalidOptionError, isFleetcronError } from '@fleetcron/core';
+import { compareNewestFirst } from '@fleetcron/core/backend';
 import { startRedis } from '@fleetcron/testkit';
 import type { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';

@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isFleetcronError, TERMINAL_STATUSES } from '@fleetcron/core';
+import { isFleetcronError } from '@fleetcron/core';
+import { TERMINAL_STATUSES } from '@fleetcron/core/backend';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SqliteStore, STORE_STATUSES } from '../src/index.js';

@@ -1,4 +1,4 @@
-import { DEFAULT_WINDOW_MS } from '@fleetcron/core';
+import { DEFAULT_WINDOW_MS } from '@fleetcron/core/backend';
 import { expect } from 'vitest';
 import type { LockScenario, LockScenarioOptions } from '../types.js';
 import { describeResult, fireNear, leaseFor, using, wonLease } from '../util.js';

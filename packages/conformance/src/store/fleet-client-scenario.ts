@@ -1,4 +1,5 @@
-import { definitionHash, every, FleetClient, isFleetcronError, type Store } from '@fleetcron/core';
+import { every, FleetClient, isFleetcronError, type Store } from '@fleetcron/core';
+import { definitionHash } from '@fleetcron/core/backend';
 import { expect } from 'vitest';
 import type { StoreScenario } from '../types.js';
 import { using } from '../util.js';

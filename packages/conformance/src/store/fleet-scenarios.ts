@@ -1,11 +1,5 @@
-import {
-  type FleetStore,
-  hasFleetControl,
-  type InstanceRecord,
-  type RegisteredJob,
-  type RunRequest,
-  type Store,
-} from '@fleetcron/core';
+import type { FleetStore, InstanceRecord, RegisteredJob, RunRequest, Store } from '@fleetcron/core';
+import { hasFleetControl } from '@fleetcron/core/backend';
 import { expect } from 'vitest';
 import type { StoreConformanceOptions, StoreScenario } from '../types.js';
 import { pollUntil, using } from '../util.js';

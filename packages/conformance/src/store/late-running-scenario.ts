@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { type Execution, type Store, TERMINAL_STATUSES } from '@fleetcron/core';
+import type { Execution, Store } from '@fleetcron/core';
+import { TERMINAL_STATUSES } from '@fleetcron/core/backend';
 import { expect } from 'vitest';
 import type { StoreScenario } from '../types.js';
 import { using } from '../util.js';

@@ -1,14 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import { type Execution, isFleetcronError, type RunStatus, type Store } from '@fleetcron/core';
 import {
   boundErrorText,
   compareNewestFirst,
   DEFAULT_MAX_ERROR_LENGTH,
-  type Execution,
-  isFleetcronError,
-  type RunStatus,
-  type Store,
   TERMINAL_STATUSES,
-} from '@fleetcron/core';
+} from '@fleetcron/core/backend';
 import { expect } from 'vitest';
 import type { StoreConformanceOptions, StoreScenario } from '../types.js';
 import { using } from '../util.js';

@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
-import { hasFleetControl, MemoryLock, MemoryStore } from '@fleetcron/core';
+import { MemoryLock, MemoryStore } from '@fleetcron/core';
+import { hasFleetControl } from '@fleetcron/core/backend';
 import { describe, expect, it } from 'vitest';
 import {
   ParentChannel,

@@ -19,40 +19,48 @@ function formatIn(zone: string): Intl.DateTimeFormat {
       timeZone: zone,
       hourCycle: 'h23',
       year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
     });
     formats.set(zone, format);
   }
   return format;
 }
 
+/**
+ * The wall-clock reading of instant `at` (epoch ms) in the IANA zone `zone`, as "naive" epoch
+ * ms: the local date and time written as if it were UTC, milliseconds kept. `wallClock(at, zone)
+ * - at` is the zone's UTC offset at `at`; `new Date(wall).toISOString()` prints the local time.
+ * Throws `RangeError` for a zone Intl does not know (`cron()` checks zones with a typed error).
+ */
+export function wallClock(at: number, zone: string): number {
+  const parts: Record<string, number> = {};
+  for (const part of formatIn(zone).formatToParts(at)) parts[part.type] = Number(part.value);
+  const wall = Date.UTC(
+    2000,
+    (parts.month ?? 1) - 1,
+    parts.day ?? 1,
+    parts.hour ?? 0,
+    parts.minute ?? 0,
+    parts.second ?? 0,
+  );
+  return new Date(wall).setUTCFullYear(parts.year ?? 1970) + (((at % 1000) + 1000) % 1000);
+}
+
 /** `at` as UTC ISO text and as wall-clock text with its UTC offset in `zone`. */
 export function zonedTime(at: number, zone: string): ZonedTime {
-  const parts = Object.fromEntries(
-    formatIn(zone)
-      .formatToParts(new Date(at))
-      .map((p) => [p.type, p.value]),
-  ) as Record<string, string>;
-  const wall = Date.UTC(
-    Number(parts.year),
-    Number(parts.month) - 1,
-    Number(parts.day),
-    Number(parts.hour),
-    Number(parts.minute),
-    Number(parts.second),
-  );
-  const offsetMin = Math.round((wall - Math.floor(at / 1000) * 1000) / 60_000);
+  const wall = wallClock(at, zone);
+  const offsetMin = Math.round((wall - at) / 60_000);
   const sign = offsetMin < 0 ? '-' : '+';
   const abs = Math.abs(offsetMin);
   const offset = `${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
   return {
     at,
     utc: new Date(at).toISOString(),
-    local: `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}:${parts.second} ${offset}`,
+    local: `${new Date(wall).toISOString().slice(0, 19).replace('T', ' ')} ${offset}`,
     zone,
   };
 }

@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  type Clock,
-  ClockOffsetEstimator,
-  FakeClock,
-  fleetClock,
-  offsetClock,
-} from '../../src/index.js';
+import { ClockOffsetEstimator, fleetClock } from '../../src/backend.js';
+import { type Clock, FakeClock, offsetClock } from '../../src/index.js';
 
 /**
  * A local instance whose wall clock is `skewMs` off the backend's (the FakeClock is the true

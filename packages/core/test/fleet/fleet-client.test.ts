@@ -1,10 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
-  at,
   CORE_VERSION,
-  cron,
   definitionHash,
+  registeredJob,
+  triggerFromSpec,
+  triggerSpecOf,
+} from '../../src/backend.js';
+import {
+  at,
+  cron,
   every,
   FakeClock,
   FleetClient,
@@ -13,11 +18,8 @@ import {
   MemoryLock,
   MemoryStore,
   type RegisteredJob,
-  registeredJob,
   type Store,
   type Trigger,
-  triggerFromSpec,
-  triggerSpecOf,
 } from '../../src/index.js';
 
 const START = Date.UTC(2026, 2, 28, 23, 0); // the night Europe/Berlin moves to summer time

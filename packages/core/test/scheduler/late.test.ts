@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { sleepOn } from '../../src/backend.js';
 import {
   type Clock,
   every,
@@ -6,7 +7,6 @@ import {
   type FleetcronEvent,
   MemoryLock,
   Scheduler,
-  sleepOn,
 } from '../../src/index.js';
 import { MAX_MISSED_LISTED, planFires } from '../../src/scheduler/fire-plan.js';
 import { recordEvents } from './helpers.js';

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import {
-  abortMarginMs,
   at,
   every,
   FakeClock,
@@ -10,6 +9,7 @@ import {
   MemoryStore,
   Scheduler,
 } from '../../src/index.js';
+import { abortMarginMs } from '../../src/scheduler/deadline.js';
 import { allHistory, type ExtendMode, FlakyLock, recordEvents } from './helpers.js';
 
 describe('lease renewal and loss (Guarantee 4)', () => {

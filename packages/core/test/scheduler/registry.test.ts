@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { CORE_VERSION, registeredJob } from '../../src/backend.js';
 import {
-  CORE_VERSION,
   cron,
   every,
   FakeClock,
@@ -9,7 +9,6 @@ import {
   isFleetcronError,
   MemoryLock,
   MemoryStore,
-  registeredJob,
   Scheduler,
 } from '../../src/index.js';
 import { recordEvents } from './helpers.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type Clock, FakeClock, MAX_TIMER_MS } from '../../src/index.js';
+import { MAX_TIMER_MS } from '../../src/backend.js';
+import { type Clock, FakeClock } from '../../src/index.js';
 import { TimerQueue, WALL_CHECK_MS } from '../../src/scheduler/timer-queue.js';
 
 describe('TimerQueue', () => {

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { partKey } from '../../src/backend.js';
 import {
   every,
   FakeClock,
   type JobContext,
   MemoryLock,
   MemoryStore,
-  partKey,
   Scheduler,
 } from '../../src/index.js';
 import { allHistory } from '../scheduler/helpers.js';

@@ -1,20 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import {
   decodeShard,
-  describeFireGroup,
-  type Execution,
   eachKey,
   encodeShard,
-  fireLockKey,
-  groupFires,
-  InvalidOptionError,
-  MemoryLock,
-  MemoryStore,
   normalizeShard,
   parseShardKey,
   partKey,
   SHARD_KEY_SEPARATOR,
+} from '../../src/backend.js';
+import {
+  describeFireGroup,
+  type Execution,
+  groupFires,
+  InvalidOptionError,
+  MemoryLock,
+  MemoryStore,
 } from '../../src/index.js';
+import { fireLockKey } from '../../src/shards/part-keys.js';
 
 function execution(over: Partial<Execution> & { id: string }): Execution {
   return {

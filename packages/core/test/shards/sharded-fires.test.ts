@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { eachKey, every, MemoryLock, partKey, Scheduler } from '../../src/index.js';
+import { eachKey, partKey } from '../../src/backend.js';
+import { every, MemoryLock, Scheduler } from '../../src/index.js';
 import { secondsBetween, simulatedFleet } from '../leader/fleet-helpers.js';
 
 type Runs = ReturnType<typeof simulatedFleet>['runs'];

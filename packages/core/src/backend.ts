@@ -1,0 +1,63 @@
+/**
+ * `@fleetcron/core/backend`: helpers for the authors of a lock, store or elector adapter and for
+ * fleetcron's own tools (CLI, admin console, conformance suite), kept out of the application
+ * entry `@fleetcron/core`. The contract types (`Lock`, `Store`, `Elector`, ...) and the errors
+ * stay in `@fleetcron/core`; import them from there. `test/entries.test.ts` pins this list.
+ */
+
+export { MAX_TIMER_MS, sleepOn } from './clock.js';
+export { assertCampaign } from './elector.js';
+export { toError } from './errors.js';
+// fleet tools: definitions, drift, trigger specs
+export { type DefinitionHashInput, definitionHash } from './fleet/definition-hash.js';
+export { type DefinitionGroup, definitionGroups, driftingJobs } from './fleet/drift.js';
+export { type RegisteredJobInput, registeredJob } from './fleet/registered-job.js';
+export { nextFires, triggerFromSpec, triggerSpecOf } from './fleet/trigger-spec.js';
+export { CORE_VERSION } from './fleet/version.js';
+export { fleetClock } from './fleet-clock/fleet-clock.js';
+export {
+  ClockOffsetEstimator,
+  type ClockSample,
+  DRIFT_PER_MS,
+  type OffsetEstimatorOptions,
+} from './fleet-clock/offset-estimator.js';
+// claims: the default window and tolerance, request checks
+export {
+  assertBatchSize,
+  assertCatchUpClaim,
+  DEFAULT_EARLY_TOLERANCE_MS,
+  DEFAULT_WINDOW_MS,
+} from './lock.js';
+export { compareNewestFirst, newJobState } from './memory-store.js';
+export {
+  assertInstanceRecord,
+  hasFleetControl,
+  INSTANCE_EXPIRY_HEARTBEATS,
+  instanceExpired,
+  newRunRequest,
+} from './registry.js';
+// deadlines and time
+export { settleWithin, type TimerSource } from './scheduler/deadline.js';
+export { eachKey, parseShardKey, partKey, SHARD_KEY_SEPARATOR } from './shards/part-keys.js';
+export {
+  decodeShard,
+  encodeShard,
+  isShardInfo,
+  normalizeShard,
+} from './shards/shard-info.js';
+// stores: error text, cursors, status filters, records
+export {
+  boundErrorText,
+  DEFAULT_MAX_ERROR_LENGTH,
+  decodeCursor,
+  encodeCursor,
+  statusFilter,
+  TERMINAL_STATUSES,
+} from './store.js';
+// option validators (throw InvalidOptionError naming the field)
+export {
+  assertNonEmptyString,
+  assertNonNegativeMs,
+  assertPositiveInteger,
+  assertPositiveMs,
+} from './validate.js';

@@ -1,9 +1,9 @@
 import { inject } from 'vitest';
 import { startEtcd } from '../etcd.js';
-// The typing of `inject('fleetcron...')` (also for the declaration build of this entry).
-import type {} from '../provided-context.js';
 import { isolatedPostgres } from '../isolation.js';
 import { startPostgres } from '../postgres.js';
+// The typing of `inject('fleetcron...')` (also for the declaration build of this entry).
+import type {} from '../provided-context.js';
 import { startRedis } from '../redis.js';
 import { perFile } from './per-file.js';
 

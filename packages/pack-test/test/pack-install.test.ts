@@ -216,17 +216,20 @@ describe('a fresh npm project with the tarballs and core at the next patch versi
       locks: ['PostgresLock', 'RedisLock', 'EtcdLock'],
       stores: ['PostgresStore', 'RedisStore'],
       typedError: true,
+      backendSameClasses: true,
       lastDayMinus3: '2026-02-25T00:00:00.000Z',
     });
     expect(JSON.parse(esm.stdout).runs).toBeGreaterThanOrEqual(2);
 
     const cjsSource = readFileSync(join(app, 'out/app-cjs.cjs'), 'utf8');
     expect(cjsSource).toContain('require("@fleetcron/core")');
+    expect(cjsSource).toContain('require("@fleetcron/core/backend")');
     const cjs = await runOk('node', ['out/app-cjs.cjs'], { cwd: app });
     expect(JSON.parse(cjs.stdout)).toEqual({
       format: 'cjs',
       runs: expect.any(Number),
       exports: Array(6).fill('function'),
+      backendSameClasses: true,
       lastDayMinus3: '2026-02-25T00:00:00.000Z',
     });
     expect(JSON.parse(cjs.stdout).runs).toBeGreaterThanOrEqual(2);

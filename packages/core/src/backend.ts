@@ -3,6 +3,8 @@
  * fleetcron's own tools (CLI, admin console, conformance suite), kept out of the application
  * entry `@fleetcron/core`. The contract types (`Lock`, `Store`, `Elector`, ...) and the errors
  * stay in `@fleetcron/core`; import them from there. `test/entries.test.ts` pins this list.
+ *
+ * @module @fleetcron/core/backend
  */
 
 export { MAX_TIMER_MS, sleepOn } from './clock.js';

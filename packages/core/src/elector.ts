@@ -115,7 +115,7 @@ export const MAX_ELECTION_LENGTH = 512;
 /**
  * Checks a campaign's inputs against `capabilities`; throws {@link InvalidOptionError} (or
  * {@link LeaseTooShortError} for a TTL below `minTtlMs`) naming the field. Adapters call it at
- * the start of `campaign()`; {@link Candidate} at construction.
+ * the start of `campaign()`; `Candidate` (in `@fleetcron/core`) at construction.
  */
 export function assertCampaign(
   request: Pick<CampaignRequest, 'election' | 'id' | 'ttlMs'>,

@@ -5,6 +5,8 @@
  * (validators, cursors, error-text bounding, deadlines, claim-window constants) are in
  * `@fleetcron/core/backend`; see the README's "Entries" section. `test/entries.test.ts` pins
  * this list: adding an export is a decision, not an accident.
+ *
+ * @module @fleetcron/core
  */
 
 export {

@@ -172,7 +172,7 @@ export class Scheduler {
 
   /**
    * Stops the scheduler: claims stop at once; running jobs get `drainMs` to finish, then their
-   * `ctx.signal` is aborted with `SchedulerStoppedError` and they get {@link STOP_GRACE_MS} to
+   * `ctx.signal` is aborted with `SchedulerStoppedError` and they get one more second to
    * settle; runs still going are then recorded `aborted` (not waited for any longer), leases are
    * released, leadership resigned (leader mode) and the timer cleared: nothing keeps the
    * process alive, no history row stays `running`. Does NOT close the lock or the store. Calling

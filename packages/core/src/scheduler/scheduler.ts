@@ -15,7 +15,7 @@ import type { ManualRunOutcome } from './manual-runs.js';
 import { type ResolvedOptions, resolveOptions, type SchedulerOptions } from './options.js';
 import { setJobPaused, unknownJob } from './pause.js';
 import { safeLogger } from './safe.js';
-import { drainFires, finishStop, STOP_GRACE_MS } from './shutdown.js';
+import { drainFires, finishStop } from './shutdown.js';
 import { TimerQueue } from './timer-queue.js';
 
 export * from './public.js';

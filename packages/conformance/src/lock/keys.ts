@@ -1,3 +1,4 @@
+import { eachKey, partKey } from '@fleetcron/core/backend';
 import { expect } from 'vitest';
 import type { LockScenario } from '../types.js';
 import { fireNear, leaseFor, using, wonLease } from '../util.js';
@@ -22,11 +23,16 @@ export const ODD_KEYS: readonly string[] = [
   `%_\\'"\`;-- ?[]`,
   'x'.repeat(512),
   '😀'.repeat(256),
+  // the scheduler's keys of a sharded fire's parts and of 'each' runs (U+001F separators)
+  partKey('job', 0, 8),
+  partKey('job', 7, 8),
+  eachKey('job', 'instance-1'),
 ];
 
 /** Scenario 14: keys are isolated from each other, whatever characters they hold. */
 export const oddKeys: LockScenario = {
-  title: 'keys are isolated and odd key names work (unicode, spaces, /, {}, :, 512 chars)',
+  title:
+    'keys are isolated and odd key names work (unicode, spaces, /, {}, :, U+001F of shard keys, 512 chars)',
   timeoutMs: 30_000,
   async run(options) {
     await using(options.create, async (fixture) => {

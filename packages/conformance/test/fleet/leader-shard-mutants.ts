@@ -57,7 +57,7 @@ export const everyoneLeadsEveryClaimWins: FleetInstanceFactory = (deps) => {
 };
 
 /** How long the other instances' part claims are held back by {@link partsOnOne}, ms. */
-const HELD_BACK_MS = 6_000;
+const HELD_BACK_MS = 10_000;
 
 /**
  * sh1: every part is taken by one instance (`shard-0-…`): the others' part claims reach the lock

@@ -161,7 +161,10 @@ export const eachJoinAndLeave: FleetScenario = {
       });
       expect(
         unrecorded,
-        `runs without a succeeded 'each' row in the history:\n${formatExecutions(rows)}`,
+        `runs without a succeeded 'each' row in the history (their rows: ${rows
+          .filter((r) => unrecorded.includes(`${r.instanceId} ${r.fireAt}`))
+          .map((r) => `${r.status}: ${r.error ?? ''}`)
+          .join('; ')}):\n${formatExecutions(rows)}`,
       ).toEqual([]);
     }),
 };

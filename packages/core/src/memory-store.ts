@@ -74,7 +74,7 @@ export class MemoryStore implements Store {
 
   async record(execution: Execution): Promise<void> {
     const current = this.executions.get(execution.id);
-    if (execution.status === 'running' && current && current.status !== 'running') return;
+    if (current && current.status !== 'running') return; // a finished row keeps its outcome
     const shard = normalizeShard(execution.shard);
     const { shard: _given, ...rest } = execution;
     const stored: Execution = {

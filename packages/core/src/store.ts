@@ -113,8 +113,10 @@ export interface Store extends Partial<FleetStore> {
   /**
    * Inserts or updates (by `id`) an execution. When `status` is terminal it also updates the
    * job's `lastStatus`, `lastFireAt` and `lastFinishedAt`, in the same round trip where the
-   * backend allows it. A `running` write never replaces a terminal status (a late write of the
-   * start, landing after the outcome, is dropped in the same round trip).
+   * backend allows it. Once a row is terminal ({@link TERMINAL_STATUSES}) no later write changes
+   * it: the first terminal status wins, atomically (a late write of the start, or a second
+   * outcome such as the holder-lost sweep's `lease_lost` racing the run's own `succeeded`, is
+   * dropped in the same round trip, and the job's last outcome is left as it was).
    */
   record(execution: Execution): Promise<void>;
   /** One page of a job's history, newest first. */

@@ -275,10 +275,10 @@ export class EtcdStore implements Store {
   }
 
   /**
-   * Writes an execution whose index entry read `previous`, in one transaction. A `running` write
-   * never replaces a terminal one: it compares the stored row (and the index) to what it read,
-   * so a terminal write landing in between makes it `changed`, and a terminal row makes it
-   * `refused`. Other writes win unconditionally (last writer wins, as in the other stores).
+   * Writes an execution whose index entry read `previous`, in one transaction. A terminal row is
+   * never changed again (the first outcome wins): every write compares the stored row (and the
+   * index) to what it read, so a write landing in between makes it `changed`, and a terminal row
+   * makes it `refused`.
    */
   private async write(
     stored: Execution,
@@ -303,19 +303,15 @@ export class EtcdStore implements Store {
       };
       ops.push(this.client.put(this.keys.outcome(job)).value(JSON.stringify(outcome)));
     }
-    let txn = this.client.if(indexKey, 'Version', '>', -1);
-    if (stored.status === 'running') {
-      if (previous === null || previousKey === null) {
-        txn = this.client.if(indexKey, 'Version', '==', 0);
-      } else {
-        const row = await this.call('record', (o) =>
-          this.client.get(previousKey).options(o).string(),
-        );
-        if (row !== null && (JSON.parse(row) as Execution).status !== 'running') return 'refused';
-        txn = this.client
-          .if(indexKey, 'Value', '==', previous)
-          .and(previousKey, row === null ? 'Version' : 'Value', '==', row ?? 0);
-      }
+    let txn = this.client.if(indexKey, 'Version', '==', 0);
+    if (previous !== null && previousKey !== null) {
+      const row = await this.call('record', (o) =>
+        this.client.get(previousKey).options(o).string(),
+      );
+      if (row !== null && (JSON.parse(row) as Execution).status !== 'running') return 'refused';
+      txn = this.client
+        .if(indexKey, 'Value', '==', previous)
+        .and(previousKey, row === null ? 'Version' : 'Value', '==', row ?? 0);
     }
     const result = await this.call('record', (o) =>
       txn

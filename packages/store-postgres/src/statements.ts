@@ -17,8 +17,8 @@ const TERMINAL = TERMINAL_STATUSES.map((s) => `'${s}'`).join(', ');
 
 /**
  * Upserts an execution by id and, when its status is terminal, the job's last outcome, in one
- * statement. A `running` write never replaces a terminal row (a late write of the start is
- * dropped). Parameters: $1 id, $2 job, $3 fireAt, $4 status, $5 attempt, $6 instanceId,
+ * statement. Once a row is terminal no later write changes it (the first outcome wins; a late
+ * write of the start or a second outcome is dropped, and the job's last outcome is not touched). Parameters: $1 id, $2 job, $3 fireAt, $4 status, $5 attempt, $6 instanceId,
  * $7 token, $8 startedAt, $9 finishedAt, $10 error, $11 reason, $12 requestedBy, $13 shard (JSON
  * text, see `encodeShard`).
  */
@@ -33,7 +33,7 @@ export function recordSql(t: StoreTables): string {
     started_at = excluded.started_at, finished_at = excluded.finished_at,
     error = excluded.error, reason = excluded.reason, requested_by = excluded.requested_by,
     shard = excluded.shard
-  WHERE excluded.status <> 'running' OR e.status = 'running'
+  WHERE e.status = 'running'
   RETURNING 1
 )
 INSERT INTO ${t.jobs} AS j (job, last_status, last_fire_at, last_finished_at)

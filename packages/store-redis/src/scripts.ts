@@ -17,8 +17,8 @@ end
 
 /**
  * record(KEYS = index, executions, state; ARGV = id, member, value, terminal '1'|'0', status,
- * fireAt, finishedAt|'' , maxHistory, maxAgeMs|'') → 1, or 0 when refused: a `running` write
- * never replaces a terminal execution (a late write of the start is dropped).
+ * fireAt, finishedAt|'' , maxHistory, maxAgeMs|'') → 1, or 0 when refused: a terminal execution
+ * is never changed again (the first outcome wins; a late start or a second outcome is dropped).
  * Upserts the execution (moving its index member if startedAt changed), updates the job state
  * for terminal statuses, then trims to maxHistory and (with maxAgeMs) by age on the Redis
  * clock, and lets the job's history keys expire maxAgeMs after the last record.
@@ -27,7 +27,7 @@ export const RECORD = `${DROP}
 local idx, execs, state = KEYS[1], KEYS[2], KEYS[3]
 local id, member = ARGV[1], ARGV[2]
 local old = redis.call('HGET', execs, id)
-if old and ARGV[5] == 'running' and cjson.decode(string.sub(old, 17)).status ~= 'running' then
+if old and cjson.decode(string.sub(old, 17)).status ~= 'running' then
   return 0
 end
 if old then

@@ -1,7 +1,7 @@
 /**
  * The store's operations, run on one connection (worker thread, or inline on your `Database`).
  * `record` is one `BEGIN IMMEDIATE` transaction (execution row and job state together); a
- * `running` write never replaces a terminal row.
+ * terminal row is never changed again (the first outcome wins).
  * Only type imports from outside: the worker thread loads this file by URL.
  */
 import type { Execution, JobState, RunStatus } from '@fleetcron/core';
@@ -54,7 +54,7 @@ function prepare(db: Database.Database) {
        started_at = excluded.started_at, finished_at = excluded.finished_at,
        error = excluded.error, reason = excluded.reason, requested_by = excluded.requested_by,
        shard = excluded.shard
-     WHERE excluded.status <> 'running' OR fleetcron_executions.status = 'running'`,
+     WHERE fleetcron_executions.status = 'running'`,
   );
   const last = db.prepare(
     `INSERT INTO fleetcron_jobs (job, last_status, last_fire_at, last_finished_at)
@@ -64,8 +64,8 @@ function prepare(db: Database.Database) {
   );
   return {
     record: db.transaction((row: Record<string, unknown>) => {
-      upsert.run(row);
-      last.run(row);
+      // a refused write (the row is terminal already) leaves the job's last outcome alone
+      if (upsert.run(row).changes > 0) last.run(row);
     }),
     history: db.prepare<
       [string, number | null, number | null, string | null, string | null, string | null, number],

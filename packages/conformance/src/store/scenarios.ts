@@ -9,6 +9,7 @@ import {
 import { expect } from 'vitest';
 import type { StoreConformanceOptions, StoreScenario } from '../types.js';
 import { using } from '../util.js';
+import { firstOutcomeWins } from './first-outcome-scenario.js';
 import { fleetClientView } from './fleet-client-scenario.js';
 import { fleetStoreScenarios } from './fleet-scenarios.js';
 import { lateRunningWrite } from './late-running-scenario.js';
@@ -378,6 +379,7 @@ export const storeScenarios = {
   sharedJobState,
   concurrentWriters,
   lateRunningWrite,
+  firstOutcomeWins,
   errorTextBounded,
   badQueryTyped,
   ...fleetStoreScenarios,

@@ -20,7 +20,7 @@ import { safeLogger } from './safe.js';
  * failures are contained and reported.
  */
 export class FireRun {
-  /** Settles when the fire is completely handled (lease given back, history written). */
+  /** Settles when the fire is completely handled (history written, then lease given back). */
   readonly done: Promise<void>;
   /** How it ended here: `lost`/`dropped` until a status is recorded. */
   outcome: FireOutcome = { status: 'lost', reason: null };
@@ -81,7 +81,7 @@ export class FireRun {
     this.stopping.abort();
     if (this.running) {
       this.finish(verdictOf(null, this.holding?.deadline.error ?? null, this.stopReason));
-      await this.holding?.giveBack('release');
+      await this.holding?.releaseAfter(this.history.triedOnce());
     } else if (this.holding) {
       await this.handBack('stopping');
     }
@@ -97,7 +97,7 @@ export class FireRun {
         error: toError(error),
       });
     } finally {
-      await this.holding?.giveBack('release');
+      await this.holding?.releaseAfter(this.history.triedOnce());
       await this.history.flushed();
       this.markDone();
     }

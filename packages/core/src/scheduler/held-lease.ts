@@ -3,7 +3,7 @@ import type { LeaseLostError } from '../errors.js';
 import type { ClockSample } from '../fleet-clock/offset-estimator.js';
 import type { Lease, Lock } from '../lock.js';
 import type { Logger } from '../middleware.js';
-import { LeaseDeadline } from './deadline.js';
+import { LeaseDeadline, settledWithin } from './deadline.js';
 import type { LeaseCalls } from './lease-batch.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { handBackClaim, releaseLease } from './lease-return.js';
@@ -60,6 +60,19 @@ export class HeldLease {
       onRenewed: (renewed) => c.onRenewed(renewed),
       sampled: (sample) => c.sampled(sample),
     });
+  }
+
+  /**
+   * Releases the lease once `outcome` (the first try of the fire's outcome write) settled,
+   * waiting at most a third of the lease and never past the local deadline (the keeper is
+   * stopped by then): a holder-lost sweep that finds the lease gone reads the outcome, or its
+   * `lease_lost` is refused by the store (the first outcome wins). A failing store does not
+   * delay the release; one that does not answer delays it by that bound only. Never rejects.
+   */
+  async releaseAfter(outcome: Promise<void>): Promise<void> {
+    const wait = Math.min(this.c.leaseMs / 3, this.deadline.remainingMs());
+    if (!this.returned && wait > 0) await settledWithin(outcome, wait, this.c.queue);
+    await this.giveBack('release');
   }
 
   /**

@@ -140,6 +140,7 @@ function errorText(error: Error | null): string | null {
  */
 export class FireHistory {
   private chain: Promise<void> = Promise.resolve();
+  private tried: Promise<void> = Promise.resolve();
   private row: Execution | null = null;
   private ended = false;
 
@@ -221,13 +222,29 @@ export class FireHistory {
     return this.chain;
   }
 
+  /**
+   * Resolves once every write of this fire so far was tried once: answered, failed or timed out
+   * (each try bounded). Retries of a failed outcome do not delay it. Never rejects.
+   */
+  triedOnce(): Promise<void> {
+    return this.tried;
+  }
+
   /** Queues a write after this fire's earlier ones; an `outcome` write is retried until it lands. */
   private enqueue(execution: Execution, outcome = false): Promise<void> {
     if (!this.writer.enabled) return this.chain;
     const row = { ...execution };
-    this.chain = this.chain.then(() =>
-      this.writer.write(row, this.boundMs, this.onFailed, outcome),
-    );
+    let firstTry: () => void = () => {};
+    this.tried = new Promise((resolve) => {
+      firstTry = resolve;
+    });
+    const onFailed = (error: Error) => {
+      firstTry();
+      this.onFailed(error);
+    };
+    this.chain = this.chain
+      .then(() => this.writer.write(row, this.boundMs, onFailed, outcome))
+      .then(firstTry);
     return this.chain;
   }
 }

@@ -90,7 +90,10 @@ function bounded<T>(
   );
 }
 
-/** The `running` rows of `job` whose holder is gone and whose lease is not live. */
+/**
+ * The `running` rows of `job` whose holder is gone (or is this instance, which no longer handles
+ * the fire) and whose lease is not live, still `running` when read again after the inspect.
+ */
 async function lostRows(
   d: HolderLostDeps,
   job: NormalizedJob,
@@ -117,7 +120,14 @@ async function lostRows(
     const held = new Set(leases.map((l) => l.token));
     lost.push(...rows.filter((row) => row.token === null || !held.has(row.token)));
   }
-  return lost;
+  if (lost.length === 0) return [];
+  // a run that ended since the first read wrote its outcome BEFORE releasing its lease (see
+  // HeldLease.releaseAfter): read again, so only rows still `running` now count as lost
+  const again = await bounded(d, ms, 'history', () =>
+    d.store.history(job.name, { status: 'running', limit: HOLDER_LOST_SCAN }),
+  );
+  const running = new Set(again.executions.map((row) => row.id));
+  return lost.filter((row) => running.has(row.id));
 }
 
 /** Claims the row's recovery identity; the winner records `lease_lost` and maybe re-runs. */

@@ -27,6 +27,8 @@ export {
 export {
   assertBatchSize,
   assertCatchUpClaim,
+  assertClaimRequest,
+  assertLockKey,
   DEFAULT_EARLY_TOLERANCE_MS,
   DEFAULT_WINDOW_MS,
 } from './lock.js';

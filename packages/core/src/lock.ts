@@ -289,6 +289,35 @@ export function assertCatchUpClaim(request: ClaimRequest): void {
 }
 
 /**
+ * Checks a lock key (adapters call it before sending a claim or an inspect): a non-empty string of
+ * well-formed Unicode. A lone UTF-16 surrogate cannot be encoded the same way by every backend
+ * (PostgreSQL and SQLite store text as UTF-8 and would turn it into U+FFFD, so two different keys
+ * would meet; etcd's key encoding throws), so it is refused with {@link InvalidOptionError}
+ * naming `key`. Control characters are allowed (the scheduler's shard keys use U+001F).
+ */
+export function assertLockKey(key: unknown): asserts key is string {
+  if (typeof key !== 'string' || key.length === 0) {
+    throw new InvalidOptionError('key', `must be a non-empty string, got ${JSON.stringify(key)}`);
+  }
+  const lone = /\p{Cs}/u.exec(key); // in a `u` regex only LONE surrogates match
+  if (lone !== null) {
+    throw new InvalidOptionError(
+      'key',
+      `must be well-formed Unicode, got a lone surrogate (half of a UTF-16 pair) at index ${lone.index}; use the whole character`,
+    );
+  }
+}
+
+/**
+ * Checks one claim request before it is sent: its key ({@link assertLockKey}) and its catch-up
+ * part ({@link assertCatchUpClaim}). Throws {@link InvalidOptionError} naming the field.
+ */
+export function assertClaimRequest(request: ClaimRequest): void {
+  assertLockKey(request.key);
+  assertCatchUpClaim(request);
+}
+
+/**
  * Checks the size of a batch (adapters call it first in `claimMany`, `extendMany` and
  * `releaseMany`): throws {@link InvalidOptionError} naming `requests` when there are more than
  * `maxBatch` items, or when `items` is not an array.

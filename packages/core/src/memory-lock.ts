@@ -2,7 +2,8 @@ import { type Clock, realClock } from './clock.js';
 import { BackendUnavailableError, InvalidOptionError } from './errors.js';
 import {
   assertBatchSize,
-  assertCatchUpClaim,
+  assertClaimRequest,
+  assertLockKey,
   type BatchOptions,
   type ClaimedFire,
   type ClaimRequest,
@@ -92,7 +93,7 @@ export class MemoryLock implements Lock {
   }
 
   async claim(request: ClaimRequest): Promise<ClaimResult> {
-    assertCatchUpClaim(request);
+    assertClaimRequest(request);
     return this.claimNow(request);
   }
 
@@ -106,7 +107,7 @@ export class MemoryLock implements Lock {
     options: BatchOptions = {},
   ): Promise<ClaimResult[]> {
     assertBatchSize(requests, MEMORY_MAX_BATCH);
-    for (const request of requests) assertCatchUpClaim(request);
+    for (const request of requests) assertClaimRequest(request);
     this.assertNotAborted('claimMany', options);
     return requests.map((request) => this.claimNow(request));
   }
@@ -229,6 +230,7 @@ export class MemoryLock implements Lock {
   }
 
   async inspect(key: string): Promise<LockInspection> {
+    assertLockKey(key);
     const state = this.keys.get(key);
     if (!state) return { leases: [], newestFireAt: null, fires: [], mark: null };
     this.collect(state, this.clock.now(), true);

@@ -4,7 +4,7 @@ import {
   type ClaimResult,
   LeaseTooShortError,
 } from '@fleetcron/core';
-import { assertCatchUpClaim } from '@fleetcron/core/backend';
+import { assertClaimRequest } from '@fleetcron/core/backend';
 import { EtcdLeaseInvalidError, type ICompare, type ITxnResponse } from 'etcd3';
 import {
   answerRecorded,
@@ -49,7 +49,7 @@ export class SingleClaimer {
     if (!(leaseMs >= ETCD_MIN_LEASE_MS)) {
       throw new LeaseTooShortError('leaseMs', leaseMs, ETCD_MIN_LEASE_MS, BACKEND);
     }
-    assertCatchUpClaim(request);
+    assertClaimRequest(request);
     const startedAt = performance.now();
     // Catch-up claims are bounded by their `since` instead of the window (the mark guards them).
     const oldest = request.catchUp ? request.catchUp.since : (etcdNow ?? now) - this.c.windowMs;

@@ -13,7 +13,8 @@ import {
 } from '@fleetcron/core';
 import {
   assertBatchSize,
-  assertCatchUpClaim,
+  assertClaimRequest,
+  assertLockKey,
   DEFAULT_EARLY_TOLERANCE_MS,
 } from '@fleetcron/core/backend';
 import type { Etcd3 } from 'etcd3';
@@ -161,7 +162,7 @@ export class EtcdLock implements Lock {
     this.assertOpen('claimMany');
     assertBatchSize(requests, ETCD_MAX_BATCH);
     BatchClaimer.check(requests);
-    for (const request of requests) assertCatchUpClaim(request);
+    for (const request of requests) assertClaimRequest(request);
     if (requests.length === 0) return [];
     if (options.signal?.aborted) {
       const cause = new Error('given up on by the caller before it was sent; it was not run');
@@ -269,7 +270,8 @@ export class EtcdLock implements Lock {
   }
 
   /** Reads what etcd holds for `key` (see {@link Lock.inspect}): one transaction. */
-  inspect(key: string): Promise<LockInspection> {
+  async inspect(key: string): Promise<LockInspection> {
+    assertLockKey(key);
     this.assertOpen('inspect');
     return inspectKey(this.rpc, this.keys, this.held, this.windowMs, key, () => this.clock.now());
   }

@@ -12,7 +12,8 @@ import {
 } from '@fleetcron/core';
 import {
   assertBatchSize,
-  assertCatchUpClaim,
+  assertClaimRequest,
+  assertLockKey,
   DEFAULT_EARLY_TOLERANCE_MS,
 } from '@fleetcron/core/backend';
 import {
@@ -111,7 +112,7 @@ export class PostgresLock implements Lock {
 
   async claim(request: ClaimRequest): Promise<ClaimResult> {
     assertIntegerMs('fireAt', request.fireAt);
-    assertCatchUpClaim(request);
+    assertClaimRequest(request);
     const deadline = this.statements.deadline();
     const values = [
       encodeText(request.key),
@@ -148,7 +149,7 @@ export class PostgresLock implements Lock {
     assertBatchSize(requests, POSTGRES_MAX_BATCH);
     for (const request of requests) {
       assertIntegerMs('fireAt', request.fireAt);
-      assertCatchUpClaim(request);
+      assertClaimRequest(request);
     }
     if (requests.length === 0) return [];
     const deadline = this.statements.deadline();
@@ -286,6 +287,7 @@ export class PostgresLock implements Lock {
   }
 
   async inspect(key: string): Promise<LockInspection> {
+    assertLockKey(key);
     const rows = await this.statements.run<InspectRow>(
       'inspect',
       'inspect',

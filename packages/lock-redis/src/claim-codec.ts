@@ -6,7 +6,7 @@ import {
   type Lease,
   type LostReason,
 } from '@fleetcron/core';
-import { assertCatchUpClaim, assertPositiveMs } from '@fleetcron/core/backend';
+import { assertClaimRequest, assertPositiveMs } from '@fleetcron/core/backend';
 import type { LockKeys } from './keys.js';
 
 /**
@@ -15,7 +15,7 @@ import type { LockKeys } from './keys.js';
  */
 export function checkClaim(request: ClaimRequest): number {
   assertFireAt(request.fireAt);
-  assertCatchUpClaim(request);
+  assertClaimRequest(request);
   const leaseMs = Math.ceil(request.leaseMs);
   assertPositiveMs('leaseMs', leaseMs);
   return leaseMs;

@@ -10,6 +10,7 @@ import {
 } from '@fleetcron/core';
 import {
   assertBatchSize,
+  assertLockKey,
   assertPositiveMs,
   DEFAULT_EARLY_TOLERANCE_MS,
   DEFAULT_WINDOW_MS,
@@ -285,6 +286,7 @@ export class RedisLock implements Lock {
   }
 
   async inspect(key: string): Promise<LockInspection> {
+    assertLockKey(key);
     const keys = this.keysOf(key);
     const [members, leaseValues, mark] = (await this.commands.call('inspect', (signal) =>
       inspectScript.run(

@@ -10,7 +10,8 @@ import {
 } from '@fleetcron/core';
 import {
   assertBatchSize,
-  assertCatchUpClaim,
+  assertClaimRequest,
+  assertLockKey,
   DEFAULT_EARLY_TOLERANCE_MS,
   DEFAULT_WINDOW_MS,
 } from '@fleetcron/core/backend';
@@ -181,7 +182,8 @@ export class SqliteLock implements Lock {
     return this.executor.run<boolean>('withdraw', plain(lease));
   }
 
-  inspect(key: string): Promise<LockInspection> {
+  async inspect(key: string): Promise<LockInspection> {
+    assertLockKey(key);
     return this.executor.run<LockInspection>('inspect', key);
   }
 
@@ -205,7 +207,7 @@ export class SqliteLock implements Lock {
     if (!(Number.isSafeInteger(leaseMs) && leaseMs > 0)) {
       throw new InvalidOptionError(`${field}leaseMs`, 'must be a positive integer of ms.');
     }
-    assertCatchUpClaim(request);
+    assertClaimRequest(request);
     return {
       ...{ key, fireAt, owner, leaseMs, exclusive, windowMs: this.windowMs },
       earlyToleranceMs: this.capabilities.earlyToleranceMs ?? DEFAULT_EARLY_TOLERANCE_MS,

@@ -64,6 +64,26 @@ export const oddKeys: LockScenario = {
         expect(await a!.release(lease0), `release ${JSON.stringify(key)}`).toBe(true);
       }
       for (const key of ODD_KEYS) expect((await b!.inspect(key)).leases).toEqual([]);
+      // a lone surrogate cannot be stored the same way everywhere (UTF-8 backends would turn it
+      // into U+FFFD and two keys would meet): refused before anything is sent
+      for (const key of LONE_SURROGATE_KEYS) {
+        const what = `key ${JSON.stringify(key)} (lone surrogate)`;
+        await expect(a!.claim(req(key, t, 'a', lease)), `claim of ${what}`).rejects.toMatchObject({
+          code: 'INVALID_OPTION',
+          field: 'key',
+        });
+        await expect(a!.inspect(key), `inspect of ${what}`).rejects.toMatchObject({
+          code: 'INVALID_OPTION',
+          field: 'key',
+        });
+      }
+      const replaced = await b!.inspect('job\uFFFD');
+      expect(replaced.fires, 'nothing recorded under the U+FFFD spelling of a refused key').toEqual(
+        [],
+      );
     });
   },
 };
+
+/** Keys every lock refuses with `InvalidOptionError` naming `key`: not well-formed Unicode. */
+export const LONE_SURROGATE_KEYS: readonly string[] = ['job\uD800', 'job\uDC00', '\uDBFF'];

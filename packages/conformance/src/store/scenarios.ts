@@ -13,6 +13,7 @@ import { firstOutcomeWins } from './first-outcome-scenario.js';
 import { fleetClientView } from './fleet-client-scenario.js';
 import { fleetStoreScenarios } from './fleet-scenarios.js';
 import { lateRunningWrite } from './late-running-scenario.js';
+import { shardKept } from './shard-scenario.js';
 
 const BASE = Date.UTC(2026, 0, 1);
 const ALL_STATUSES: RunStatus[] = ['running', ...TERMINAL_STATUSES];
@@ -380,6 +381,7 @@ export const storeScenarios = {
   concurrentWriters,
   lateRunningWrite,
   firstOutcomeWins,
+  shardKept,
   errorTextBounded,
   badQueryTyped,
   ...fleetStoreScenarios,

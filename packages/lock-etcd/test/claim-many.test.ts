@@ -9,7 +9,6 @@ import {
 import { startEtcd, waitFor } from '@fleetcron/testkit';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ETCD_MAX_BATCH, type EtcdLock, type EtcdLockOptions } from '../src/index.js';
-import { expectBatchLikeSingles, mixedCases } from './batch-oracle.js';
 import { etcdFixture, lazy } from './fixture.js';
 
 // A server of this file's own: one test counts the revisions a batch takes (one per transaction).
@@ -55,25 +54,10 @@ async function revision(fixture: Fixture): Promise<number> {
 }
 
 describe('EtcdLock.claimMany', () => {
-  it('declares maxBatch and answers each request as a single claim would (twin keys)', async () => {
-    await withFixture(async (fixture) => {
-      const lock = await newLock(fixture);
-      expect(lock.capabilities.maxBatch).toBe(ETCD_MAX_BATCH);
-      const batch = await expectBatchLikeSingles(
-        lock,
-        mixedCases({ windowMs: lock.windowMs, leaseMs: 5_000, prefix: 'job-' }),
-      );
-      // Every won lease's token is the create revision of its key (what inspect reports).
-      for (const lease of won(batch)) {
-        const { leases } = await lock.inspect(lease.key);
-        expect(leases.map((l) => l.token)).toContain(lease.token);
-      }
-    });
-  });
-
   it('takes one transaction per 118 requests, sent together (revisions = transactions)', async () => {
     await withFixture(async (fixture) => {
       const lock = await newLock(fixture);
+      expect(lock.capabilities.maxBatch).toBe(ETCD_MAX_BATCH);
       const fireAt = second();
       await lock.claim(req('warm-up', fireAt, 'a')); // the etcd clock and the record lease
       const before = await revision(fixture);

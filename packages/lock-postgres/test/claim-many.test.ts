@@ -11,8 +11,9 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import { POSTGRES_MAX_BATCH, PostgresLock } from '../src/index.js';
 import { lockFixtures, testPool } from './fixture.js';
 
-// Batched claims, renewals and releases: each answer equals the single call's on a twin key
-// with the same history; overlapping batches never both win; a re-sent batch gets the same
+// Batched claims, renewals and releases: renewals and releases answer as the single calls do on
+// twin leases (claims: the conformance scenario claimManyMatchesSingleClaims, run in
+// conformance.test.ts); overlapping batches never both win; a re-sent batch gets the same
 // leases; an aborted batch is never sent; oversized batches are refused.
 
 let database: ReturnType<typeof isolatedPostgres> | undefined;
@@ -41,17 +42,6 @@ function request(
 
 const onTwin = (twin: string, r: ClaimRequest): ClaimRequest => ({ ...r, key: `${twin}:${r.key}` });
 
-/**
- * A result with the twin prefix and the times removed (the twins' histories were written at
- * different times; each won lease's expiry is checked against what the lock holds instead).
- */
-function comparable(result: ClaimResult): unknown {
-  const { backendTime: _, ...rest } = result;
-  if (rest.status !== 'won') return { ...rest, key: rest.key.replace(/^[AB]:/, '') };
-  const { expiresAt: __, ...lease } = rest.lease;
-  return { status: 'won', lease: { ...lease, key: lease.key.replace(/^[AB]:/, '') } };
-}
-
 /** Every won lease in `results` is the lease the lock holds (same token and expiry). */
 async function expectHeldLeases(lock: Lock, results: ClaimResult[]): Promise<void> {
   for (const result of results) {
@@ -73,74 +63,6 @@ async function held(lock: Lock, key: string): Promise<unknown> {
 }
 
 describe('PostgresLock.claimMany', () => {
-  it('answers a mixed batch exactly as single claims answer the same requests on twin keys', async () => {
-    const fixture = await create();
-    try {
-      const lock = await fixture.newLock();
-      const now = Date.now();
-      const past = now - 2 * SECOND;
-      // The same history on both twins, by single claims.
-      const history = [
-        request('claimed', past, 'other'),
-        request('mine', past, 'me'),
-        request('mine-busy', past - SECOND, 'other'),
-        request('mine-busy', past, 'me'),
-        request('busy', past - SECOND, 'other'),
-        request('per-fire', past, 'me', { exclusive: false }),
-        request('caught-up', past, 'other'),
-        request('mark-mine', past - 20 * SECOND, 'me', { catchUp: { since: now - 60 * SECOND } }),
-      ];
-      for (const twin of ['A', 'B']) {
-        for (const r of history) await lock.claim(onTwin(twin, r));
-      }
-      const since = { catchUp: { since: now - 60 * SECOND } };
-      const batch = [
-        request('new', past, 'me'),
-        request('new-per-fire', past, 'me', { exclusive: false }),
-        request('claimed', past, 'me'),
-        request('mine', past, 'me'), // replay: the same lease
-        request('mine-busy', past, 'me'), // replay of a busy record
-        request('busy', past, 'me'), // another fire holds the exclusive lease
-        request('per-fire', past, 'me', { exclusive: false }), // replay of a per-fire lease
-        request('per-fire', past + SECOND, 'me', { exclusive: false }),
-        request('stale', now - 10 * 60 * SECOND, 'me'),
-        request('early', now + 60 * SECOND, 'me'),
-        request('caught-up', past - SECOND, 'me', since), // behind the mark
-        request('caught-up', past + SECOND, 'me', since), // ahead of the mark: wins
-        request('mark-mine', past - 20 * SECOND, 'me', since), // re-sent catch-up: same lease
-        request('twice', past, 'me'),
-        request('twice', past + SECOND, 'me'), // sees the first: busy
-        request('twice', past, 'me'), // replay of the first
-        request('new', past, 'late'), // after this batch's own win: lost
-      ];
-      const batched = await lock.claimMany?.(batch.map((r) => onTwin('A', r)));
-      const singles: ClaimResult[] = [];
-      for (const r of batch) singles.push(await lock.claim(onTwin('B', r)));
-      expect(batched?.map(comparable)).toEqual(singles.map(comparable));
-      await expectHeldLeases(lock, batched ?? []);
-      await expectHeldLeases(lock, singles);
-      // Not vacuous: the batch holds every kind of answer.
-      const kinds = new Set(
-        singles.map((s) => (s.status === 'lost' ? `lost:${s.reason}` : s.status)),
-      );
-      for (const kind of [
-        'won',
-        'busy',
-        'lost:claimed',
-        'lost:stale',
-        'lost:early',
-        'lost:behind_mark',
-      ]) {
-        expect(kinds, kind).toContain(kind);
-      }
-      for (const key of new Set(batch.map((r) => r.key))) {
-        expect(await held(lock, `A:${key}`), key).toEqual(await held(lock, `B:${key}`));
-      }
-    } finally {
-      await fixture.close();
-    }
-  });
-
   it('two clients sending overlapping batches in opposite orders never both win a fire', async () => {
     const fixture = await create();
     try {
@@ -185,6 +107,7 @@ describe('PostgresLock.claimMany', () => {
         results.map(({ backendTime: _, ...result }) => result);
       expect(first.filter((r) => r.status === 'won').length).toBeGreaterThan(20);
       expect(strip(again)).toEqual(strip(first));
+      await expectHeldLeases(lock, first);
       const tokens = await lock.inspect('resend-0');
       expect(tokens.fires).toHaveLength(2);
     } finally {

@@ -4,7 +4,6 @@ import { type RedisCluster, startRedisCluster } from '@fleetcron/testkit';
 import { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lockKeys, REDIS_MAX_BATCH, RedisLock } from '../src/index.js';
-import { expectBatchMatchesSingles, mixedCases } from './batch-oracle.js';
 import { uniquePrefix } from './fixture.js';
 
 // claimMany on a real 3-primary Redis Cluster: batches spread over many hash slots (one script
@@ -42,16 +41,6 @@ describe('RedisLock.claimMany on Redis Cluster', () => {
         }
       }
     }
-  });
-
-  it('answers a mixed batch exactly as single claims on twin keys do', async () => {
-    const prefix = uniquePrefix();
-    const lock = new RedisLock(clusterClient(), { prefix });
-    const singles = new RedisLock(clusterClient(), { prefix });
-    const cases = mixedCases(Date.now(), lock.windowMs);
-    const slots = new Set(cases.map((c) => hashSlot(lockKeys(prefix, `batch:${c.job}`).fires)));
-    expect(slots.size, 'the batch spans several slots').toBeGreaterThan(5);
-    await expectBatchMatchesSingles(lock, singles, cases);
   });
 
   it('claims a batch of 1,000 keys (and of maxBatch) over many slots, with a keyPrefix too', async () => {

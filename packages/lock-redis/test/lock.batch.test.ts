@@ -8,7 +8,6 @@ import { waitFor } from '@fleetcron/testkit';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REDIS_MAX_BATCH, RedisLock } from '../src/index.js';
-import { expectBatchMatchesSingles, mixedCases } from './batch-oracle.js';
 import { clientErrors, dedicatedServer, newClient, sharedUrl, uniquePrefix } from './fixture.js';
 import { ReplyDroppingProxy } from './proxy.js';
 
@@ -47,23 +46,6 @@ const req = (key: string, fireAt: number, owner: string, exclusive = true): Clai
 });
 
 describe('RedisLock.claimMany on one node', () => {
-  it('answers a mixed batch exactly as single claims on twin keys do', async () => {
-    const prefix = uniquePrefix();
-    const lock = new RedisLock(client(), { prefix });
-    const singles = new RedisLock(client(), { prefix });
-    const results = await expectBatchMatchesSingles(
-      lock,
-      singles,
-      mixedCases(Date.now(), lock.windowMs),
-    );
-    // The oracle compares both sides; this pins that the batch really mixes every answer.
-    const kinds = new Set(results.map((r) => (r.status === 'lost' ? r.reason : r.status)));
-    expect([...kinds].sort()).toEqual(
-      ['behind_mark', 'busy', 'claimed', 'early', 'stale', 'won'].sort(),
-    );
-    for (const result of results) expect(result.backendTime).toBeTypeOf('number');
-  });
-
   it('answers a re-sent batch with the same leases (a reply lost on the way)', async () => {
     const redis = await server.get();
     const proxy = await ReplyDroppingProxy.start(redis.url);

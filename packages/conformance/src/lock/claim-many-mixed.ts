@@ -62,6 +62,14 @@ function mixedCases(c: MixedContext, options: { timeScale?: number }): MixedCase
       requests: (k) => [req(k, t, 'a', L, true)],
     },
     {
+      name: 'own-live-overlap',
+      expected: ['won', 'won'],
+      prepare: async (k) => {
+        await won(a, req(k, t, 'a', L, false), 'own-live-overlap');
+      },
+      requests: (k) => [req(k, t, 'a', L, false), req(k, t + 1000, 'a', L, false)],
+    },
+    {
       name: 'own-busy',
       expected: ['busy'],
       prepare: async (k) => {
@@ -159,6 +167,22 @@ function mixedCases(c: MixedContext, options: { timeScale?: number }): MixedCase
       requests: (k) => [catchUpReq(k, t - MINUTE, 'a', L, since)],
     },
     {
+      name: 'catch-up-ahead-of-mark',
+      expected: ['won'],
+      prepare: async (k) => {
+        await won(b, req(k, t - 20_000, 'b', L, false), 'catch-up-ahead-of-mark');
+      },
+      requests: (k) => [catchUpReq(k, t - 10_000, 'a', L, since, true)],
+    },
+    {
+      name: 'catch-up-resent',
+      expected: ['won'],
+      prepare: async (k) => {
+        await won(a, catchUpReq(k, t - 10_000, 'a', L, since), 'catch-up-resent');
+      },
+      requests: (k) => [catchUpReq(k, t - 10_000, 'a', L, since)],
+    },
+    {
       name: 'catch-up-stale',
       expected: ['lost (stale)'],
       requests: (k) => [catchUpReq(k, now - 40 * MINUTE, 'a', L, since)],
@@ -191,8 +215,9 @@ function tokensIn(seen: LockInspection): number[] {
 }
 
 /**
- * Scenario: one batch mixing new, own (live, busy, released), foreign, busy, stale, early and
- * catch-up (with `durableMark`) fires over many keys, and requests of one key that see each
+ * Scenario: one batch mixing new, own (live, busy, released; exclusive and per-fire), foreign,
+ * busy, stale, early and catch-up (with `durableMark`: new, ahead of and behind the mark,
+ * re-sent, stale) fires over many keys, and requests of one key that see each
  * other, answers each exactly as single claims would. The oracle: the same requests sent one by
  * one to twin keys prepared the same way. Compared per request: status, reason, owner,
  * exclusive, fire, token ranks per key (a re-send gets the prepared token, a new lease a higher

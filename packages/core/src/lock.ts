@@ -296,8 +296,8 @@ export function assertCatchUpClaim(request: ClaimRequest): void {
  * naming `key`. Control characters are allowed (the scheduler's shard keys use U+001F).
  */
 export function assertLockKey(key: unknown): asserts key is string {
-  if (typeof key !== 'string' || key.length === 0) {
-    throw new InvalidOptionError('key', `must be a non-empty string, got ${JSON.stringify(key)}`);
+  if (typeof key !== 'string') {
+    throw new InvalidOptionError('key', `must be a string, got ${typeof key}`);
   }
   const lone = /\p{Cs}/u.exec(key); // in a `u` regex only LONE surrogates match
   if (lone !== null) {

@@ -289,8 +289,8 @@ export function assertCatchUpClaim(request: ClaimRequest): void {
 }
 
 /**
- * Checks a lock key (adapters call it before sending a claim or an inspect): a non-empty string of
- * well-formed Unicode. A lone UTF-16 surrogate cannot be encoded the same way by every backend
+ * Checks a lock key (adapters call it before sending a claim or an inspect): a string of
+ * well-formed Unicode (the empty string included). A lone UTF-16 surrogate cannot be encoded the same way by every backend
  * (PostgreSQL and SQLite store text as UTF-8 and would turn it into U+FFFD, so two different keys
  * would meet; etcd's key encoding throws), so it is refused with {@link InvalidOptionError}
  * naming `key`. Control characters are allowed (the scheduler's shard keys use U+001F).

@@ -18,7 +18,10 @@ export const DEFAULT_EARLY_TOLERANCE_MS = 250;
 
 /** A request to claim fire `fireAt` of job `key` for `owner`. */
 export interface ClaimRequest {
-  /** The job's name. Any string (unicode, spaces, `/`, `{}`) up to 512 characters. */
+  /**
+   * The job's name (or the scheduler's key of a shard part). Any well-formed Unicode string
+   * (spaces, `/`, `{}`, control characters); a lone surrogate is refused ({@link assertLockKey}).
+   */
   key: string;
   /** The scheduled fire time, epoch ms. Identifies the fire fleet-wide. */
   fireAt: number;

@@ -5,7 +5,7 @@ import { VARIANTS } from './backends/types.js';
 import { WorkerProcess } from './contention/pool.js';
 import { type CellResult, type Placement, runContention } from './contention/run.js';
 import { machineInfo } from './machine.js';
-import type { BenchOptions } from './options.js';
+import type { BenchOptions, ScenarioName } from './options.js';
 import type { Progress } from './progress.js';
 import { int } from './report/format.js';
 import {
@@ -23,11 +23,14 @@ import { summarize } from './stats.js';
 
 /** Steps the progress display counts for `options`. */
 export function totalSteps(options: BenchOptions): number {
+  const has = (s: ScenarioName) => options.scenarios.includes(s);
   const perBackend =
-    options.instances.length * options.rounds * VARIANTS.length +
-    scaleCells(options.fleetJobs, options.singleWakes, options.quick).length;
-  const skew = options.backends.filter((b) => SKEW_BACKENDS.includes(b)).length * 2;
-  return 1 + options.backends.length * perBackend + skew;
+    (has('contention') ? options.instances.length * options.rounds * VARIANTS.length : 0) +
+    (has('scale') ? scaleCells(options.fleetJobs, options.singleWakes, options.quick).length : 0);
+  const skew = has('skew')
+    ? options.backends.filter((b) => SKEW_BACKENDS.includes(b)).length * 2
+    : 0;
+  return (has('scheduler') ? 1 : 0) + options.backends.length * perBackend + skew;
 }
 
 const firstLine = (error: unknown): string =>
@@ -44,30 +47,38 @@ export async function runBench(options: BenchOptions, progress: Progress): Promi
   const skew: SkewRow[] = [];
   let single: BenchReport['single'] = null;
 
+  const has = (s: ScenarioName) => options.scenarios.includes(s);
+
   // 1. One scheduler with many jobs, in a fresh process (clean RSS and CPU figures).
-  progress.status(`scheduler: ${options.scaleJobs} jobs in one instance`);
-  const scaleWorker = new WorkerProcess('scale', ['--expose-gc']);
-  try {
-    const result = await scaleWorker.request({
-      type: 'scale',
-      jobs: options.scaleJobs,
-      idleSeconds: options.idleSeconds,
-    });
-    single = result;
-    progress.step(
-      `scheduler ${int(result.jobs)} jobs`,
-      `add ${result.addMs.toFixed(0)} ms, ${result.fakeClockTimers} timer, idle CPU ${result.idleCpuPercent.toFixed(2)} %`,
-    );
-  } catch (error) {
-    single = { failure: firstLine(error) };
-    progress.step('scheduler scale', `FAILED ${firstLine(error)}`);
-  } finally {
-    await scaleWorker.close();
+  if (has('scheduler')) await runSingle();
+  async function runSingle(): Promise<void> {
+    progress.status(`scheduler: ${options.scaleJobs} jobs in one instance`);
+    const scaleWorker = new WorkerProcess('scale', ['--expose-gc']);
+    try {
+      const result = await scaleWorker.request({
+        type: 'scale',
+        jobs: options.scaleJobs,
+        idleSeconds: options.idleSeconds,
+      });
+      single = result;
+      progress.step(
+        `scheduler ${int(result.jobs)} jobs`,
+        `add ${result.addMs.toFixed(0)} ms, ${result.fakeClockTimers} timer, idle CPU ${result.idleCpuPercent.toFixed(2)} %`,
+      );
+    } catch (error) {
+      single = { failure: firstLine(error) };
+      progress.step('scheduler scale', `FAILED ${firstLine(error)}`);
+    } finally {
+      await scaleWorker.close();
+    }
   }
 
   // 2. Per backend: contention cells, then the fleet scenario.
   const workers = Array.from({ length: options.workers }, (_, i) => new WorkerProcess(`w${i + 1}`));
-  const cells = scaleCells(options.fleetJobs, options.singleWakes, options.quick);
+  const cells = has('scale')
+    ? scaleCells(options.fleetJobs, options.singleWakes, options.quick)
+    : [];
+  const instanceCounts = has('contention') ? options.instances : [];
   const scale = await ScaleFleet.create(runTag);
   try {
     for (const name of options.backends) {
@@ -81,8 +92,8 @@ export async function runBench(options: BenchOptions, progress: Progress): Promi
       } catch (error) {
         const failure = `server did not start: ${firstLine(error)}`;
         progress.log(`${name}: ${failure}`);
-        progress.skip(options.instances.length * options.rounds * VARIANTS.length + cells.length);
-        for (const n of options.instances) {
+        progress.skip(instanceCounts.length * options.rounds * VARIANTS.length + cells.length);
+        for (const n of instanceCounts) {
           for (const variant of VARIANTS) {
             contention.push(emptyCell(name, variant, n, failure));
           }
@@ -101,53 +112,57 @@ export async function runBench(options: BenchOptions, progress: Progress): Promi
       });
       let inspector: OwnedLock | null = null;
       try {
-        if (name !== 'memory') inspector = await module.lock(backend.connection, 2);
+        if (name !== 'memory' && has('contention')) {
+          inspector = await module.lock(backend.connection, 2);
+        }
         const lock: Lock | null = inspector?.lock ?? null;
-        contention.push(
-          ...(await runContention(
-            module,
-            backend,
-            placement,
-            lock,
-            {
-              instances: options.instances,
-              durationSeconds: options.durationSeconds,
-              rounds: options.rounds,
-              sampleCap: 20_000,
-              runTag,
-            },
-            VARIANTS,
-            (label, perSec, failure) =>
-              progress.step(label, failure ? `FAILED ${failure}` : `${int(perSec)} claims/s`),
-          )),
-        );
-        progress.status(`${name}: jobs due together on 4 instance processes`);
-        try {
-          await scale.open(module, backend);
-          if (!options.quick) await scale.warmUp();
-          fleet.push(
-            ...(await runScaleCells(scale, name, cells, (row) =>
-              progress.step(
-                `${name} scale ${row.mode} ${row.jobsPerWake} jobs × ${row.wakes}`,
-                row.unavailable ??
-                  (row.failure
-                    ? `FAILED ${row.failure}`
-                    : `ran ${row.ran}, dup ${row.duplicates}, missed ${row.missed}, lateness p99 ${row.lateness.p99.toFixed(0)} ms, early ${row.early}, claim calls/instance/wake ${(row.perWake.claim + row.perWake.claimMany).toFixed(1)} (${((row.wallMs ?? 0) / 1000).toFixed(1)} s, load ${(row.loadAverage ?? 0).toFixed(1)})`),
-              ),
+        if (has('contention'))
+          contention.push(
+            ...(await runContention(
+              module,
+              backend,
+              placement,
+              lock,
+              {
+                instances: options.instances,
+                durationSeconds: options.durationSeconds,
+                rounds: options.rounds,
+                sampleCap: 20_000,
+                runTag,
+              },
+              VARIANTS,
+              (label, perSec, failure) =>
+                progress.step(label, failure ? `FAILED ${failure}` : `${int(perSec)} claims/s`),
             )),
           );
-        } catch (error) {
-          for (const c of cells.slice(fleet.filter((f) => f.backend === name).length)) {
-            fleet.push({
-              ...emptyRow(name, c.mode, c.jobsPerWake, c.wakes, 0),
-              failure: firstLine(error),
-            });
+        if (has('scale'))
+          try {
+            progress.status(`${name}: jobs due together on 4 instance processes`);
+            await scale.open(module, backend);
+            if (!options.quick) await scale.warmUp();
+            fleet.push(
+              ...(await runScaleCells(scale, name, cells, (row) =>
+                progress.step(
+                  `${name} scale ${row.mode} ${row.jobsPerWake} jobs × ${row.wakes}`,
+                  row.unavailable ??
+                    (row.failure
+                      ? `FAILED ${row.failure}`
+                      : `ran ${row.ran}, dup ${row.duplicates}, missed ${row.missed}, lateness p99 ${row.lateness.p99.toFixed(0)} ms, early ${row.early}, claim calls/instance/wake ${(row.perWake.claim + row.perWake.claimMany).toFixed(1)} (${((row.wallMs ?? 0) / 1000).toFixed(1)} s, load ${(row.loadAverage ?? 0).toFixed(1)})`),
+                ),
+              )),
+            );
+          } catch (error) {
+            for (const c of cells.slice(fleet.filter((f) => f.backend === name).length)) {
+              fleet.push({
+                ...emptyRow(name, c.mode, c.jobsPerWake, c.wakes, 0),
+                failure: firstLine(error),
+              });
+            }
+            progress.step(`${name} scale`, `FAILED ${firstLine(error)}`);
+          } finally {
+            await scale.closeBackend();
           }
-          progress.step(`${name} scale`, `FAILED ${firstLine(error)}`);
-        } finally {
-          await scale.closeBackend();
-        }
-        if (SKEW_BACKENDS.includes(name)) {
+        if (has('skew') && SKEW_BACKENDS.includes(name)) {
           for (const mode of ['unskewed', 'skewed'] as const) {
             progress.status(`${name}: skew scenario (${mode})`);
             const row = await runSkewFire(backend, mode, {
@@ -182,6 +197,7 @@ export async function runBench(options: BenchOptions, progress: Progress): Promi
     mode: options.quick ? 'quick' : 'full',
     options: {
       backends: options.backends,
+      scenarios: options.scenarios,
       instances: options.instances,
       duration: options.durationSeconds,
       rounds: options.rounds,

@@ -1,9 +1,16 @@
 import { parseArgs } from 'node:util';
 import { BACKENDS, type BackendName } from './backends/types.js';
 
+/** The scenarios of `pnpm bench`, in the order they run. */
+export const SCENARIOS = ['scheduler', 'contention', 'scale', 'skew'] as const;
+/** One scenario of `pnpm bench` (`--scenarios`). */
+export type ScenarioName = (typeof SCENARIOS)[number];
+
 /** Command-line options of `pnpm bench`. */
 export interface BenchOptions {
   backends: BackendName[];
+  /** Scenarios to run (default: all of {@link SCENARIOS}). */
+  scenarios: ScenarioName[];
   instances: number[];
   /** Measured seconds per contention cell (one backend × variant × instance count). */
   durationSeconds: number;
@@ -30,6 +37,9 @@ export interface BenchOptions {
 export const USAGE = `pnpm bench [options]
 
   --backends <list>    backends to measure, comma-separated (default memory,postgres,redis,etcd,sqlite)
+  --scenarios <list>   scenarios to run, comma-separated (default scheduler,contention,scale,skew):
+                       scheduler = many jobs in one instance, contention = claims against floors
+                       and peers, scale = jobs due together on 4 instance processes, skew = clock skew
   --instances <list>   instance counts (default 1,2,4,8,16,32; --quick: 1,2,4)
   --duration <s>       measured seconds per contention cell (default 3; --quick: 0.3)
   --rounds <n>         interleaved rounds per cell, duration split over them (default 3; --quick: 1)
@@ -60,6 +70,7 @@ export function parseOptions(argv: readonly string[], cpus: number): BenchOption
     allowPositionals: false,
     options: {
       backends: { type: 'string' },
+      scenarios: { type: 'string' },
       instances: { type: 'string' },
       duration: { type: 'string' },
       rounds: { type: 'string' },
@@ -84,10 +95,21 @@ export function parseOptions(argv: readonly string[], cpus: number): BenchOption
       );
     }
   }
+  const scenarios = values.scenarios
+    ? values.scenarios.split(',').map((b) => b.trim())
+    : [...SCENARIOS];
+  for (const s of scenarios) {
+    if (!(SCENARIOS as readonly string[]).includes(s)) {
+      throw new Error(
+        `--scenarios: unknown scenario ${JSON.stringify(s)} (known: ${SCENARIOS.join(', ')})`,
+      );
+    }
+  }
   const list = (name: string, text: string) =>
     [...new Set(text.split(',').map((n) => positive(name, n.trim(), true)))].sort((a, b) => a - b);
   return {
     backends: [...new Set(backends)] as BackendName[],
+    scenarios: SCENARIOS.filter((s) => scenarios.includes(s)),
     instances: list('instances', values.instances ?? (quick ? '1,2,4' : '1,2,4,8,16,32')),
     durationSeconds: positive('duration', values.duration ?? (quick ? '0.3' : '3'), false),
     rounds: positive('rounds', values.rounds ?? (quick ? '1' : '3'), true),

@@ -6,6 +6,7 @@ describe('parseOptions', () => {
     const o = parseOptions([], 2);
     expect(o).toMatchObject({
       backends: ['memory', 'postgres', 'redis', 'etcd', 'sqlite'],
+      scenarios: ['scheduler', 'contention', 'scale', 'skew'],
       instances: [1, 2, 4, 8, 16, 32],
       durationSeconds: 3,
       rounds: 3,
@@ -43,6 +44,13 @@ describe('parseOptions', () => {
   it("takes the scale scenario's job counts as a sorted list", () => {
     expect(parseOptions(['--fleet-jobs', '10000,1000,1000'], 2).fleetJobs).toEqual([1000, 10_000]);
     expect(() => parseOptions(['--fleet-jobs', '1000,-5'], 2)).toThrow(/--fleet-jobs/);
+  });
+
+  it('takes scenarios in run order and rejects unknown ones', () => {
+    expect(parseOptions(['--scenarios', 'skew,scale'], 2).scenarios).toEqual(['scale', 'skew']);
+    expect(() => parseOptions(['--scenarios', 'scale,fleet'], 2)).toThrow(
+      /--scenarios: unknown scenario "fleet"/,
+    );
   });
 
   it('rejects unknown backends, bad numbers and unknown flags', () => {

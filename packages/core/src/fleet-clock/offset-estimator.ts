@@ -65,6 +65,8 @@ interface KeptSample {
  */
 export class ClockOffsetEstimator {
   private samples: KeptSample[] = [];
+  /** The kept sample with the smallest bound, kept up to date by `record`/`reset` (see `pick`). */
+  private bestKept: KeptSample | null = null;
   private readonly maxSamples: number;
   private readonly resolutionMs: number;
 
@@ -92,7 +94,8 @@ export class ClockOffsetEstimator {
     if (before && !this.agrees(before, kept)) this.samples = [];
     this.samples.push(kept);
     if (this.samples.length > this.maxSamples) this.samples.shift();
-    return this.best() !== before;
+    this.bestKept = this.pick();
+    return this.bestKept !== before;
   }
 
   /** The current estimate, or `null` with no sample yet. */
@@ -119,6 +122,7 @@ export class ClockOffsetEstimator {
   /** Forgets every sample (the local clock is used until the next one). */
   reset(): void {
     this.samples = [];
+    this.bestKept = null;
   }
 
   private boundOf(s: KeptSample): number {
@@ -126,15 +130,25 @@ export class ClockOffsetEstimator {
     return s.rtt / 2 + this.resolutionMs / 2 + age * DRIFT_PER_MS;
   }
 
-  /** The kept sample with the smallest bound (newest on a tie). */
+  /** The kept sample with the smallest bound (newest on a tie); read on every `now()`. */
   private best(): KeptSample | null {
+    return this.bestKept;
+  }
+
+  /**
+   * Finds the kept sample with the smallest bound (newest on a tie). The bounds of two samples
+   * differ by `(rtt₁ − rtt₂)/2 − (at₁ − at₂)·DRIFT_PER_MS`, whatever the time: the age
+   * allowance grows alike for all, so the best sample only changes when a sample is added or
+   * dropped, and `now()` (every wall time the scheduler reads) needs no clock read to find it.
+   */
+  private pick(): KeptSample | null {
     let best: KeptSample | null = null;
-    let bound = Number.POSITIVE_INFINITY;
+    let key = Number.POSITIVE_INFINITY;
     for (const s of this.samples) {
-      const b = this.boundOf(s);
-      if (b <= bound) {
+      const k = s.rtt / 2 - s.at * DRIFT_PER_MS;
+      if (k <= key) {
         best = s;
-        bound = b;
+        key = k;
       }
     }
     return best;

@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { BatchOptions } from '../lock.js';
+import type { GiveUpSignal } from './give-up.js';
 import { safeCall } from './safe.js';
 
 /**
@@ -39,7 +40,7 @@ export interface BatcherOptions<Item, Result> {
 interface Member<Item, Result> {
   readonly item: Item;
   /** Aborted when the caller gives up on the item. */
-  readonly signal: AbortSignal | undefined;
+  readonly signal: GiveUpSignal | undefined;
   /** Read at flush time: `false` drops the item unsent. */
   readonly wanted: () => boolean;
   readonly sent: (sent: SentItem<Result> | null) => void;
@@ -81,7 +82,7 @@ export class Batcher<Item, Result> {
    */
   submit(
     item: Item,
-    signal?: AbortSignal,
+    signal?: GiveUpSignal,
     wanted: () => boolean = () => true,
   ): Promise<SentItem<Result> | null> {
     return new Promise((sent) => {
@@ -169,7 +170,7 @@ export class Batcher<Item, Result> {
 }
 
 /** Whether a member is still to be sent: not aborted and still wanted. */
-function going(member: { signal: AbortSignal | undefined; wanted: () => boolean }): boolean {
+function going(member: { signal: GiveUpSignal | undefined; wanted: () => boolean }): boolean {
   return !member.signal?.aborted && stillWanted(member);
 }
 

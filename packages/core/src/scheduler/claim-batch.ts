@@ -2,6 +2,7 @@ import type { Clock } from '../clock.js';
 import type { ClaimRequest, ClaimResult, Lock } from '../lock.js';
 import { Batcher, type SentItem } from './batcher.js';
 import { ClaimLimiter } from './claim-limiter.js';
+import type { GiveUp } from './give-up.js';
 import { safeCall } from './safe.js';
 
 /** A claim handed to the lock: the monotonic time it was sent, and its answer. */
@@ -17,13 +18,10 @@ export interface ClaimSender {
    * Sends `request` when its turn comes (the next batch, or a free slot). Resolves once it was
    * sent, with the send time and the answer, or `null` when it was dropped unsent: `giveUp`
    * aborted first, or `wanted()` said no when its turn came (`stop()` began). Never rejects;
-   * the answer rejects when the lock failed.
+   * the answer rejects when the lock failed. A single claim is sent with `giveUp.signal` as
+   * its `ClaimRequest.signal`.
    */
-  send(
-    request: ClaimRequest,
-    giveUp: AbortSignal,
-    wanted: () => boolean,
-  ): Promise<SentClaim | null>;
+  send(request: ClaimRequest, giveUp: GiveUp, wanted: () => boolean): Promise<SentClaim | null>;
 }
 
 /**
@@ -45,7 +43,7 @@ export class SingleClaims implements ClaimSender {
 
   async send(
     request: ClaimRequest,
-    giveUp: AbortSignal,
+    giveUp: GiveUp,
     wanted: () => boolean,
   ): Promise<SentClaim | null> {
     const freeSlot = await this.limiter.acquire();
@@ -53,10 +51,11 @@ export class SingleClaims implements ClaimSender {
       freeSlot();
       return null;
     }
+    request.signal = giveUp.signal;
     const sentAt = this.clock.monotonic();
     const answer = safeCall(() => this.lock.claim(request));
     answer.then(freeSlot, freeSlot);
-    giveUp.addEventListener('abort', freeSlot, { once: true });
+    giveUp.addEventListener('abort', freeSlot);
     return { sentAt, answer };
   }
 }
@@ -84,11 +83,7 @@ export class ClaimBatcher implements ClaimSender {
     });
   }
 
-  send(
-    request: ClaimRequest,
-    giveUp: AbortSignal,
-    wanted: () => boolean,
-  ): Promise<SentClaim | null> {
+  send(request: ClaimRequest, giveUp: GiveUp, wanted: () => boolean): Promise<SentClaim | null> {
     return this.batcher.submit(request, giveUp, wanted);
   }
 

@@ -4,6 +4,7 @@ import { fireLockKey } from '../shards/part-keys.js';
 import { type ClaimContext, type ClaimOutcome, claimFire } from './claim.js';
 import type { FireEvents } from './fire-events.js';
 import type { FireDeps, FireKind } from './fire-types.js';
+import type { GiveUp, GiveUpSignal } from './give-up.js';
 import type { NormalizedJob } from './job.js';
 import type { TimerQueue } from './timer-queue.js';
 
@@ -37,7 +38,7 @@ export interface ClaimingFire {
 export function onTimeContext(
   deps: FireDeps,
   fire: ClaimingFire,
-  stopping: AbortController,
+  stopping: GiveUp,
   sampled: (sample: ClockSample) => void,
 ): OnTimeContext {
   const { job, kind } = fire;
@@ -50,8 +51,8 @@ export function onTimeContext(
     owner: deps.instanceId,
     events: fire.events,
     log: fire.log,
-    stopping: stopping.signal,
-    giveUp: stopping, // one AbortSignal per fire: a claim given up ends the fire
+    stopping,
+    giveUp: stopping, // one per fire: a claim given up ends the fire
     claimsStopped: deps.claimsStopped(),
     acceptsClaims: () => deps.acceptsClaims(),
     sampled,
@@ -96,7 +97,7 @@ export async function claimOnTime(
  */
 function waitForFire(c: OnTimeContext, fireAt: number, minMs: number): Promise<boolean> {
   return new Promise((resolve) => {
-    const stopped = [c.claimsStopped, c.stopping];
+    const stopped: GiveUpSignal[] = [c.claimsStopped, c.stopping];
     if (stopped.some((s) => s.aborted)) {
       resolve(false);
       return;

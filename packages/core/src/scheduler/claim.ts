@@ -6,6 +6,7 @@ import type { Logger } from '../middleware.js';
 import type { ClaimSender } from './claim-batch.js';
 import type { TimerSource } from './deadline.js';
 import type { FireEvents } from './fire-events.js';
+import { GiveUp, type GiveUpSignal } from './give-up.js';
 import type { NormalizedJob } from './job.js';
 import { handBackClaim } from './lease-return.js';
 
@@ -20,13 +21,13 @@ export interface ClaimContext {
   readonly events: FireEvents;
   readonly log: Logger;
   /** Aborted when `stop()` stops waiting for this fire: a claim in flight is given up. */
-  readonly stopping: AbortSignal;
+  readonly stopping: GiveUpSignal;
   /**
    * The controller of `stopping`, when a claim may also use it as its give-up signal (aborted
-   * when the claim is given up: the fire ends then). Saves an `AbortSignal` per claim, the
-   * costliest object of a fire (an EventTarget); without it each claim makes its own.
+   * when the claim is given up: the fire ends then). Saves one per claim; without it each claim
+   * makes its own.
    */
-  readonly giveUp?: AbortController;
+  readonly giveUp?: GiveUp;
   /** False once `stop()` began: a fire still waiting for its batch or a slot is dropped unsent. */
   acceptsClaims(): boolean;
   /** Receives the backend's time carried by a claim answer (the fleet clock's samples). */
@@ -68,16 +69,16 @@ export async function claimFire(
   job: NormalizedJob,
   fireAt: number,
 ): Promise<ClaimOutcome> {
-  const giveUp = c.giveUp ?? new AbortController();
+  const giveUp = c.giveUp ?? new GiveUp();
   let abandoned = false;
   const wanted = () => c.acceptsClaims() && !c.stopping.aborted;
-  const sent = await c.claims.send(requestOf(c, job, fireAt, giveUp.signal), giveUp.signal, wanted);
+  const sent = await c.claims.send(requestOf(c, job, fireAt), giveUp, wanted);
   if (sent === null) return { status: 'dropped' };
   const { sentAt, answer: claim } = sent;
   const abandon = (error: Error) => {
     if (abandoned) return error;
     abandoned = true;
-    if (!giveUp.signal.aborted) giveUp.abort(error); // the adapter must not send or re-send it
+    giveUp.abort(error); // once; the adapter must not send or re-send it
     handBackLateWin(c, job, claim);
     return error;
   };
@@ -114,7 +115,7 @@ const NO_ANSWER = Symbol('no answer');
 function answerWithin(
   claim: Promise<ClaimResult>,
   ms: number,
-  stopping: AbortSignal,
+  stopping: GiveUpSignal,
   timers: TimerSource,
 ): Promise<ClaimResult | typeof STOPPED | typeof NO_ANSWER> {
   return new Promise((resolve, reject) => {
@@ -130,7 +131,7 @@ function answerWithin(
       stopping.removeEventListener('abort', onStop);
       resolve(NO_ANSWER);
     }, ms);
-    stopping.addEventListener('abort', onStop, { once: true });
+    stopping.addEventListener('abort', onStop);
     claim.then(
       (answer) => {
         timers.clearTimer(handle);
@@ -146,19 +147,17 @@ function answerWithin(
   });
 }
 
-/** The claim request of fire `fireAt` of `job`. */
-function requestOf(
-  c: ClaimContext,
-  job: NormalizedJob,
-  fireAt: number,
-  signal: AbortSignal,
-): ClaimRequest {
+/**
+ * The claim request of fire `fireAt` of `job`, without its `signal`: the {@link ClaimSender}
+ * adds it to a single claim (a batch's requests carry none, see `BatchOptions.signal`).
+ */
+function requestOf(c: ClaimContext, job: NormalizedJob, fireAt: number): ClaimRequest {
   const exclusive = job.overlap === 'skip' && !c.ownLease;
   const key = c.key ?? job.name;
   const { owner, catchUp } = c;
   // plain literals (a spread per claim is slow in V8); `catchUp` only when set
-  if (!catchUp) return { key, fireAt, owner, leaseMs: job.leaseMs, exclusive, signal };
-  return { key, fireAt, owner, leaseMs: job.leaseMs, exclusive, signal, catchUp };
+  if (!catchUp) return { key, fireAt, owner, leaseMs: job.leaseMs, exclusive };
+  return { key, fireAt, owner, leaseMs: job.leaseMs, exclusive, catchUp };
 }
 
 function noAnswer(lock: Lock, ms: number): BackendUnavailableError {

@@ -6,6 +6,7 @@ import { claimOnTime, onTimeContext } from './claim-on-time.js';
 import type { LeaseDeadline } from './deadline.js';
 import { FireEvents, type SkipReason } from './fire-events.js';
 import type { FireDeps, FireKind, FireOutcome } from './fire-types.js';
+import { GiveUp } from './give-up.js';
 import { HeldLease } from './held-lease.js';
 import { FireHistory } from './history.js';
 import type { NormalizedJob } from './job.js';
@@ -36,7 +37,7 @@ export class FireRun {
   private stopReason: Error | null = null;
   private closed = false;
   /** Aborted when `stop()` stops waiting for this fire (a claim in flight is given up). */
-  private readonly stopping = new AbortController();
+  private readonly stopping = new GiveUp();
   private markDone: () => void = () => {};
 
   constructor(

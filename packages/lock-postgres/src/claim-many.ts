@@ -1,6 +1,7 @@
 import type { ClaimRequest } from '@fleetcron/core';
 import { encodeText } from '@fleetcron/postgres-shared';
 import { CLAIM_VARIABLES, type ClaimRow, claimBodySql, NOW_MS } from './claim.js';
+import { classifySql, decideSql, lateRecordSql, preLockSql } from './claim-many-set.js';
 import type { LockTables } from './schema.js';
 
 /**
@@ -10,30 +11,50 @@ import type { LockTables } from './schema.js';
  * Parameters: arrays of keys, fireAts, owners, leaseMs, exclusive flags and catch-up `since`
  * values (`NULL` for ordinary claims), one element per request, then windowMs, waitMs and
  * earlyMs. Returns one row per request: `ord` (the request's 1-based position) and the columns of
- * the claim function ({@link ClaimRow}).
+ * the claim function ({@link ClaimRow}), in no particular order.
  *
- * Each request is answered by the claim function's own block ({@link claimBodySql}, run once per
- * request in a loop), so a batch answers exactly as the same claims sent one by one at the same
- * `now()` would. The requests are applied
- * sorted by key, each key's requests in array order: requests of one key see each other in the
- * order they were given, and every batch (and every single claim) takes the keys' row locks in
- * the same order, so overlapping batches from different instances queue instead of deadlocking.
- * The row locks are held until the batch commits. `waitMs` bounds the whole batch's waits for row
- * locks: each request may wait only for what is left of it (`lock_timeout`), and a batch past it
- * fails as a whole (the client then answers `BackendUnavailableError`).
+ * Every request is decided by the rules of the claim function's block ({@link claimBodySql}),
+ * all judged by one `now()`, so a batch answers exactly as the same claims sent one by one at
+ * that `now()` would. Two paths:
+ *
+ * - **Set-based** (every key once, no catch-up claim: what the scheduler sends): one statement
+ *   answers every request that needs no lock (stale, early, or the fire's record exists: lost
+ *   or a replay), without locking anything; the others lock their keys' rows (in key order) and
+ *   are decided, recorded and written by one more statement (see `claim-many-set.ts`).
+ * - **Per request** (a key named twice, or a catch-up claim): the keys that may need a lock are
+ *   locked first by the same protocol, then the claim block runs once per request, sorted by
+ *   key and each key's requests in array order, so requests of one key see each other in the
+ *   order they were given.
+ *
+ * Both paths take row locks only by that protocol (missing key rows inserted in key order, then
+ * every row locked in key order), so overlapping batches from different instances queue instead
+ * of deadlocking. The row locks are held until the batch commits. `waitMs` bounds the whole
+ * batch's waits for row locks (`lock_timeout`, set to what is left of it before each step), and
+ * a batch past it fails as a whole (the client then answers `BackendUnavailableError`).
  */
 export function claimManyFunctionSql(t: LockTables): string {
   const waitLeft = 'ceil(extract(epoch FROM v_until - clock_timestamp()) * 1000)::bigint';
+  const answers = (p: string) =>
+    `RETURN QUERY SELECT x.i, x.s, x.r, x.tk, x.ex, x.xc, v_now
+    FROM unnest(${p}_i, ${p}_status, ${p}_reason, ${p}_token, ${p}_expires, ${p}_excl) AS x(i, s, r, tk, ex, xc);`;
   return `CREATE OR REPLACE FUNCTION ${t.claimMany}(
   p_keys text[], p_fire_ats bigint[], p_owners text[], p_leases_ms bigint[], p_exclusives boolean[],
   p_sinces bigint[], p_window_ms bigint, p_batch_wait_ms bigint, p_early_ms bigint
 ) RETURNS TABLE (
   ord bigint, a_status text, a_reason text, a_token bigint, a_expires_at bigint, a_exclusive boolean,
   a_now_ms bigint
-) LANGUAGE plpgsql VOLATILE SET plan_cache_mode = force_generic_plan AS $fleetcron$
+) LANGUAGE plpgsql VOLATILE SET plan_cache_mode = force_generic_plan SET enable_seqscan = off
+AS $fleetcron$
 DECLARE
   v_until timestamptz := clock_timestamp() + p_batch_wait_ms * interval '1 millisecond';
   v_now bigint := ${NOW_MS};
+  v_simple boolean;
+  v_count bigint;
+  t_key text[]; t_fire bigint[]; t_owner text[]; t_lease bigint[]; t_excl boolean[]; t_i bigint[];
+  l_key text[]; l_last bigint[]; l_xexp bigint[];
+  n_i bigint[]; n_status text[]; n_reason text[]; n_token bigint[]; n_expires bigint[]; n_excl boolean[];
+  w_i bigint[]; w_status text[]; w_reason text[]; w_token bigint[]; w_expires bigint[]; w_excl boolean[];
+  m_i bigint[]; m_status text[]; m_reason text[]; m_token bigint[]; m_expires bigint[]; m_excl boolean[];
   r record;
   p_key text;
   p_fire_at bigint;
@@ -43,6 +64,28 @@ DECLARE
   p_since bigint;
 ${CLAIM_VARIABLES}
 BEGIN
+  ${classifySql(t)};
+  IF v_simple THEN
+    ${answers('n')}
+    IF t_key IS NULL THEN
+      RETURN;
+    END IF;
+    ${preLockSql(t, 't_key', waitLeft)}
+    ${decideSql(t)};
+    ${answers('w')}
+    IF v_count < cardinality(t_i) THEN
+      ${lateRecordSql(t)};
+      ${answers('m')}
+    END IF;
+    RETURN;
+  END IF;
+  SELECT array_agg(DISTINCT u.key COLLATE "C" ORDER BY u.key COLLATE "C") INTO t_key
+    FROM unnest(p_keys, p_fire_ats, p_sinces) AS u(key, fire_at, since)
+    WHERE u.fire_at >= coalesce(u.since, v_now - p_window_ms) AND u.fire_at <= v_now + p_early_ms;
+  IF t_key IS NOT NULL THEN
+    ${preLockSql(t, 't_key', waitLeft)}
+    PERFORM 1 FROM ${t.keys} k WHERE k.key = ANY (t_key) ORDER BY k.key FOR UPDATE;
+  END IF;
   FOR r IN
     SELECT u.key, u.fire_at, u.owner, u.lease_ms, u.excl, u.since, u.i
     FROM unnest(p_keys, p_fire_ats, p_owners, p_leases_ms, p_exclusives, p_sinces) WITH ORDINALITY

@@ -302,6 +302,8 @@ export function assertLockKey(key: unknown): asserts key is string {
   if (typeof key !== 'string') {
     throw new InvalidOptionError('key', `must be a string, got ${typeof key}`);
   }
+  // `isWellFormed` (ES2024, Node ≥ 20) is the per-claim fast path; the regex finds the index
+  if ((key as unknown as { isWellFormed(): boolean }).isWellFormed()) return;
   const lone = /\p{Cs}/u.exec(key); // in a `u` regex only LONE surrogates match
   if (lone !== null) {
     throw new InvalidOptionError(

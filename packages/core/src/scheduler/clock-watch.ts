@@ -38,6 +38,8 @@ export class ClockWatch {
   private readonly estimator: ClockOffsetEstimator;
   private queue: TimerQueue | null = null;
   private warned = false;
+  /** The last sample taken (see {@link sample}). */
+  private last: ClockSample | null = null;
 
   constructor(
     local: Clock,
@@ -58,20 +60,31 @@ export class ClockWatch {
     return this.estimator.estimate();
   }
 
-  /** Takes one sample; never throws. */
-  sample(sample: ClockSample, source: SampleSource): void {
+  /**
+   * Takes one sample (`source` is read only when the estimate changed); never throws. A sample
+   * sent at the same moment as the last one taken and answered later says nothing new (the
+   * answers of one batch): its round trip is longer, so it never becomes the estimate; it is
+   * dropped before the estimator sees it.
+   */
+  sample(sample: ClockSample, source: () => SampleSource): void {
+    const last = this.last;
+    if (last && sample.sentMono === last.sentMono && sample.receivedMono > last.receivedMono) {
+      return;
+    }
+    this.last = sample;
     if (!this.estimator.record(sample)) return;
     const estimate = this.estimator.estimate();
     if (!estimate) return;
     this.queue?.wallMoved(REKEY_TOLERANCE_MS);
     const { offsetMs, rttMs, boundMs } = estimate;
+    const { instanceId, job, fireAt, backend } = source();
     safePublish({
-      instanceId: source.instanceId,
-      job: source.job,
-      fireAt: source.fireAt,
+      instanceId,
+      job,
+      fireAt,
       at: this.clock.now(),
       type: 'clock.offset',
-      backend: source.backend,
+      backend,
       offsetMs,
       rttMs,
       boundMs,

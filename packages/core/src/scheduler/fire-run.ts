@@ -120,14 +120,18 @@ export class FireRun {
     if (this.kind.missed) return this.recordMissed(held.token); // catchUp 'skip': record only
     held.keeper.start(); // 2. start the keeper
     const { store, queue } = this.deps;
-    const paused = await isPaused(store, this.job.name, this.job.leaseMs / 3, queue, (e) => {
-      this.events.storeFailed(e);
-      this.log.warn('fleetcron: could not read the job state; running anyway', { error: e });
-    });
-    if (held.deadline.passed()) return this.handBack('lease_expired');
-    if (paused) return this.skip('paused', held.token, null);
+    // with no store there is nothing to read or write: the job starts in this same stretch
+    if (store) {
+      const paused = await isPaused(store, this.job.name, this.job.leaseMs / 3, queue, (e) => {
+        this.events.storeFailed(e);
+        this.log.warn('fleetcron: could not read the job state; running anyway', { error: e });
+      });
+      if (held.deadline.passed()) return this.handBack('lease_expired');
+      if (paused) return this.skip('paused', held.token, null);
+    }
     const startedAt = this.deps.clock.now();
-    await this.history.started(held.token, startedAt);
+    const written = this.history.started(held.token, startedAt);
+    if (written) await written;
     if (held.deadline.passed()) return this.handBack('lease_expired');
     if (this.refusesRuns()) return this.handBack('stopping');
     const error = await this.runJob(held, startedAt); // 3. run the chain
@@ -142,9 +146,12 @@ export class FireRun {
 
   /** Hands a backend time carried by this fire's claim or renewal answer to the fleet clock. */
   private sampled(sample: ClockSample): void {
-    const { instanceId, lock } = this.deps;
-    const source = { instanceId, job: this.job.name, fireAt: this.fireAt, backend: lock.backend };
-    this.deps.clockWatch.sample(sample, source);
+    this.deps.clockWatch.sample(sample, () => ({
+      instanceId: this.deps.instanceId,
+      job: this.job.name,
+      fireAt: this.fireAt,
+      backend: this.deps.lock.backend,
+    }));
   }
 
   /** Sets the local deadline of a won lease and prepares its keeper (not started yet). */

@@ -67,11 +67,14 @@ export class HeldLease {
    * waiting at most a third of the lease and never past the local deadline (the keeper is
    * stopped by then): a holder-lost sweep that finds the lease gone reads the outcome, or its
    * `lease_lost` is refused by the store (the first outcome wins). A failing store does not
-   * delay the release; one that does not answer delays it by that bound only. Never rejects.
+   * delay the release; one that does not answer delays it by that bound only. With no outcome
+   * write (`null`: no store) it releases at once. Never rejects.
    */
-  async releaseAfter(outcome: Promise<void>): Promise<void> {
-    const wait = Math.min(this.c.leaseMs / 3, this.deadline.remainingMs());
-    if (!this.returned && wait > 0) await settledWithin(outcome, wait, this.c.queue);
+  async releaseAfter(outcome: Promise<void> | null): Promise<void> {
+    if (outcome && !this.returned) {
+      const wait = Math.min(this.c.leaseMs / 3, this.deadline.remainingMs());
+      if (wait > 0) await settledWithin(outcome, wait, this.c.queue);
+    }
     await this.giveBack('release');
   }
 

@@ -140,7 +140,7 @@ function errorText(error: Error | null): string | null {
  */
 export class FireHistory {
   private chain: Promise<void> = Promise.resolve();
-  private tried: Promise<void> = Promise.resolve();
+  private tried: Promise<void> | null = null;
   private row: Execution | null = null;
   private ended = false;
 
@@ -165,9 +165,9 @@ export class FireHistory {
     return this.ended;
   }
 
-  /** Records `running`; resolves once written, failed or given up on. */
-  started(token: number, startedAt: number): Promise<void> {
-    if (!this.writer.enabled || this.ended) return Promise.resolve();
+  /** Records `running`; resolves once written, failed or given up on. `null`: nothing written. */
+  started(token: number, startedAt: number): Promise<void> | null {
+    if (!this.writer.enabled || this.ended) return null;
     this.row = {
       id: randomUUID(),
       ...this.fire,
@@ -224,9 +224,10 @@ export class FireHistory {
 
   /**
    * Resolves once every write of this fire so far was tried once: answered, failed or timed out
-   * (each try bounded). Retries of a failed outcome do not delay it. Never rejects.
+   * (each try bounded). Retries of a failed outcome do not delay it. Never rejects. `null` when
+   * nothing was written (no store): nothing to wait for.
    */
-  triedOnce(): Promise<void> {
+  triedOnce(): Promise<void> | null {
     return this.tried;
   }
 

@@ -93,6 +93,14 @@ export class Batcher<Item, Result> {
     });
   }
 
+  /**
+   * Runs the pending flush now instead of after the macrotask (the timer queue calls it at the
+   * end of a wake: every fire of the wake was submitted by then). A no-op with nothing pending.
+   */
+  flushNow(): void {
+    if (this.scheduled) this.flush();
+  }
+
   /** Items not sent yet: waiting for the next flush or for a free slot (tests and metrics). */
   get queued(): number {
     return this.waiting.reduce((n, batch) => n + batch.length, this.pending.length);
@@ -104,6 +112,7 @@ export class Batcher<Item, Result> {
   }
 
   private flush(): void {
+    if (!this.scheduled) return; // flushed early by flushNow()
     this.scheduled = false;
     const members = this.pending;
     this.pending = [];

@@ -22,6 +22,8 @@ export interface ClaimSender {
    * its `ClaimRequest.signal`.
    */
   send(request: ClaimRequest, giveUp: GiveUp, wanted: () => boolean): Promise<SentClaim | null>;
+  /** Sends the claims queued for the next batch now (the end of a timer wake); may do nothing. */
+  sendQueued(): void;
 }
 
 /**
@@ -58,6 +60,9 @@ export class SingleClaims implements ClaimSender {
     giveUp.addEventListener('abort', freeSlot);
     return { sentAt, answer };
   }
+
+  /** Single claims are sent as their slot frees: nothing is queued for later. */
+  sendQueued(): void {}
 }
 
 /**
@@ -85,6 +90,11 @@ export class ClaimBatcher implements ClaimSender {
 
   send(request: ClaimRequest, giveUp: GiveUp, wanted: () => boolean): Promise<SentClaim | null> {
     return this.batcher.submit(request, giveUp, wanted);
+  }
+
+  /** Sends the claims submitted so far without waiting for the end of the macrotask. */
+  sendQueued(): void {
+    this.batcher.flushNow();
   }
 
   /** Claims waiting for the next flush (for tests and metrics). */

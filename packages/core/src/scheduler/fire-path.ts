@@ -61,6 +61,14 @@ export class FirePath {
       acceptsRuns: () => host.acceptsRuns(),
       acceptsClaims: () => host.isRunning(),
     };
+    // the fires of one wake are all queued when the wake ends: their batch leaves then, not a
+    // macrotask later (after other due timers, I/O callbacks, or other schedulers' wakes);
+    // releases queued before it leave first, as they did when both waited for the macrotask
+    const { claims, leaseCalls } = this.deps;
+    queue.afterEachWake(() => {
+      leaseCalls.sendQueued();
+      claims.sendQueued();
+    });
     const launch = (job: NormalizedJob, fireAt: number, kind: FireKind) =>
       this.launch(job, fireAt, kind);
     this.catchUps = new CatchUpStart({

@@ -15,6 +15,11 @@ export interface LeaseCalls {
   extend(lease: Lease, leaseMs: number): Promise<Lease | null>;
   /** What `lock.release(lease)` answers. Rejects when the lock failed. */
   release(lease: Lease): Promise<boolean>;
+  /**
+   * Sends the renewals and releases queued for the next batch now (the end of a timer wake,
+   * before that wake's claims: a release queued earlier still leaves before a later claim).
+   */
+  sendQueued(): void;
 }
 
 /**
@@ -54,6 +59,10 @@ export function leaseCallsFor(lock: Lock, batchSize: number, clock: Clock): Leas
     extend: (lease, leaseMs) =>
       extends_ ? answerOf(extends_.submit([lease, leaseMs])) : lock.extend(lease, leaseMs),
     release: (lease) => (releases ? answerOf(releases.submit(lease)) : lock.release(lease)),
+    sendQueued: () => {
+      releases?.flushNow();
+      extends_?.flushNow();
+    },
   };
 }
 

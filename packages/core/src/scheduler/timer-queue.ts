@@ -43,6 +43,7 @@ export class TimerQueue {
   private offset: number;
   private seq = 0;
   private waking = false;
+  private wakeEnd: (() => void) | null = null;
 
   /**
    * @param clock where time is read and the single timer is set.
@@ -126,6 +127,15 @@ export class TimerQueue {
     if (!this.waking) this.arm();
   }
 
+  /**
+   * Calls `hook` at the end of every wake, after the due callbacks ran and the timer was set
+   * again (the claim batcher sends the claims those callbacks queued, still in this stretch).
+   * A hook that throws goes to `onError`. One hook; a later call replaces it.
+   */
+  afterEachWake(hook: () => void): void {
+    this.wakeEnd = hook;
+  }
+
   /** Drops every entry and clears the timer: afterwards the queue keeps nothing alive. */
   clear(): void {
     for (const entry of this.heap) entry.index = -1;
@@ -193,6 +203,15 @@ export class TimerQueue {
     } finally {
       this.waking = false;
       this.arm();
+      this.endWake();
+    }
+  }
+
+  private endWake(): void {
+    try {
+      this.wakeEnd?.();
+    } catch (error) {
+      this.onError(error);
     }
   }
 

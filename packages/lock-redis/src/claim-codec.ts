@@ -21,18 +21,17 @@ export function checkClaim(request: ClaimRequest): number {
   return leaseMs;
 }
 
-/** Appends the claim script's 5 KEYS of one request to `keys` (see scripts.ts, `CLAIM`). */
+/** Appends the claim script's 3 KEYS of one request to `keys` (see scripts.ts, `CLAIM`). */
 export function pushClaimKeys(keys: string[], lockKeys: LockKeys, fireAt: number): void {
-  keys.push(lockKeys.fire + fireAt, lockKeys.fires, lockKeys.leases, lockKeys.token, lockKeys.mark);
+  keys.push(lockKeys.fire + fireAt, lockKeys.fires, lockKeys.job);
 }
 
-/** Appends the claim script's per-request ARGV of one request to `args`. */
+/** Appends the claim script's per-request ARGV (fireAt, owner, lease, since) of one request to `args`. */
 export function pushClaimArgs(args: string[], request: ClaimRequest, leaseMs: number): void {
   args.push(
     String(request.fireAt),
     request.owner,
-    String(leaseMs),
-    request.exclusive ? '1' : '0',
+    request.exclusive ? `x${leaseMs}` : String(leaseMs),
     request.catchUp ? String(request.catchUp.since) : '',
   );
 }

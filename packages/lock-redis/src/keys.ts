@@ -6,22 +6,15 @@ export interface LockKeys {
   fire: string;
   /** Sorted set indexing the claim records: score and member `fireAt`. */
   fires: string;
-  /** Hash of live leases: field `x` (exclusive) or `<fireAt>`, value `token|expiresAt|fireAt|owner`. */
-  leases: string;
-  /** String: the last fencing token issued for the key. Never expires. */
-  token: string;
-  /** String: the catch-up mark, the newest fire ever recorded for the key. Never expires. */
-  mark: string;
+  /**
+   * Hash of the job: `t` the last fencing token, `m` the catch-up mark, `x` / `<fireAt>` the
+   * leases (`token|expiresAt|fireAt|owner`). Never expires.
+   */
+  job: string;
 }
 
-/** The keys of job `key` under `prefix`: `{prefix:encodedKey}:f:<fireAt>|fires|leases|token|mark`. */
+/** The keys of job `key` under `prefix`: `{prefix:encodedKey}:f:<fireAt>|fires|j`. */
 export function lockKeys(prefix: string, key: string): LockKeys {
   const tag = `{${prefix}:${encodeKeyPart(key)}}`;
-  return {
-    fire: `${tag}:f:`,
-    fires: `${tag}:fires`,
-    leases: `${tag}:leases`,
-    token: `${tag}:token`,
-    mark: `${tag}:mark`,
-  };
+  return { fire: `${tag}:f:`, fires: `${tag}:fires`, job: `${tag}:j` };
 }

@@ -137,12 +137,13 @@ export class RedisLock implements Lock {
     pushClaimArgs(args, request, leaseMs);
     // Once request.signal is aborted the script cannot run any more, not even from ioredis'
     // offline queue or as a re-send after a reconnect (see README, "A claim given up on").
-    const replies = (await this.commands.call(
+    // A call of one request answers its bare reply string.
+    const reply = (await this.commands.call(
       'claim',
       (signal) => claimScript.run(this.redis, keys, args, signal),
       request.signal,
-    )) as string[];
-    return decodeClaimReply(request, replies[0]!);
+    )) as string;
+    return decodeClaimReply(request, reply);
   }
 
   /**
@@ -159,7 +160,7 @@ export class RedisLock implements Lock {
     const leaseMs = requests.map(checkClaim);
     const calls = planBatch(
       requests,
-      this.slotFinder((request) => this.keysOf(request.key).fires),
+      this.slotFinder((request) => this.keysOf(request.key).job),
       (call, request) => {
         if (call.args.length === 0) call.args.push(...this.claimHead);
         pushClaimKeys(call.keys, this.keysOf(request.key), request.fireAt);
@@ -168,10 +169,15 @@ export class RedisLock implements Lock {
     );
     return this.commands.call(
       'claimMany',
-      (signal) =>
-        runBatch(calls, requests.length, this.sender(claimScript, signal), (position, reply) =>
+      (signal) => {
+        const send = this.sender(claimScript, signal);
+        // a call of one request answers its bare reply string, not a list of one
+        const sendClaims = (call: BatchCall) =>
+          call.positions.length === 1 ? send(call).then((reply) => [reply]) : send(call);
+        return runBatch(calls, requests.length, sendClaims, (position, reply) =>
           decodeClaimReply(requests[position]!, reply as string),
-        ),
+        );
+      },
       options.signal,
     );
   }
@@ -182,7 +188,7 @@ export class RedisLock implements Lock {
     const replies = (await this.commands.call('extend', (signal) =>
       extendScript.run(
         this.redis,
-        [this.keysOf(lease.key).leases],
+        [this.keysOf(lease.key).job],
         [leaseSlotOf(lease), String(lease.token), String(ms)],
         signal,
       ),
@@ -211,9 +217,9 @@ export class RedisLock implements Lock {
     for (const value of ms) assertPositiveMs('leaseMs', value);
     const calls = planBatch(
       leases,
-      this.slotFinder((lease) => this.keysOf(lease.key).leases),
+      this.slotFinder((lease) => this.keysOf(lease.key).job),
       (call, lease) => {
-        call.keys.push(this.keysOf(lease.key).leases);
+        call.keys.push(this.keysOf(lease.key).job);
         const position = call.positions.at(-1)!;
         call.args.push(leaseSlotOf(lease), String(lease.token), String(ms[position]));
       },
@@ -232,7 +238,7 @@ export class RedisLock implements Lock {
     const replies = (await this.commands.call('release', (signal) =>
       releaseScript.run(
         this.redis,
-        [this.keysOf(lease.key).leases],
+        [this.keysOf(lease.key).job],
         [leaseSlotOf(lease), String(lease.token)],
         signal,
       ),
@@ -249,9 +255,9 @@ export class RedisLock implements Lock {
     if (leases.length === 0) return [];
     const calls = planBatch(
       leases,
-      this.slotFinder((lease) => this.keysOf(lease.key).leases),
+      this.slotFinder((lease) => this.keysOf(lease.key).job),
       (call, lease) => {
-        call.keys.push(this.keysOf(lease.key).leases);
+        call.keys.push(this.keysOf(lease.key).job);
         call.args.push(leaseSlotOf(lease), String(lease.token));
       },
     );
@@ -277,7 +283,7 @@ export class RedisLock implements Lock {
     const reply = await this.commands.call('withdraw', (signal) =>
       withdrawScript.run(
         this.redis,
-        [keys.fire + lease.fireAt, keys.fires, keys.leases],
+        [keys.fire + lease.fireAt, keys.fires, keys.job],
         [String(lease.fireAt), leaseSlotOf(lease), String(lease.token)],
         signal,
       ),
@@ -289,12 +295,7 @@ export class RedisLock implements Lock {
     assertLockKey(key);
     const keys = this.keysOf(key);
     const [members, leaseValues, mark] = (await this.commands.call('inspect', (signal) =>
-      inspectScript.run(
-        this.redis,
-        [keys.fires, keys.leases, keys.mark],
-        [String(this.windowMs)],
-        signal,
-      ),
+      inspectScript.run(this.redis, [keys.fires, keys.job], [String(this.windowMs)], signal),
     )) as [string[], string[], string];
     const fires = members.map(parseRecord).sort((a, b) => a.fireAt - b.fireAt);
     const leases: Lease[] = [];

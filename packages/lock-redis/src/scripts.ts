@@ -3,200 +3,210 @@
  * script to completion before any other command), reads the time with `TIME` (the Redis
  * clock judges staleness and expiry; Redis >= 5 replicates a script's effects, not the script,
  * so a non-deterministic `TIME` is allowed) and touches only keys of one hash tag (Redis
- * Cluster compatible): claim, extend and release declare every key they touch; inspect also
- * reads the per-fire keys its index lists, which live in the same slot.
+ * Cluster compatible).
  *
- * Layout (see keys.ts):
- * - KEYS fire (`...:f:<fireAt>`): STRING `w|token|owner` or `b||owner`, PEXPIREAT fireAt+window+1.
- * - KEYS fires: ZSET index of the fire keys, score = member = fireAt.
- * - KEYS leases: HASH, field = `x` (exclusive slot) or `<fireAt>` (per-fire slot),
- *   value = `token|expiresAt|fireAt|owner`.
- * - KEYS token: STRING, the last fencing token issued (no TTL).
- * - KEYS mark: STRING, the catch-up mark: the newest fire ever recorded (no TTL, never decreases).
+ * Layout 2 (see keys.ts), per job:
+ * - KEYS fire (`...:f:<fireAt>`): STRING `w|token|owner` or `b||owner`, the claim record of one
+ *   fire, expiring at fireAt + window + 1 (as in layout 1: same name, same value).
+ * - KEYS fires (`...:fires`): ZSET index of the claim records, score = member = fireAt (as in
+ *   layout 1).
+ * - KEYS job (`...:j`): HASH. `t` the last fencing token; `m` the catch-up mark (the newest fire
+ *   ever recorded, never decreases); `x` the exclusive lease and `<fireAt>` the per-fire leases,
+ *   each `token|expiresAt|fireAt|owner`. No expiry (expired leases are dropped by the next
+ *   claim of the job).
+ *
+ * Layout 1 kept the token, the mark and the leases in `...:token`, `...:mark` and `...:leases`.
+ * Layout 2 only reads the first two, by names derived from the declared `...:fires` key (same
+ * hash tag, so the same slot): see {@link CLAIM}.
  *
  * Numbers are passed and returned as decimal strings and formatted with `%d`: Lua numbers are
  * doubles, exact for the integers used here (< 2^53), but `tostring` would switch to exponent
  * notation past 14 digits.
  */
 
-const COMMON = `
+const NOW = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local function fmt(n) return string.format('%d', n) end
-local function parseLease(v)
-  local tok, exp, fa, own = string.match(v, '^(%d+)|(%-?%d+)|(%-?%d+)|(.*)$')
-  return tok, tonumber(exp), fa, own
-end
+local nowText = fmt(now)
 `;
 
 /**
- * claim(KEYS = fire, fires, leases, token, mark per request; ARGV = windowMs, earlyMs, then
- * fireAt, owner, leaseMs, exclusive '1'|'0', since per request) → one reply string per request,
- * in order: `W|token|expiresAt|exclusive 1/0|now`, `B|now` or `L|reason|now` (one flat string:
- * turning a nested Lua table into a reply costs the server about 1 µs per claim). The same script claims one fire (`claim`) or a batch (`claimMany`, every
- * key in one hash slot); requests are applied in array order, all judged by one `TIME`, so two
- * requests of one job see each other. `now` is the Redis clock (`TIME`) the claims were judged
- * by. A fire with no record more than `earlyMs` ahead of it is refused `early` (nothing
- * written). `since` is empty for an ordinary claim; for a catch-up claim it replaces the window
- * as the staleness bound, and a fire at or behind the mark is refused `behind_mark` (a re-sent
- * catch-up claim of the mark's fire gets the owner's live lease of it instead). Every recorded
- * fire (won or busy) moves the mark forward.
+ * claim(KEYS = fire, fires, job per request; ARGV = windowMs, earlyMs, then fireAt, owner,
+ * lease, since per request; lease is `x<ms>` for an exclusive claim, `<ms>` otherwise; since is
+ * empty except for catch-up claims) → one reply string per request (a table of them for
+ * several requests, the bare string for one): `W|token|expiresAt|exclusive 1/0|now`, `B|now`
+ * or `L|reason|now`. Requests are applied in array order, all judged by one `TIME` (`now`), so
+ * two requests of one job see each other.
+ *
+ * The checks in order (README, "The claim script"): stale; an existing record (lost for another
+ * owner, replay for its owner); early; the catch-up mark; the exclusive slot (busy); else won.
+ * A loser decides with one `GET`. A won claim makes 8 `redis.call`s: `TIME` (shared by the
+ * call), `GET` the record, `HGETALL` the job, `HSET` token, lease and mark, `SET` the record
+ * with its expiry, `ZREMRANGEBYSCORE` + `ZADD` + `PEXPIREAT` the index; plus `HDEL` when
+ * expired leases are dropped, and `MGET` on a job's first record.
+ *
+ * Layout 1 → 2: a job's hash without a mark takes over the layout-1 mark and token (`MGET`,
+ * the larger of each); a catch-up claim also reads the layout-1 mark (`GET`), so a fire that a
+ * layout-1 instance recorded during a rolling upgrade is never caught up again. Records and
+ * the index are the same keys in both layouts, so both see every record: one winner per fire.
  */
-export const CLAIM = `${COMMON}
+export const CLAIM = `${NOW}
 local window, earlyMs = tonumber(ARGV[1]), tonumber(ARGV[2])
-local nowText = fmt(now)
 
-local function liveLease(leases, slot)
-  local v = redis.call('HGET', leases, slot)
+-- The expiry text of lease value v when it holds token tok and is live, else nil.
+local function liveWith(v, tok)
   if not v then return nil end
-  local tok, exp = parseLease(v)
-  if exp == nil or exp <= now then return nil end
-  return tok, exp
+  local vt, exp = string.match(v, '^(%d+)|(%-?%d+)|')
+  if vt == tok and tonumber(exp) > now then return exp end
+  return nil
 end
 
--- Records the fire: its own key, expiring by itself 1 ms after fireAt + window (Redis deletes a
--- key at once when PEXPIREAT is not in the future), plus the index inspect() reads, which
--- expires with the newest fire ever recorded (the mark, never older than an indexed fire). The
--- record, the new token (tok, when the fire was won) and the mark moving forward are written by
--- one MSET: the keys share the job's hash tag, so this is one command even on a Cluster.
-local function recordFire(k, fireAt, fireAtText, mark, value, tok)
-  local fireKey, fires = KEYS[k], KEYS[k + 1]
-  local moveMark = not mark or fireAt > mark
-  if tok and moveMark then
-    redis.call('MSET', fireKey, value, KEYS[k + 3], tok, KEYS[k + 4], fireAtText)
-  elseif tok then
-    redis.call('MSET', fireKey, value, KEYS[k + 3], tok)
-  elseif moveMark then
-    redis.call('MSET', fireKey, value, KEYS[k + 4], fireAtText)
-  else
-    redis.call('SET', fireKey, value)
-  end
-  redis.call('PEXPIREAT', fireKey, fmt(fireAt + window + 1))
-  redis.call('ZREMRANGEBYSCORE', fires, '-inf', '(' .. fmt(now - window))
-  redis.call('ZADD', fires, fireAtText, fireAtText)
-  local newest = fireAt
-  if mark then
-    if mark > fireAt then newest = mark end
-  else
-    newest = tonumber(redis.call('ZRANGE', fires, -1, -1, 'WITHSCORES')[2])
-  end
-  redis.call('PEXPIREAT', fires, fmt(newest + window + 1))
-end
-
-local function claim(k, a)
-  local leases = KEYS[k + 2]
-  local fireAtText, owner = ARGV[a], ARGV[a + 1]
+local function decide(fireKey, fires, job, a)
+  local fireAtText, owner, lease = ARGV[a], ARGV[a + 1], ARGV[a + 2]
   local fireAt = tonumber(fireAtText)
-  local since = tonumber(ARGV[a + 4])
+  local since = tonumber(ARGV[a + 3])
 
   -- A record older than the window counts as collected (its key may outlive it by 1 ms).
   -- Catch-up claims are bounded by their since instead (the mark guards them).
   if fireAt < (since or now - window) then return 'L|stale|' .. nowText end
 
-  -- An existing record: replay for the same owner, lost for anyone else.
-  -- (The record is outcome|token|owner: one letter, digits, then the owner, '|' included.)
-  local record = redis.call('GET', KEYS[k])
+  -- An existing record (outcome|token|owner): replay for its owner, lost for anyone else.
+  local record = redis.call('GET', fireKey)
   if record then
     local bar = string.find(record, '|', 3, true)
     if string.sub(record, bar + 1) ~= owner then return 'L|claimed|' .. nowText end
     if string.byte(record, 1) == 98 then return 'B|' .. nowText end -- 'b': busy
     local recTok = string.sub(record, 3, bar - 1)
-    local tok, exp = liveLease(leases, 'x')
-    if tok == recTok then return 'W|' .. tok .. '|' .. fmt(exp) .. '|1|' .. nowText end
-    tok, exp = liveLease(leases, fireAtText)
-    if tok == recTok then return 'W|' .. tok .. '|' .. fmt(exp) .. '|0|' .. nowText end
+    local held = redis.call('HMGET', job, 'x', fireAtText)
+    local exp = liveWith(held[1], recTok)
+    if exp then return 'W|' .. recTok .. '|' .. exp .. '|1|' .. nowText end
+    exp = liveWith(held[2], recTok)
+    if exp then return 'W|' .. recTok .. '|' .. exp .. '|0|' .. nowText end
     return 'L|claimed|' .. nowText
   end
 
   if fireAt > now + earlyMs then return 'L|early|' .. nowText end
 
-  -- The mark and the last token in one MGET (same hash tag); a missing key reads as false.
-  local stored = redis.call('MGET', KEYS[k + 4], KEYS[k + 3])
-  local mark = tonumber(stored[1])
+  -- One HGETALL: the token, the mark, the exclusive check, expired leases.
+  local all = redis.call('HGETALL', job)
+  local last, mark, xHeld, xValue, ownValue
+  local dead = {}
+  for i = 1, #all, 2 do
+    local f, v = all[i], all[i + 1]
+    if f == 't' then last = tonumber(v)
+    elseif f == 'm' then mark = tonumber(v)
+    else
+      local exp = tonumber(string.match(v, '^%d+|(%-?%d+)|'))
+      if exp == nil or exp <= now then
+        dead[#dead + 1] = f
+      elseif f == 'x' then
+        xHeld, xValue = true, v
+      elseif f == fireAtText then
+        ownValue = v
+      end
+    end
+  end
+
+  -- Layout 1's mark and token: taken over once (a hash without a mark); its mark again for a
+  -- catch-up claim (a layout-1 instance may have moved it since).
+  local legacy = string.sub(fires, 1, -6) -- '<tag>:'
+  local takeOver = mark == nil
+  if takeOver then
+    local old = redis.call('MGET', legacy .. 'mark', legacy .. 'token')
+    mark = tonumber(old[1])
+    local oldToken = tonumber(old[2])
+    if oldToken and (not last or oldToken > last) then last = oldToken end
+  elseif since then
+    local oldMark = tonumber(redis.call('GET', legacy .. 'mark'))
+    if oldMark and oldMark > mark then mark = oldMark end
+  end
+
   if since and mark and fireAt <= mark then
     -- A re-sent catch-up claim whose record is gone: the owner's live lease of the mark's fire.
     if fireAt == mark then
-      for _, slot in ipairs({'x', fireAtText}) do
-        local v = redis.call('HGET', leases, slot)
-        if v then
-          local tok, exp, fa, own = parseLease(v)
-          if exp ~= nil and exp > now and fa == fireAtText and own == owner then
-            return 'W|' .. tok .. '|' .. fmt(exp) .. (slot == 'x' and '|1|' or '|0|') .. nowText
-          end
+      for i, v in ipairs({xValue or '', ownValue or ''}) do
+        local tok, exp, fa, own = string.match(v, '^(%d+)|(%-?%d+)|(%-?%d+)|(.*)$')
+        if fa == fireAtText and own == owner then
+          return 'W|' .. tok .. '|' .. exp .. (i == 1 and '|1|' or '|0|') .. nowText
         end
       end
     end
     return 'L|behind_mark|' .. nowText
   end
 
-  -- One HGETALL serves the exclusive check, the collection of expired leases and the hash's
-  -- expiry.
-  local exclusive = ARGV[a + 3] == '1'
-  local all = redis.call('HGETALL', leases)
-  local leaseExp = {}
-  for i = 1, #all, 2 do
-    local _, exp = parseLease(all[i + 1])
-    leaseExp[i] = exp
-    if exclusive and all[i] == 'x' and exp ~= nil and exp > now then
-      recordFire(k, fireAt, fireAtText, mark, 'b||' .. owner, nil)
-      return 'B|' .. nowText
-    end
+  -- The hash's fields to write: the mark when it moves forward (or was taken over), the token
+  -- and the lease when won.
+  local fields = {}
+  if not mark or fireAt > mark then
+    mark = fireAt
+    fields[1], fields[2] = 'm', fireAtText
+  elseif takeOver then
+    fields[1], fields[2] = 'm', fmt(mark)
   end
 
-  -- token = max(last + 1, Redis time in microseconds): strictly increasing per key, and still
-  -- increasing when the counter is lost (restart without persistence, failover to a replica
-  -- that missed it), as long as the server clock does not step back.
-  local token = tonumber(t[1]) * 1000000 + tonumber(t[2])
-  local last = tonumber(stored[2]) or 0
-  if last + 1 > token then token = last + 1 end
-  local tok = fmt(token)
-
-  -- The lease; expired slots are dropped, and the hash expires with its longest live lease.
-  local expiresAt = now + tonumber(ARGV[a + 2])
-  local maxExp = expiresAt
-  for i = 1, #all, 2 do
-    local exp = leaseExp[i]
-    if exp == nil or exp <= now then
-      redis.call('HDEL', leases, all[i])
-    elseif exp > maxExp then
-      maxExp = exp
+  local exclusive = string.byte(lease, 1) == 120 -- 'x'
+  local reply, value
+  if exclusive and xHeld then
+    if takeOver and last then
+      fields[#fields + 1] = 't'
+      fields[#fields + 1] = fmt(last)
     end
+    value = 'b||' .. owner
+    reply = 'B|' .. nowText
+  else
+    -- token = max(last + 1, Redis time in microseconds): strictly increasing per job, and still
+    -- increasing when the counter is lost (restart without persistence, failover to a replica
+    -- that missed it), as long as the server clock does not step back.
+    local token = tonumber(t[1]) * 1000000 + tonumber(t[2])
+    if last and last + 1 > token then token = last + 1 end
+    local tok = fmt(token)
+    local expiresAt = fmt(now + tonumber(exclusive and string.sub(lease, 2) or lease))
+    fields[#fields + 1] = 't'
+    fields[#fields + 1] = tok
+    fields[#fields + 1] = exclusive and 'x' or fireAtText
+    fields[#fields + 1] = tok .. '|' .. expiresAt .. '|' .. fireAtText .. '|' .. owner
+    value = 'w|' .. tok .. '|' .. owner
+    reply = 'W|' .. tok .. '|' .. expiresAt .. (exclusive and '|1|' or '|0|') .. nowText
   end
-  local slot = exclusive and 'x' or fireAtText
-  redis.call('HSET', leases, slot, tok .. '|' .. fmt(expiresAt) .. '|' .. fireAtText .. '|' .. owner)
-  redis.call('PEXPIREAT', leases, fmt(maxExp))
 
-  recordFire(k, fireAt, fireAtText, mark, 'w|' .. tok .. '|' .. owner, tok)
-  return 'W|' .. tok .. '|' .. fmt(expiresAt) .. (exclusive and '|1|' or '|0|') .. nowText
+  if #dead > 0 then redis.call('HDEL', job, unpack(dead)) end
+  if #fields > 0 then redis.call('HSET', job, unpack(fields)) end
+  -- The record expires by itself 1 ms after fireAt + window; a catch-up fire older than that
+  -- keeps no record (the mark guards it). The index drops records older than the window and
+  -- expires with the newest (the mark).
+  local ttl = fireAt + window + 1 - now
+  if ttl > 0 then redis.call('SET', fireKey, value, 'PX', fmt(ttl)) end
+  redis.call('ZREMRANGEBYSCORE', fires, '-inf', '(' .. fmt(now - window))
+  redis.call('ZADD', fires, fireAtText, fireAtText)
+  redis.call('PEXPIREAT', fires, fmt(mark + window + 1))
+  return reply
 end
 
+if #KEYS == 3 then return decide(KEYS[1], KEYS[2], KEYS[3], 3) end
 local replies = {}
-for i = 0, #KEYS / 5 - 1 do replies[i + 1] = claim(i * 5 + 1, i * 5 + 3) end
+for i = 0, #KEYS / 3 - 1 do
+  local k = i * 3
+  replies[i + 1] = decide(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], i * 4 + 3)
+end
 return replies
 `;
 
 /**
- * extend(KEYS = leases per request; ARGV = slot, token, leaseMs per request) → one reply per
+ * extend(KEYS = job per request; ARGV = slot, token, leaseMs per request) → one reply per
  * request, in order: {expiresAt, owner, now}, or false (nil to the client) when the slot no
  * longer holds a live lease with that token. One request for `extend`, a batch of one hash
  * slot for `extendMany`.
  */
-export const EXTEND = `${COMMON}
-local function extend(leases, slot, token, leaseMs)
-  local v = redis.call('HGET', leases, slot)
+export const EXTEND = `${NOW}
+local function extend(job, slot, token, leaseMs)
+  local v = redis.call('HGET', job, slot)
   if not v then return false end
-  local tok, exp, fa, own = parseLease(v)
-  if tok ~= token or exp == nil or exp <= now then return false end
-  local expiresAt = now + leaseMs
-  redis.call('HSET', leases, slot, tok .. '|' .. fmt(expiresAt) .. '|' .. fa .. '|' .. own)
-  local maxExp = expiresAt
-  local all = redis.call('HGETALL', leases)
-  for i = 2, #all, 2 do
-    local _, e = parseLease(all[i])
-    if e ~= nil and e > maxExp then maxExp = e end
-  end
-  redis.call('PEXPIREAT', leases, fmt(maxExp))
-  return {fmt(expiresAt), own, fmt(now)}
+  local tok, exp, rest = string.match(v, '^(%d+)|(%-?%d+)|(.*)$')
+  if tok ~= token or tonumber(exp) <= now then return false end
+  local expiresAt = fmt(now + leaseMs)
+  redis.call('HSET', job, slot, tok .. '|' .. expiresAt .. '|' .. rest)
+  return {expiresAt, string.sub(rest, string.find(rest, '|', 1, true) + 1), nowText}
 end
 local replies = {}
 for i = 1, #KEYS do
@@ -207,19 +217,19 @@ return replies
 `;
 
 /**
- * release(KEYS = leases per request; ARGV = slot, token per request) → one reply per request, in
+ * release(KEYS = job per request; ARGV = slot, token per request) → one reply per request, in
  * order: 1 when the lease was held and live, else 0. Deletes the slot only when it holds
- * `token`; never touches the claim record. One request for `release`, a batch of one hash slot
- * for `releaseMany`.
+ * `token`; never touches the claim record. One request for `release`, a batch of one hash
+ * slot for `releaseMany`.
  */
-export const RELEASE = `${COMMON}
-local function release(leases, slot, token)
-  local v = redis.call('HGET', leases, slot)
+export const RELEASE = `${NOW}
+local function release(job, slot, token)
+  local v = redis.call('HGET', job, slot)
   if not v then return 0 end
-  local tok, exp = parseLease(v)
+  local tok, exp = string.match(v, '^(%d+)|(%-?%d+)|')
   if tok ~= token then return 0 end
-  redis.call('HDEL', leases, slot)
-  if exp ~= nil and exp > now then return 1 end
+  redis.call('HDEL', job, slot)
+  if tonumber(exp) > now then return 1 end
   return 0
 end
 local replies = {}
@@ -228,41 +238,48 @@ return replies
 `;
 
 /**
- * inspect(KEYS = fires, leases, mark; ARGV = windowMs) → {records as
- * `fireAt|value`, oldest first; live leases as a flat field/value list; the mark or ''}. Read-only: filters by
- * the Redis clock instead of collecting. Reads the fire keys it finds in the index (same hash
- * slot as the declared keys, so this works on a Cluster); their names are derived from the
- * declared `...:fires` key, so a client-side ioredis `keyPrefix` applies to them too.
+ * inspect(KEYS = fires, job; ARGV = windowMs) → {records as `fireAt|outcome|token|owner`,
+ * oldest first; live leases as a flat field/value list; the mark or ''}. Read-only: filters by
+ * the Redis clock instead of collecting. Reads the fire keys it finds in the index and the
+ * layout-1 mark (the larger mark counts), by names derived from the declared `...:fires` key
+ * (same hash slot; a client-side ioredis `keyPrefix` applies to them too).
  */
-export const INSPECT = `${COMMON}
+export const INSPECT = `${NOW}
 local window = tonumber(ARGV[1])
-local firePrefix = string.sub(KEYS[1], 1, -6) .. 'f:'
+local tag = string.sub(KEYS[1], 1, -6)
 local records = {}
 local indexed = redis.call('ZRANGEBYSCORE', KEYS[1], fmt(now - window), '+inf')
 for _, fa in ipairs(indexed) do
-  local v = redis.call('GET', firePrefix .. fa)
+  local v = redis.call('GET', tag .. 'f:' .. fa)
   if v then records[#records + 1] = fa .. '|' .. v end
 end
 local live = {}
+local mark = tonumber(redis.call('GET', tag .. 'mark'))
 local all = redis.call('HGETALL', KEYS[2])
-for i = 2, #all, 2 do
-  local _, exp = parseLease(all[i])
-  if exp ~= nil and exp > now then
-    live[#live + 1] = all[i - 1]
-    live[#live + 1] = all[i]
+for i = 1, #all, 2 do
+  local f, v = all[i], all[i + 1]
+  if f == 'm' then
+    if not mark or tonumber(v) > mark then mark = tonumber(v) end
+  elseif f ~= 't' then
+    local exp = tonumber(string.match(v, '^%d+|(%-?%d+)|'))
+    if exp ~= nil and exp > now then
+      live[#live + 1] = f
+      live[#live + 1] = v
+    end
   end
 end
-return {records, live, redis.call('GET', KEYS[3]) or ''}
+return {records, live, mark and fmt(mark) or ''}
 `;
 
 /**
- * withdraw(KEYS = fire, fires, leases; ARGV = fireAt, slot, token) → 1 when withdrawn, else 0.
+ * withdraw(KEYS = fire, fires, job; ARGV = fireAt, slot, token) → 1 when withdrawn, else 0.
  * Hands back a won claim its owner will never run: deletes the fire's claim record (and its
- * index entry) only when the record is a win with `token`, and the lease slot only when it still
- * holds `token`. The token counter is untouched, so the next claim of the fire gets a higher one.
+ * index entry) only when the record is a win with `token`, and the lease slot only when it
+ * still holds `token`. The token counter is untouched, so the next claim of the fire gets a
+ * higher one.
  */
 export const WITHDRAW = `
-local fireKey, fires, leases = KEYS[1], KEYS[2], KEYS[3]
+local fireKey, fires, job = KEYS[1], KEYS[2], KEYS[3]
 local fireAtText, slot, token = ARGV[1], ARGV[2], ARGV[3]
 local record = redis.call('GET', fireKey)
 if not record then return 0 end
@@ -270,7 +287,7 @@ local outcome, recTok = string.match(record, '^(%a)|(%d*)|')
 if outcome ~= 'w' or recTok ~= token then return 0 end
 redis.call('DEL', fireKey)
 redis.call('ZREM', fires, fireAtText)
-local v = redis.call('HGET', leases, slot)
-if v and string.match(v, '^(%d+)|') == token then redis.call('HDEL', leases, slot) end
+local v = redis.call('HGET', job, slot)
+if v and string.match(v, '^(%d+)|') == token then redis.call('HDEL', job, slot) end
 return 1
 `;

@@ -70,7 +70,7 @@ describe('RedisLock.claimMany on Redis Cluster', () => {
       const seen = await lock.inspect('job-999');
       expect(seen.fires.map((f) => f.owner)).toEqual(['me']);
       if (keyPrefix) {
-        const stored = await client.exists(lockKeys(prefix, 'job-999').token); // keyPrefix added
+        const stored = await client.exists(lockKeys(prefix, 'job-999').job); // keyPrefix added
         expect(stored).toBe(1);
       }
       const leases = results.flatMap((r) => (r.status === 'won' ? [r.lease] : []));

@@ -35,9 +35,7 @@ describe('redis cluster', () => {
       const keys = lockKeys(prefix, name);
       const slots = new Set(
         await Promise.all(
-          [keys.fire + t, keys.fires, keys.leases, keys.token].map((k) =>
-            client.cluster('KEYSLOT', k),
-          ),
+          [keys.fire + t, keys.fires, keys.job].map((k) => client.cluster('KEYSLOT', k)),
         ),
       );
       expect(slots.size).toBe(1);

@@ -119,22 +119,60 @@ describe('key layout', () => {
     expect(won.status).toBe('won');
     const keys = lockKeys(prefix, key);
     const all = (await c.keys(`{${prefix}:*`)).sort();
-    expect(all).toEqual(
-      [keys.fire + fireAt, keys.fires, keys.leases, keys.token, keys.mark].sort(),
-    );
-    expect(await c.pexpiretime(keys.fire + fireAt)).toBe(fireAt + windowMs + 1);
+    expect(all).toEqual([keys.fire + fireAt, keys.fires, keys.job].sort());
+    // set with PX from the script's TIME: Redis adds it to its own clock, up to 1 ms later
+    const recordExpiry = await c.pexpiretime(keys.fire + fireAt);
+    expect(recordExpiry).toBeGreaterThanOrEqual(fireAt + windowMs + 1);
+    expect(recordExpiry).toBeLessThanOrEqual(fireAt + windowMs + 2);
     expect(await c.pexpiretime(keys.fires)).toBe(fireAt + windowMs + 1);
     if (won.status === 'won') {
-      expect(await c.pexpiretime(keys.leases)).toBe(won.lease.expiresAt);
       const [sec, usec] = await c.time();
       // expiry is now + leaseMs by the Redis clock
       const redisNow = Number(sec) * 1000 + Math.floor(Number(usec) / 1000);
       expect(won.lease.expiresAt).toBeGreaterThan(redisNow);
       expect(won.lease.expiresAt).toBeLessThanOrEqual(redisNow + 10_000);
+      expect(await c.hgetall(keys.job)).toEqual({
+        t: String(won.lease.token),
+        m: String(fireAt),
+        x: `${won.lease.token}|${won.lease.expiresAt}|${fireAt}|a`,
+      });
     }
-    expect(await c.pttl(keys.token)).toBe(-1); // the token counter never expires
-    expect(await c.pttl(keys.mark)).toBe(-1); // nor does the catch-up mark
-    expect(await c.get(keys.mark)).toBe(String(fireAt));
+    // the job hash (token, mark, leases) never expires
+    expect(await c.pttl(keys.job)).toBe(-1);
+  });
+
+  it('takes over the mark and token of a job claimed with layout 1, and honours its claim records', async () => {
+    const c = await client();
+    const prefix = uniquePrefix();
+    const lock = new RedisLock(c, { prefix });
+    const tag = `{${prefix}:old job}`;
+    const t = Date.now();
+    const oldToken = (t + 60_000) * 1000; // ahead of the Redis clock in µs
+    // what layout 1 left: fire t - 100 won by 'old', the mark at t - 100, its token
+    await c.set(`${tag}:f:${t - 100}`, `w|${oldToken}|old`, 'PX', 60_000);
+    await c.zadd(`${tag}:fires`, t - 100, String(t - 100));
+    await c.set(`${tag}:mark`, String(t - 100));
+    await c.set(`${tag}:token`, String(oldToken));
+    expect((await lock.inspect('old job')).mark, 'the layout-1 mark').toBe(t - 100);
+    // the fire layout 1 recorded is not won again, by anyone
+    expect(await lock.claim(req('old job', t - 100, 'new'))).toMatchObject({
+      status: 'lost',
+      reason: 'claimed',
+    });
+    // a catch-up claim behind the layout-1 mark is refused
+    expect(
+      await lock.claim({ ...req('old job', t - 200, 'new'), catchUp: { since: t - 1_000 } }),
+    ).toMatchObject({ status: 'lost', reason: 'behind_mark' });
+    // the next fire: a token above layout 1's, the mark moves on
+    const next = await lock.claim(req('old job', t, 'new'));
+    expect(next.status === 'won' && next.lease.token).toBe(oldToken + 1);
+    expect((await lock.inspect('old job')).mark).toBe(t);
+    // a layout-1 instance moving its own mark during a rolling upgrade: catch-up respects it
+    await c.set(`${tag}:mark`, String(t + 50));
+    expect(
+      await lock.claim({ ...req('old job', t + 20, 'new'), catchUp: { since: t - 1_000 } }),
+    ).toMatchObject({ status: 'lost', reason: 'behind_mark' });
+    expect((await lock.inspect('old job')).mark).toBe(t + 50);
   });
   it("works under the client's ioredis keyPrefix (inspect included)", async () => {
     const url = sharedUrl();
@@ -165,7 +203,7 @@ describe('tokens', () => {
       const r = await lock.claim(req('tok', t + i, `o${i % 3}`, false));
       if (r.status !== 'won') throw new Error(`expected won, got ${r.status}`);
       tokens.push(r.lease.token);
-      if (i === 25) await c.del(lockKeys(prefix, 'tok').token); // what a restart without AOF loses
+      if (i === 25) await c.hdel(lockKeys(prefix, 'tok').job, 't'); // what a restart without AOF loses
     }
     for (let i = 1; i < tokens.length; i++) expect(tokens[i]).toBeGreaterThan(tokens[i - 1]!);
     expect(Number.isSafeInteger(tokens.at(-1))).toBe(true);

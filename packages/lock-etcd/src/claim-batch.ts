@@ -4,27 +4,20 @@ import {
   type ClaimResult,
   LeaseTooShortError,
 } from '@fleetcron/core';
-import { EtcdLeaseInvalidError, type ICompare, type IRequestOp, type ITxnResponse } from 'etcd3';
+import { EtcdLeaseInvalidError, type IKeyValue, type IRequestOp, type ITxnResponse } from 'etcd3';
 import {
-  answerRecorded,
-  type ClaimContext,
-  claimReads,
-  replayCatchUp,
-  usesLease,
-} from './claim-reads.js';
+  type Chunk,
+  type Item,
+  isOwnWin,
+  leaseKeyReads,
+  readsOf,
+  readsView,
+  requestOp,
+} from './batch-request.js';
+import { answerRecorded, type ClaimContext, replayCatchUp, usesLease } from './claim-reads.js';
 import type { PooledLease } from './lease-pool.js';
-import {
-  absent,
-  BACKEND,
-  ETCD_MIN_LEASE_MS,
-  kvsOf,
-  markBefore,
-  markOf,
-  moveMarkOp,
-  present,
-  putOp,
-} from './rpc.js';
-import { type ClaimValue, type LeaseValue, leaseOf } from './values.js';
+import { absent, BACKEND, ETCD_MIN_LEASE_MS, kvsOf, markBefore, markOf } from './rpc.js';
+import { leaseOf } from './values.js';
 
 /** Most requests one `EtcdLock.claimMany` takes (`capabilities.maxBatch`). */
 export const ETCD_MAX_BATCH = 1_000;
@@ -33,36 +26,17 @@ const MAX_TXN_BYTES = 1_048_576;
 /** How often one request of a batch is sent again (a catch-up claim that finds no mark). */
 const MAX_ATTEMPTS = 8;
 
-/** One request of a batch on its way. */
-interface Item {
-  index: number;
-  request: ClaimRequest;
-  /** Ahead of the etcd clock: only read whether the fire is recorded. */
-  early: boolean;
-  /** A catch-up claim's condition on the mark ("older than the fire", or "absent"). */
-  markGuard: ICompare[];
-  attempts: number;
-}
-
-/** Requests sent in one transaction, with the etcd leases their claims use. */
-interface Chunk {
-  items: Item[];
-  /** The job lease of each TTL (seconds): every key the chunk wins with that TTL goes on it. */
-  jobLeases: Map<number, PooledLease>;
-  /** The record lease of each item (by position), `''` for early items. */
-  recordLeases: string[];
-}
-
 /**
  * Batched claims on etcd ({@link EtcdLock.claimMany}). etcd gives one transaction ONE compare
  * set, all-or-nothing, but a transaction may hold nested transactions, each with its own compare
  * set, evaluated in order inside the one atomic revision. So each request becomes one nested
- * transaction: the single claim's condition and writes, and in its failure branch the single
- * claim's reads plus (exclusive claims) the busy record under "still no record, lease key
- * present". Most batches are one transaction per `maxTxnOps - 10` requests (etcd counts the
- * operations of each level, and a nested transaction gets what its parent left), sent
- * concurrently; a request is sent again only when a catch-up claim finds no mark, or when two
- * requests of one job (which write the same keys) must go one after the other.
+ * transaction (`requestOp`): "no record yet" records the fire, `won` or (exclusive claims whose
+ * job's lease key exists) `busy`, atomically; otherwise it reads the record only. Most batches
+ * are one transaction per `maxTxnOps - 4` requests (etcd counts the operations of each level, and
+ * a nested transaction gets what its parent left), sent concurrently; a request is sent again
+ * only when a catch-up claim finds no mark, or when two requests of one job (which write the same
+ * keys) must go one after the other; a re-sent claim of a fire this owner won reads its lease
+ * keys in one more (read-only) transaction.
  */
 export class BatchClaimer {
   constructor(private readonly c: ClaimContext) {}
@@ -141,17 +115,20 @@ export class BatchClaimer {
     }
     const sent = await Promise.allSettled(
       chunks.map((chunk) => {
-        const ops = chunk.items.map((item, j) => this.opOf(item, chunk, j, now));
+        const ops = chunk.items.map((item, j) => requestOp(this.c, item, chunk, j, now));
         return this.c.rpc.txn('claimMany', [], ops, [], signal);
       }),
     );
     const again: Item[] = [];
+    const replays: [Item, IKeyValue][] = [];
     let leaseInvalid = false;
     let failure: unknown;
     sent.forEach((outcome, i) => {
       const chunk = chunks[i] as Chunk;
       if (outcome.status === 'fulfilled') {
-        again.push(...this.answer(chunk, outcome.value, results, now));
+        const answered = this.answer(chunk, outcome.value, results, now);
+        again.push(...answered.again);
+        replays.push(...answered.replays);
       } else if (outcome.reason instanceof EtcdLeaseInvalidError) {
         // A lease we cached expired under us (clock jump, server restored from backup): nothing
         // was applied; drop the chunk's leases and send its requests once more.
@@ -166,6 +143,7 @@ export class BatchClaimer {
       }
     });
     if (failure !== undefined) throw failure;
+    if (replays.length > 0) await this.replay(replays, results, now);
     return { again, leaseInvalid };
   }
 
@@ -183,7 +161,7 @@ export class BatchClaimer {
       const shape = `${item.early}/${request.exclusive}/${item.markGuard.length}`;
       let depth = depths.get(shape);
       if (depth === undefined) {
-        depth = depthOf(this.opOf(item, sizing, 0, now));
+        depth = depthOf(requestOp(this.c, item, sizing, 0, now));
         depths.set(shape, depth);
       }
       // About 20 mentions of a key no longer than the claim record's, plus values.
@@ -239,54 +217,17 @@ export class BatchClaimer {
   }
 
   /**
-   * The nested transaction of one request: the single claim's transaction, with the busy record
-   * of an exclusive claim in its failure branch (after the reads), guarded by "no record, the
-   * job's lease key present" (and the mark guard): one atomic step instead of a second round trip.
+   * Reads the answers of one chunk's transaction. Returns the requests to send again, and the
+   * re-sent claims of fires this owner won (`replays`), whose lease keys are read next.
    */
-  private opOf(item: Item, chunk: Chunk, position: number, now: number): IRequestOp {
-    const { keys } = this.c;
-    const { request, markGuard } = item;
-    const { key, fireAt, owner, leaseMs, exclusive } = request;
-    const claimKey = keys.claim(key, fireAt);
-    const reads = claimReads(keys, request);
-    if (item.early)
-      return { request_txn: { compare: [absent(claimKey)], success: [], failure: reads } };
-    const recordLease = chunk.recordLeases[position] ?? '0';
-    const jobLease = chunk.jobLeases.get(this.c.pool.ttlFor(leaseMs))?.id ?? '0';
-    const markKey = keys.mark(key);
-    const compare = [absent(claimKey), ...markGuard];
-    if (exclusive) compare.push(absent(keys.exclusive(key)));
-    // Several requests may win on one etcd lease: marked so that a renewal moves the key first.
-    const shared = chunk.items.length > 1 ? { shared: true as const } : {};
-    const leaseValue: LeaseValue = { owner, fireAt, expiresAt: now + leaseMs, ...shared };
-    const failure = [...reads];
-    if (exclusive) {
-      const busy: ClaimValue = { owner, outcome: 'busy' };
-      failure.push({
-        request_txn: {
-          compare: [absent(claimKey), present(keys.exclusive(key)), ...markGuard],
-          success: [putOp(claimKey, busy, recordLease), moveMarkOp(markKey, fireAt)],
-          failure: [],
-        },
-      });
-    }
-    const won: ClaimValue = { owner, outcome: 'won' };
-    return {
-      request_txn: {
-        compare,
-        success: [
-          putOp(claimKey, won, recordLease),
-          putOp(keys.slot(request), leaseValue, jobLease),
-          moveMarkOp(markKey, fireAt),
-        ],
-        failure,
-      },
-    };
-  }
-
-  /** Reads the answers of one chunk's transaction; returns the requests to send again. */
-  private answer(chunk: Chunk, res: ITxnResponse, results: ClaimResult[], now: number): Item[] {
+  private answer(
+    chunk: Chunk,
+    res: ITxnResponse,
+    results: ClaimResult[],
+    now: number,
+  ): { again: Item[]; replays: [Item, IKeyValue][] } {
     const again: Item[] = [];
+    const replays: [Item, IKeyValue][] = [];
     const wins: [Item, PooledLease][] = [];
     /** Leases that must not go back to the pool: a key on them shows in a failed request's reads. */
     const keep = new Set<PooledLease>();
@@ -296,18 +237,30 @@ export class BatchClaimer {
       if (!r) throw unavailable('etcd answered a batched claim without its nested response');
       const { request } = item;
       const { key, fireAt } = request;
-      if (item.early) {
-        results[item.index] = r.succeeded
-          ? { status: 'lost', key, fireAt, reason: 'early' }
-          : answerRecorded(this.c.held, request, r, now);
+      if (item.early && r.succeeded) {
+        results[item.index] = { status: 'lost', key, fireAt, reason: 'early' };
         return;
       }
       if (r.succeeded) {
+        if (request.exclusive && !r.responses[0]?.response_txn?.succeeded) {
+          results[item.index] = { status: 'busy', key, fireAt };
+          return;
+        }
         wins.push([item, chunk.jobLeases.get(this.c.pool.ttlFor(request.leaseMs)) as PooledLease]);
         return;
       }
-      for (const lease of chunk.jobLeases.values()) if (usesLease(r, lease.id)) keep.add(lease);
-      const answered = this.answerFailed(item, r, now);
+      const reads = request.catchUp ? r : readsOf(r);
+      const record = kvsOf(reads, 0)[0];
+      if (!request.catchUp && record && isOwnWin(record, request.owner)) {
+        replays.push([item, record]);
+        return;
+      }
+      if (item.early) {
+        results[item.index] = answerRecorded(this.c.held, request, reads, now);
+        return;
+      }
+      for (const lease of chunk.jobLeases.values()) if (usesLease(reads, lease.id)) keep.add(lease);
+      const answered = this.answerFailed(item, reads, now);
       if (answered) results[item.index] = answered;
       else again.push(item);
     });
@@ -323,17 +276,39 @@ export class BatchClaimer {
     for (const lease of chunk.jobLeases.values()) {
       if (!carried.has(lease) && !keep.has(lease)) this.giveBack(lease);
     }
-    return again;
+    return { again, replays };
   }
 
-  /** The answer of a request whose condition failed, or `undefined` to send it again. */
+  /**
+   * Answers re-sent claims of fires this owner won (rare: a batch re-sent after a lost reply):
+   * reads their lease keys, one read-only transaction per `maxTxnOps / 2` claims, and answers as
+   * a single claim would (the same lease while its key holds the record's token, else `lost`).
+   */
+  private async replay(replays: [Item, IKeyValue][], results: ClaimResult[], now: number) {
+    const per = Math.max(1, Math.floor(this.c.maxTxnOps / 2));
+    const groups: [Item, IKeyValue][][] = [];
+    for (let i = 0; i < replays.length; i += per) groups.push(replays.slice(i, i + per));
+    await Promise.all(
+      groups.map(async (group) => {
+        const ops = group.flatMap(([{ request }]) => leaseKeyReads(this.c.keys, request));
+        // Not given the batch's signal: a read changes nothing, and the wins are already written.
+        const res = await this.c.rpc.txn('claimMany', [], ops, []);
+        group.forEach(([item, record], j) => {
+          const reads = readsView(record, res.responses[2 * j], res.responses[2 * j + 1]);
+          results[item.index] = answerRecorded(this.c.held, item.request, reads, now);
+        });
+      }),
+    );
+  }
+
+  /**
+   * The answer of a request whose condition failed (`r`: its reads, in `claimReads` order), or
+   * `undefined` to send it again.
+   */
   private answerFailed(item: Item, r: ITxnResponse, now: number): ClaimResult | undefined {
     const { request } = item;
     const { key, fireAt } = request;
     if (kvsOf(r, 0)[0]) return answerRecorded(this.c.held, request, r, now);
-    if (request.exclusive && r.responses[4]?.response_txn?.succeeded) {
-      return { status: 'busy', key, fireAt };
-    }
     if (request.catchUp) {
       const markKey = this.c.keys.mark(key);
       const mark = markOf(kvsOf(r, 3)[0]);

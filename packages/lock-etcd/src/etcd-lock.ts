@@ -151,7 +151,7 @@ export class EtcdLock implements Lock {
 
   /**
    * Claims many fires (see {@link Lock.claimMany}), each answered as {@link claim} would answer
-   * it alone, in as few transactions as etcd allows: one per `maxTxnOps - 10` requests (118 with
+   * it alone, in as few transactions as etcd allows: one per `maxTxnOps - 4` requests (124 with
    * etcd's defaults), sent concurrently, each request a nested transaction (README, "Batched
    * claims"). The keys a transaction wins share one etcd lease until their first renewal.
    */

@@ -2,6 +2,7 @@ import { BackendUnavailableError } from '@fleetcron/core';
 import { settleWithin } from '@fleetcron/core/backend';
 import {
   type Etcd3,
+  EtcdInvalidAuthTokenError,
   EtcdLeaseInvalidError,
   type ICompare,
   type IKeyValue,
@@ -9,6 +10,7 @@ import {
   type ITxnResponse,
 } from 'etcd3';
 import { encodeFireAt, prefixEnd } from './keys.js';
+import { rawTxnOf } from './raw-txn.js';
 
 /** Backend name used in errors and capabilities. */
 export const BACKEND = 'etcd';
@@ -26,10 +28,15 @@ export const ETCD_MIN_LEASE_MS = 2_000;
  * {@link KeyLayout} with the adapter's own prefix.
  */
 export class EtcdRpc {
+  /** Transactions through the client's connection with the adapter's own codec (`raw-txn`). */
+  private readonly rawTxn: ReturnType<typeof rawTxnOf>;
+
   constructor(
     private readonly client: Etcd3,
     private readonly timeoutMs: number,
-  ) {}
+  ) {
+    this.rawTxn = rawTxnOf(client);
+  }
 
   /**
    * One transaction. Once `signal` is aborted it is not sent (it rejects with
@@ -49,9 +56,17 @@ export class EtcdRpc {
         new Error('given up on by the caller before it was sent; it was not run'),
       );
     }
-    return this.call(operation, (deadline) =>
-      this.client.kv.txn({ compare, success, failure }, { deadline }),
-    );
+    const request = { compare, success, failure };
+    return this.call(operation, async (deadline) => {
+      if (!this.rawTxn) return this.client.kv.txn(request, { deadline });
+      try {
+        return await this.rawTxn(request, deadline);
+      } catch (error) {
+        // Not applied. etcd3's own call re-authenticates (and sends it once more).
+        if (!(error instanceof EtcdInvalidAuthTokenError)) throw error;
+        return this.client.kv.txn(request, { deadline });
+      }
+    });
   }
 
   /**
@@ -160,13 +175,24 @@ export function deleteOp(key: Buffer): IRequestOp {
 
 /**
  * Moves the catch-up mark at `markKey` forward to `fireAt` (a nested transaction inside a claim's
- * success branch): put when the stored mark is older, or when there is none. etcd compares values
- * as bytes, which orders {@link encodeFireAt} values like the numbers for fires at or after
- * 1970; a value compare on a missing key is always false, hence the inner "absent" branch.
+ * success branch): put unless the stored mark is already at or past `fireAt`. etcd compares
+ * values as bytes, which orders {@link encodeFireAt} values like the numbers for fires at or
+ * after 1970, and a value compare on a missing key is always false, so a missing mark is put.
+ * For a whole-millisecond `fireAt` "at or past" is "after `fireAt - 1`": one compare and one put.
+ * Otherwise: put when the stored mark is older, or (inner transaction) when there is none.
  */
 export function moveMarkOp(markKey: Buffer, fireAt: number): IRequestOp {
   const value = Buffer.from(encodeFireAt(fireAt));
   const put: IRequestOp = { request_put: { key: markKey, value } };
+  if (Number.isSafeInteger(fireAt) && fireAt >= 1) {
+    const atOrPast: ICompare = {
+      key: markKey,
+      target: 'Value',
+      result: 'Greater',
+      value: Buffer.from(encodeFireAt(fireAt - 1)),
+    };
+    return { request_txn: { compare: [atOrPast], success: [], failure: [put] } };
+  }
   return {
     request_txn: {
       compare: [markBefore(markKey, fireAt)],

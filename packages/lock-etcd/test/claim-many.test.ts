@@ -54,7 +54,7 @@ async function revision(fixture: Fixture): Promise<number> {
 }
 
 describe('EtcdLock.claimMany', () => {
-  it('takes one transaction per 118 requests, sent together (revisions = transactions)', async () => {
+  it('takes one transaction per 124 requests, sent together (revisions = transactions)', async () => {
     await withFixture(async (fixture) => {
       const lock = await newLock(fixture);
       expect(lock.capabilities.maxBatch).toBe(ETCD_MAX_BATCH);
@@ -66,7 +66,7 @@ describe('EtcdLock.claimMany', () => {
       );
       const after = await revision(fixture);
       expect(results.filter((r) => r.status === 'won')).toHaveLength(300);
-      expect(after - before).toBe(3); // ceil(300 / 118) write transactions
+      expect(after - before).toBe(3); // ceil(300 / 124) write transactions
       expect(new Set(won(results).map((l) => l.token)).size).toBe(3);
       const again = await lock.claimMany(
         Array.from({ length: 300 }, (_, i) => req(`many-${i}`, fireAt, 'a')),
@@ -246,10 +246,10 @@ describe('EtcdLock.claimMany', () => {
       await lock.claim(req('warm-up', fireAt, 'a'));
       const before = await revision(fixture);
       const results = await lock.claimMany(
-        Array.from({ length: 25 }, (_, i) => req(`s-${i}`, fireAt, 'a')),
+        Array.from({ length: 40 }, (_, i) => req(`s-${i}`, fireAt, 'a')),
       );
-      expect(results.filter((r) => r.status === 'won')).toHaveLength(25);
-      expect((await revision(fixture)) - before).toBe(3); // 10 requests per transaction
+      expect(results.filter((r) => r.status === 'won')).toHaveLength(40);
+      expect((await revision(fixture)) - before).toBe(3); // 16 requests per transaction
     });
   });
 });

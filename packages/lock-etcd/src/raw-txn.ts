@@ -1,0 +1,65 @@
+import { castGrpcError, type Etcd3, type ITxnRequest, type ITxnResponse } from 'etcd3';
+import { decodeTxnResponse } from './txn-decode.js';
+import { encodeTxnRequest } from './txn-encode.js';
+
+/** gRPC path of etcd's transaction call. */
+const TXN_METHOD = '/etcdserverpb.KV/Txn';
+
+/** The part of a `@grpc/grpc-js` client this module calls (etcd3's KV service client is one). */
+interface UnaryClient {
+  makeUnaryRequest(
+    method: string,
+    serialize: (value: Buffer) => Buffer,
+    deserialize: (value: Buffer) => ITxnResponse,
+    argument: Buffer,
+    metadata: unknown,
+    options: { deadline: Date },
+    callback: (error: Error | null, value?: ITxnResponse) => void,
+  ): unknown;
+}
+
+/** The part of etcd3's (internal) `ConnectionPool` this module calls. */
+interface Pool {
+  withConnection<T>(
+    service: string,
+    fn: (connection: { client: UnaryClient; metadata: unknown }) => Promise<T>,
+  ): Promise<T>;
+}
+
+/**
+ * A transaction sent through the connection of an `Etcd3` client (its host choice, TLS, auth
+ * token and fault-handling policies, exactly as `client.kv.txn`) but encoded and decoded by
+ * `txn-encode.ts`, `txn-decode.ts` instead of `@grpc/proto-loader` (see there: the objects in and out have etcd3's
+ * shapes). Errors are cast by etcd3's `castGrpcError`, as its own calls are. Returns
+ * `undefined` when the client does not have the expected connection pool (another etcd3
+ * version): callers then use `client.kv.txn`.
+ */
+export function rawTxnOf(
+  client: Etcd3,
+): ((txn: ITxnRequest, deadline: Date) => Promise<ITxnResponse>) | undefined {
+  const pool = (client as unknown as { pool?: Partial<Pool> }).pool;
+  if (typeof pool?.withConnection !== 'function') return undefined;
+  const connected = pool as Pool;
+  return (txn, deadline) => {
+    const request = encodeTxnRequest(txn);
+    return connected.withConnection('KV', ({ client: grpc, metadata }) => {
+      if (typeof grpc.makeUnaryRequest !== 'function') {
+        return Promise.reject(new Error('etcd3 client without a gRPC unary call'));
+      }
+      return new Promise<ITxnResponse>((resolve, reject) => {
+        grpc.makeUnaryRequest(
+          TXN_METHOD,
+          (buffer) => buffer,
+          decodeTxnResponse,
+          request,
+          metadata,
+          { deadline },
+          (error, value) => {
+            if (error) reject(castGrpcError(error));
+            else resolve(value as ITxnResponse);
+          },
+        );
+      });
+    });
+  };
+}

@@ -46,6 +46,9 @@ interface Member<Item, Result> {
   readonly sent: (sent: SentItem<Result> | null) => void;
 }
 
+/** The default `wanted` of {@link Batcher.submit} (one function, not one per item). */
+const alwaysWanted = (): boolean => true;
+
 const defaultDefer = (flush: () => void): void => {
   setImmediate(flush);
 };
@@ -83,7 +86,7 @@ export class Batcher<Item, Result> {
   submit(
     item: Item,
     signal?: GiveUpSignal,
-    wanted: () => boolean = () => true,
+    wanted: () => boolean = alwaysWanted,
   ): Promise<SentItem<Result> | null> {
     return new Promise((sent) => {
       this.pending.push({ item, signal, wanted, sent });

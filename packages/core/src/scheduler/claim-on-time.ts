@@ -54,7 +54,7 @@ export function onTimeContext(
     stopping,
     giveUp: stopping, // one per fire: a claim given up ends the fire
     claimsStopped: deps.claimsStopped(),
-    acceptsClaims: () => deps.acceptsClaims(),
+    acceptsClaims: deps.acceptsClaims, // the fire path's own arrow: no closure per fire
     sampled,
     catchUp: kind.catchUp,
     ownLease: kind.missed === true, // recorded only, never run: no overlap to keep

@@ -28,8 +28,11 @@ export interface ClaimContext {
    * makes its own.
    */
   readonly giveUp?: GiveUp;
-  /** False once `stop()` began: a fire still waiting for its batch or a slot is dropped unsent. */
-  acceptsClaims(): boolean;
+  /**
+   * False once `stop()` began: a fire still waiting for its batch or a slot is dropped unsent.
+   * Called unbound (a plain function property, shared by every fire).
+   */
+  readonly acceptsClaims: () => boolean;
   /** Receives the backend's time carried by a claim answer (the fleet clock's samples). */
   sampled(sample: ClockSample): void;
   /** Set for a catch-up claim (wins only ahead of the job's mark; see `ClaimRequest.catchUp`). */
@@ -70,25 +73,19 @@ export async function claimFire(
   fireAt: number,
 ): Promise<ClaimOutcome> {
   const giveUp = c.giveUp ?? new GiveUp();
-  let abandoned = false;
-  const wanted = () => c.acceptsClaims() && !c.stopping.aborted;
+  // the sender also drops the claim when `giveUp` aborted; with its own `giveUp` (none given),
+  // `stopping` is read too
+  const wanted = c.giveUp === c.stopping ? c.acceptsClaims : () => wantedUnless(c);
   const sent = await c.claims.send(requestOf(c, job, fireAt), giveUp, wanted);
   if (sent === null) return { status: 'dropped' };
   const { sentAt, answer: claim } = sent;
-  const abandon = (error: Error) => {
-    if (abandoned) return error;
-    abandoned = true;
-    giveUp.abort(error); // once; the adapter must not send or re-send it
-    handBackLateWin(c, job, claim);
-    return error;
-  };
   try {
     const result = await answerWithin(claim, job.leaseMs, c.stopping, c.timers);
     if (result === STOPPED) {
-      abandon(new SchedulerStoppedError('keep waiting for a claim answer'));
+      abandon(c, job, giveUp, claim, new SchedulerStoppedError('keep waiting for a claim answer'));
       return { status: 'dropped' };
     }
-    if (result === NO_ANSWER) throw abandon(noAnswer(c.lock, job.leaseMs));
+    if (result === NO_ANSWER) throw abandon(c, job, giveUp, claim, noAnswer(c.lock, job.leaseMs));
     const reply = checked(c.lock, result);
     const receivedAt = c.clock.monotonic();
     if (typeof reply.backendTime === 'number') {
@@ -101,6 +98,27 @@ export async function claimFire(
     c.log.warn('fleetcron: claim failed, fire skipped (fail closed)', { error });
     return { status: 'failed', error };
   }
+}
+
+/** Whether a claim is still wanted: the scheduler takes claims and `stop()` did not give up on it. */
+function wantedUnless(c: ClaimContext): boolean {
+  return c.acceptsClaims() && !c.stopping.aborted;
+}
+
+/**
+ * Gives up on a sent claim (once per claim: each path returns after it): aborts `giveUp` (the
+ * adapter must not send or re-send it) and hands a late win back. Returns `error`.
+ */
+function abandon(
+  c: ClaimContext,
+  job: NormalizedJob,
+  giveUp: GiveUp,
+  claim: Promise<ClaimResult>,
+  error: Error,
+): Error {
+  giveUp.abort(error);
+  handBackLateWin(c, job, claim);
+  return error;
 }
 
 const STOPPED = Symbol('stopped');

@@ -12,7 +12,7 @@ import { FireHistory } from './history.js';
 import type { NormalizedJob } from './job.js';
 import { isPaused } from './paused-check.js';
 import { type RunVerdict, runChain, verdictOf } from './run-chain.js';
-import { safeLogger } from './safe.js';
+import { fireLogger, isSilentLogger, safeLogger } from './safe.js';
 
 /**
  * One fire, as steps: claim → start the lease keeper → run the middleware chain → finish.
@@ -47,11 +47,7 @@ export class FireRun {
     readonly kind: FireKind = {},
   ) {
     const { instanceId, clock } = deps;
-    this.log = safeLogger(deps.logger, () => ({
-      job: job.name,
-      fireAt: new Date(fireAt).toISOString(),
-      instanceId,
-    }));
+    this.log = fireLogger(deps.logger, job.name, fireAt, instanceId);
     this.events = new FireEvents(instanceId, job.name, fireAt, clock, kind.shard);
     const onFailed = (error: Error) => {
       this.events.storeFailed(error);
@@ -204,8 +200,8 @@ export class FireRun {
         requestedBy: this.kind.requestedBy ?? null,
         recovery: this.kind.recovery ?? false,
         shard: this.kind.shard ?? null,
-        signal: held.controller.signal,
-        log: safeLogger(this.log, { token: held.token }),
+        controller: held.controller,
+        log: isSilentLogger(this.log) ? this.log : safeLogger(this.log, { token: held.token }),
         onAttempt: (attempt) => {
           this.attempt = attempt;
         },

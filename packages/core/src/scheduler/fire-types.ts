@@ -36,8 +36,11 @@ export interface FireDeps {
   readonly leaseCalls: LeaseCalls;
   /** False once `stop()` gave up draining: a claim won after that is handed back, not run. */
   acceptsRuns(): boolean;
-  /** False once `stop()` began: a fire still waiting for its batch or a claim slot is dropped unsent. */
-  acceptsClaims(): boolean;
+  /**
+   * False once `stop()` began: a fire still waiting for its batch or a claim slot is dropped
+   * unsent. A plain function property, called unbound.
+   */
+  readonly acceptsClaims: () => boolean;
 }
 
 /** What kind of fire this is, beyond a scheduled one. */

@@ -7,6 +7,11 @@ const LEVELS: readonly Level[] = ['debug', 'info', 'warn', 'error'];
 /** What {@link safeLogger} makes of the silent (default) logger: one shared, frozen no-op. */
 const SILENT: Logger = Object.freeze({ debug() {}, info() {}, warn() {}, error() {} });
 
+/** Whether `logger` is the silent logger (or the shared no-op {@link safeLogger} makes of it). */
+export function isSilentLogger(logger: Logger): boolean {
+  return logger === silentLogger || logger === SILENT;
+}
+
 /**
  * Wraps a user logger so that a throwing logger never disturbs a fire, and attaches `fields`
  * (job name, fire time) to every line. `fields` may be a function, called at the first line
@@ -17,7 +22,7 @@ export function safeLogger(
   logger: Logger,
   fields: Record<string, unknown> | (() => Record<string, unknown>) = {},
 ): Logger {
-  if (logger === silentLogger || logger === SILENT) return SILENT;
+  if (isSilentLogger(logger)) return SILENT;
   let known = typeof fields === 'function' ? null : fields;
   const wrapped = {} as Logger;
   for (const level of LEVELS) {
@@ -31,6 +36,17 @@ export function safeLogger(
     };
   }
   return wrapped;
+}
+
+/** The logger of one fire: job, fire time and instance on every line (nothing built when silent). */
+export function fireLogger(
+  logger: Logger,
+  job: string,
+  fireAt: number,
+  instanceId: string,
+): Logger {
+  if (isSilentLogger(logger)) return SILENT;
+  return safeLogger(logger, () => ({ job, fireAt: new Date(fireAt).toISOString(), instanceId }));
 }
 
 /** Publishes an event; a subscriber that throws never reaches the scheduler. */

@@ -44,10 +44,32 @@ function recordJoins(t: LockTables): string {
 /**
  * Step 1, one statement, no lock: whether the batch can take the set-based path (`v_simple`:
  * every key once, no catch-up claim), the answers of the requests that need no lock (stale; the
- * fire's record exists: lost, or a replay for the same owner; early), into `n_*`, and the other
- * requests sorted by key (`COLLATE "C"`, the keys' order), into `t_*`.
+ * fire's record exists: lost, or a replay for the same owner; early), into `n_*`, the other
+ * requests into `t_*`, and the first of their keys in key order (`COLLATE "C"`) into `v_first`.
  */
 export function classifySql(t: LockTables): string {
+  return classify(
+    t,
+    'unnest(p_keys, p_fire_ats, p_owners, p_leases_ms, p_exclusives, p_sinces) WITH ORDINALITY AS u(key, fire_at, owner, lease_ms, excl, since, i)',
+    'v_simple, n_i, n_status, n_reason, n_token, n_expires, n_excl, t_key, t_fire, t_owner, t_lease, t_excl, t_i, v_first',
+  );
+}
+
+/**
+ * Step 1 again, for the requests left in `t_*` after the batch waited for the first of their
+ * keys: a batch that waited there most likely waited for another instance's batch of the same
+ * fires, whose records are now committed. Those requests are answered from the records (into
+ * `o_*`) instead of locking their keys' rows first and meeting the records there.
+ */
+export function reclassifySql(t: LockTables): string {
+  return classify(
+    t,
+    'unnest(t_key, t_fire, t_owner, t_lease, t_excl, NULL::bigint[], t_i) AS u(key, fire_at, owner, lease_ms, excl, since, i)',
+    'v_simple, o_i, o_status, o_reason, o_token, o_expires, o_excl, t_key, t_fire, t_owner, t_lease, t_excl, t_i, v_first',
+  );
+}
+
+function classify(t: LockTables, source: string, into: string): string {
   return `SELECT count(DISTINCT q.key) = count(*) AND bool_and(q.since IS NULL),
     array_agg(q.i) FILTER (WHERE q.st IS NOT NULL), array_agg(q.st) FILTER (WHERE q.st IS NOT NULL),
     array_agg(q.rs) FILTER (WHERE q.st IS NOT NULL), array_agg(q.tk) FILTER (WHERE q.st IS NOT NULL),
@@ -57,9 +79,9 @@ export function classifySql(t: LockTables): string {
     array_agg(q.owner) FILTER (WHERE q.st IS NULL),
     array_agg(q.lease_ms) FILTER (WHERE q.st IS NULL),
     array_agg(q.excl) FILTER (WHERE q.st IS NULL),
-    array_agg(q.i) FILTER (WHERE q.st IS NULL)
-  INTO v_simple, n_i, n_status, n_reason, n_token, n_expires, n_excl,
-    t_key, t_fire, t_owner, t_lease, t_excl, t_i
+    array_agg(q.i) FILTER (WHERE q.st IS NULL),
+    min(q.key COLLATE "C") FILTER (WHERE q.st IS NULL)
+  INTO ${into}
   FROM (
     SELECT u.key, u.fire_at, u.owner, u.lease_ms, u.excl, u.since, u.i,
       CASE WHEN u.fire_at < coalesce(u.since, v_now - p_window_ms) THEN 'lost'
@@ -69,11 +91,25 @@ export function classifySql(t: LockTables): string {
         WHEN c.key IS NULL THEN CASE WHEN u.fire_at > v_now + p_early_ms THEN 'early' END
         ELSE ra.rs END AS rs,
       ra.tk, ra.ex, ra.xc
-    FROM unnest(p_keys, p_fire_ats, p_owners, p_leases_ms, p_exclusives, p_sinces) WITH ORDINALITY
-      AS u(key, fire_at, owner, lease_ms, excl, since, i)
+    FROM ${source}
     ${recordJoins(t)}
     CROSS JOIN LATERAL (SELECT ${recordAnswer()}) ra
   ) q`;
+}
+
+/**
+ * After {@link preLockSql}: locks the row of the first key of `t_*` (waiting for whoever holds
+ * it), and when that key's fire now has a record (another batch of the same fires committed
+ * while this one waited), answers the rest from their records ({@link reclassifySql}) before
+ * locking any other row. Only lock-free reads come between this lock and the others, which are
+ * taken in key order after it, so the lock order is unchanged.
+ */
+export function waitFirstSql(t: LockTables): string {
+  return `PERFORM 1 FROM ${t.keys} k WHERE k.key = v_first FOR UPDATE;
+    IF EXISTS (SELECT 1 FROM ${t.claims} c WHERE c.key = v_first
+        AND c.fire_at = t_fire[array_position(t_key, v_first)]) THEN
+      ${reclassifySql(t)};
+    END IF`;
 }
 
 /**

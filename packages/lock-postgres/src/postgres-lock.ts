@@ -25,7 +25,8 @@ import {
 } from '@fleetcron/postgres-shared';
 import type { Pool, QueryResultRow } from 'pg';
 import { type ClaimRow, claimResult } from './claim.js';
-import { type ClaimManyRow, claimManyArrays } from './claim-many.js';
+import { type ClaimManyReply, claimManyArrays } from './claim-many.js';
+import { parseClaimManyReply } from './claim-many-reply.js';
 import { type InlineArgument, inlineCall } from './inline-call.js';
 import {
   type ExtendManyRow,
@@ -159,19 +160,18 @@ export class PostgresLock implements Lock {
       Math.ceil(this.options.statementTimeoutMs),
       this.options.earlyToleranceMs,
     ];
-    const rows = await this.statements.run<ClaimManyRow>('claimMany', 'claimMany', values, {
+    const [reply] = await this.statements.run<ClaimManyReply>('claimMany', 'claimMany', values, {
       retry: true,
       deadline,
       signal: options.signal,
     });
-    const results: ClaimResult[] = new Array(requests.length);
-    for (const row of rows) {
-      const i = Number(row.ord) - 1;
-      const request = requests[i];
-      if (request) results[i] = claimResult(request, row);
-    }
-    if (rows.length !== requests.length || results.some((result) => result === undefined)) {
-      throw new BackendUnavailableError(this.backend, 'claimMany', new Error('rows missing'));
+    const results = parseClaimManyReply(
+      requests,
+      reply?.answers ?? null,
+      Number(reply?.now_ms ?? Number.NaN),
+    );
+    if (!results) {
+      throw new BackendUnavailableError(this.backend, 'claimMany', new Error('malformed reply'));
     }
     return results;
   }

@@ -98,7 +98,10 @@ export class BatchClaimer {
     return results;
   }
 
-  /** One round: chunks of at most one request per job, sent concurrently. */
+  /**
+   * One round: chunks of at most one request per job, sent concurrently, each as soon as its etcd
+   * leases are there (a chunk that found spares does not wait for another one's inline grant).
+   */
   private async runRound(
     round: Item[],
     results: ClaimResult[],
@@ -107,14 +110,16 @@ export class BatchClaimer {
     signal: AbortSignal | undefined,
   ): Promise<{ again: Item[]; leaseInvalid: boolean }> {
     if (signal?.aborted) throw unavailable('given up on by the caller before it was sent');
-    const chunks = await this.prepare(this.split(round, now), startedAt);
-    if (signal?.aborted) {
-      for (const chunk of chunks)
-        for (const lease of chunk.jobLeases.values()) this.giveBack(lease);
-      throw unavailable('given up on by the caller before it was sent');
-    }
+    const groups = this.split(round, now);
+    const chunks: (Chunk | undefined)[] = groups.map(() => undefined);
     const sent = await Promise.allSettled(
-      chunks.map((chunk) => {
+      groups.map(async (items, i) => {
+        const chunk = await this.prepare(items, startedAt);
+        if (signal?.aborted) {
+          for (const lease of chunk.jobLeases.values()) this.giveBack(lease);
+          throw unavailable('given up on by the caller before it was sent');
+        }
+        chunks[i] = chunk;
         const ops = chunk.items.map((item, j) => requestOp(this.c, item, chunk, j, now));
         return this.c.rpc.txn('claimMany', [], ops, [], signal);
       }),
@@ -124,8 +129,11 @@ export class BatchClaimer {
     let leaseInvalid = false;
     let failure: unknown;
     sent.forEach((outcome, i) => {
-      const chunk = chunks[i] as Chunk;
-      if (outcome.status === 'fulfilled') {
+      const chunk = chunks[i];
+      if (!chunk) {
+        // Not sent: its leases could not be had (given back), or the caller gave up.
+        failure ??= (outcome as PromiseRejectedResult).reason;
+      } else if (outcome.status === 'fulfilled') {
         const answered = this.answer(chunk, outcome.value, results, now);
         again.push(...answered.again);
         replays.push(...answered.replays);
@@ -183,37 +191,43 @@ export class BatchClaimer {
     return chunks;
   }
 
-  /** The etcd leases of every chunk: record leases by bucket, one job lease per TTL per chunk. */
-  private async prepare(groups: Item[][], startedAt: number): Promise<Chunk[]> {
-    const chunks: Chunk[] = groups.map((items) => ({
-      items,
-      jobLeases: new Map(),
-      recordLeases: [],
-    }));
+  /** The etcd leases of one chunk: record leases by bucket, one job lease per TTL. */
+  private async prepare(items: Item[], startedAt: number): Promise<Chunk> {
+    const chunk: Chunk = { items, jobLeases: new Map(), recordLeases: [] };
     const waits: Promise<unknown>[] = [];
-    for (const chunk of chunks) {
-      const longest = new Map<number, number>();
-      chunk.items.forEach((item, j) => {
-        chunk.recordLeases[j] = '';
-        if (item.early) return;
-        const { fireAt, leaseMs } = item.request;
-        waits.push(this.c.records.leaseFor(fireAt).then((id) => (chunk.recordLeases[j] = id)));
-        const ttl = this.c.pool.ttlFor(leaseMs);
-        longest.set(ttl, Math.max(longest.get(ttl) ?? 0, leaseMs));
-      });
-      for (const [ttl, leaseMs] of longest) {
-        const acquired = this.c.pool.acquire(leaseMs, startedAt);
-        waits.push(acquired.then((lease) => chunk.jobLeases.set(ttl, lease)));
-      }
+    const longest = new Map<number, number>();
+    // Fires of one instant share their record lease: asked for once per distinct fire time.
+    const records = new Map<number, number[]>();
+    items.forEach((item, j) => {
+      chunk.recordLeases[j] = '';
+      if (item.early) return;
+      const { fireAt, leaseMs } = item.request;
+      const positions = records.get(fireAt);
+      if (positions) positions.push(j);
+      else records.set(fireAt, [j]);
+      const ttl = this.c.pool.ttlFor(leaseMs);
+      longest.set(ttl, Math.max(longest.get(ttl) ?? 0, leaseMs));
+    });
+    for (const [fireAt, positions] of records) {
+      const leased = this.c.records.leaseFor(fireAt);
+      waits.push(
+        leased.then((id) => {
+          for (const j of positions) chunk.recordLeases[j] = id;
+        }),
+      );
+    }
+    for (const [ttl, leaseMs] of longest) {
+      this.c.pool.expect(leaseMs, 1); // the pool keeps spares for bursts of this size
+      const acquired = this.c.pool.acquire(leaseMs, startedAt);
+      waits.push(acquired.then((lease) => chunk.jobLeases.set(ttl, lease)));
     }
     const settled = await Promise.allSettled(waits);
     const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
     if (failed) {
-      for (const chunk of chunks)
-        for (const lease of chunk.jobLeases.values()) this.giveBack(lease);
+      for (const lease of chunk.jobLeases.values()) this.giveBack(lease);
       throw failed.reason;
     }
-    return chunks;
+    return chunk;
   }
 
   /**

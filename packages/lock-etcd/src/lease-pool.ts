@@ -40,6 +40,12 @@ const RETRY_FOR_MS = 60_000;
 const RETRY_PAUSE_MS = 1_000;
 /** etcd's smallest lease TTL. */
 const MIN_TTL_SEC = 2;
+/** Most spares the pool keeps per TTL for bursts (see {@link JobLeasePool.expect}). */
+const MAX_BURST_SPARES = 32;
+/** A burst's demand is remembered this long, ms: an hourly burst finds the spares of the last. */
+const BURST_MEMORY_MS = 65 * 60_000;
+/** Batches that take leases within this span of each other count as one burst, ms. */
+const BURST_SPAN_MS = 200;
 
 /**
  * The etcd leases that carry job leases (the exclusive `x/` key or a per-fire `f/` key).
@@ -62,6 +68,10 @@ export class JobLeasePool {
   private readonly free = new Map<number, PooledLease[]>();
   private readonly owned = new Map<string, PooledLease>();
   private readonly toppingUp = new Set<number>();
+  /** The most leases of one TTL that batches took in one burst lately, and when (monotonic ms). */
+  private readonly bursts = new Map<number, { count: number; at: number }>();
+  /** The leases of one TTL batches are taking in the current burst, since `start`. */
+  private readonly current = new Map<number, { count: number; start: number }>();
   private readonly background = new Set<Promise<unknown>>();
   private timer: ReturnType<typeof setInterval> | undefined;
   private refreshing = false;
@@ -100,6 +110,37 @@ export class JobLeasePool {
     return lease;
   }
 
+  /**
+   * Says that one batched call is about to take `count` leases for `leaseMs` (one per
+   * transaction). Batches within {@link BURST_SPAN_MS} of each other add up to one burst; for
+   * {@link BURST_MEMORY_MS} after it the pool keeps as many spares of that TTL as the burst took
+   * (at most {@link MAX_BURST_SPARES}; none with `spares: 0`), so the next burst of that size
+   * finds its leases granted instead of granting them inline: one more round trip, queued behind
+   * the other instances' transactions. Costs one keepalive message per spare every refresh.
+   */
+  expect(leaseMs: number, count: number): void {
+    if (this.options.spares === 0) return;
+    const ttlSec = this.ttlFor(leaseMs);
+    const now = performance.now();
+    let burst = this.current.get(ttlSec);
+    if (!burst || burst.start + BURST_SPAN_MS < now) {
+      burst = { count: 0, start: now };
+      this.current.set(ttlSec, burst);
+    }
+    burst.count += count;
+    const last = this.bursts.get(ttlSec);
+    if (!last || last.at + BURST_MEMORY_MS < now || last.count <= burst.count) {
+      this.bursts.set(ttlSec, { count: Math.min(MAX_BURST_SPARES, burst.count), at: now });
+    }
+  }
+
+  /** How many spares of `ttlSec` the pool keeps: `spares`, or the recent burst's demand. */
+  private target(ttlSec: number): number {
+    const burst = this.bursts.get(ttlSec);
+    if (!burst || burst.at + BURST_MEMORY_MS < performance.now()) return this.options.spares;
+    return Math.max(this.options.spares, burst.count);
+  }
+
   /** Whether this pool granted lease `id` (and has not revoked it). */
   owns(id: string): PooledLease | undefined {
     return this.owned.get(id);
@@ -113,7 +154,7 @@ export class JobLeasePool {
     if (this.closed || !this.owned.has(lease.id)) return;
     const list = this.free.get(lease.ttlSec) ?? [];
     if (list.some((spare) => spare.id === lease.id)) return; // given back twice (concurrent releases)
-    if (list.length >= this.options.spares * 2) {
+    if (list.length >= this.target(lease.ttlSec) * 2) {
       this.discard(lease);
       return;
     }
@@ -189,14 +230,14 @@ export class JobLeasePool {
     return lease;
   }
 
-  /** Grants spares in the background until `spares` are free for `ttlSec`. */
+  /** Grants spares in the background until {@link target} are free for `ttlSec`. */
   private topUp(ttlSec: number): void {
     if (this.closed || this.toppingUp.has(ttlSec)) return;
-    if ((this.free.get(ttlSec)?.length ?? 0) >= this.options.spares) return;
+    if ((this.free.get(ttlSec)?.length ?? 0) >= this.target(ttlSec)) return;
     this.toppingUp.add(ttlSec);
     const run = async () => {
       try {
-        while (!this.closed && (this.free.get(ttlSec)?.length ?? 0) < this.options.spares) {
+        while (!this.closed && (this.free.get(ttlSec)?.length ?? 0) < this.target(ttlSec)) {
           const lease = await this.grant(ttlSec, 'lease grant');
           this.giveBack(lease);
         }

@@ -76,6 +76,35 @@ describe('EtcdLock.claimMany', () => {
     });
   });
 
+  it('after a burst the pool keeps its size in spares: the next burst grants no lease inline', async () => {
+    await withFixture(async (fixture) => {
+      const lock = await newLock(fixture);
+      const fireAt = second();
+      const burst = (tag: string) =>
+        lock.claimMany(Array.from({ length: 300 }, (_, i) => req(`${tag}-${i}`, fireAt, 'a')));
+      const leases = async () =>
+        new Set((await fixture.admin.leaseClient.leaseLeases()).leases.map((l) => String(l.ID)));
+      expect(won(await burst('first'))).toHaveLength(300); // 3 transactions: 3 etcd leases
+      // The pool tops up in the background: wait until the lease count stays put.
+      let seen = -1;
+      await waitFor(
+        async () => {
+          const count = (await leases()).size;
+          const stable = count === seen;
+          seen = count;
+          return stable;
+        },
+        { intervalMs: 300, message: 'the lease pool kept granting' },
+      );
+      const granted = await leases();
+      expect(won(await burst('second'))).toHaveLength(300);
+      for (const key of ['second-0', 'second-150', 'second-299']) {
+        const lease = await etcdLeaseOf(fixture, key);
+        expect(granted.has(String(lease)), `${key} on a lease granted before the burst`).toBe(true);
+      }
+    });
+  });
+
   it('overlapping batches from two clients never both win a fire', async () => {
     await withFixture(async (fixture) => {
       const [a, b] = [await newLock(fixture), await newLock(fixture)];

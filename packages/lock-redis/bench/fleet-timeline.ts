@@ -127,7 +127,7 @@ if (process.argv[2] === 'child') {
     return { usec, cpu };
   };
   for (let round = 0; round < rounds; round++) {
-    const fireAt = Date.now() + 1_500;
+    const fireAt = Date.now() + 5_000; // time for the children to start (tsx) and add their jobs
     const before = await scriptUsec();
     const reports = await Promise.all(
       Array.from({ length: instances }, (_, i) => {

@@ -6,8 +6,11 @@
  * and its total script time per claim (won and lost mixed), and the client CPU per claim.
  *
  * Run: `npx tsx --conditions=source bench/batch-server-time.ts [jobs=1000] [instances=4] [rounds=5]`
+ * (`PROFILE=<file prefix>` also writes a CPU profile of the client side of each round)
  * (starts its own `redis-server`).
  */
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector';
 import type { ClaimRequest } from '@fleetcron/core';
 import { startRedis } from '@fleetcron/testkit';
 import { Redis } from 'ioredis';
@@ -40,6 +43,11 @@ async function evalStats(): Promise<{ calls: number; usec: number; cpu: number }
 }
 
 const summary: string[] = [];
+/** `PROFILE=<file prefix>`: a CPU profile of the client side of each round. */
+const profiler = process.env.PROFILE ? new Session() : undefined;
+profiler?.connect();
+const post = (method: string) =>
+  new Promise<unknown>((resolve) => profiler?.post(method, (_e, r) => resolve(r)));
 for (let round = 0; round < rounds + 1; round++) {
   const fireAt = await admin
     .time()
@@ -54,6 +62,7 @@ for (let round = 0; round < rounds + 1; round++) {
     }));
   const all = locks.map((_, i) => requests(`i${i}`));
   const before = await evalStats();
+  if (profiler) await post('Profiler.enable').then(() => post('Profiler.start'));
   const cpu = process.cpuUsage();
   const began = performance.now();
   const answered = await Promise.all(
@@ -67,6 +76,10 @@ for (let round = 0; round < rounds + 1; round++) {
     }),
   );
   const used = process.cpuUsage(cpu);
+  if (profiler) {
+    const { profile } = (await post('Profiler.stop')) as { profile: unknown };
+    writeFileSync(`${process.env.PROFILE}-${round}.cpuprofile`, JSON.stringify(profile));
+  }
   const after = await evalStats();
   const claims = jobs * instances;
   const line = `round ${round}: last answer ${Math.max(...answered).toFixed(1)} ms; server script ${((after.usec - before.usec) / claims).toFixed(2)} us/claim (cpu ${(((after.cpu - before.cpu) * 1e6) / claims).toFixed(2)} us/claim, ${after.calls - before.calls} calls, ${((after.usec - before.usec) / 1000).toFixed(1)} ms); client cpu ${((used.user + used.system) / claims).toFixed(2)} us/claim`;

@@ -61,7 +61,8 @@ export function requestOp(
   const shared = chunk.items.length > 1 ? { shared: true as const } : {};
   const leaseValue: LeaseValue = { owner, fireAt, expiresAt: now + leaseMs, ...shared };
   const slot = exclusive ? keys.exclusive(key) : keys.perFire(key, fireAt);
-  const win = [putOp(claimKey, wonValue(owner), recordLease), putOp(slot, leaseValue, jobLease)];
+  const record = valuesOf(owner);
+  const win = [putBytes(claimKey, record.won, recordLease), putOp(slot, leaseValue, jobLease)];
   const mark = moveMarkOp(keys.mark(key), fireAt);
   const success: IRequestOp[] = exclusive
     ? [
@@ -69,7 +70,7 @@ export function requestOp(
           request_txn: {
             compare: [absent(slot)],
             success: win,
-            failure: [putOp(claimKey, busyValue(owner), recordLease)],
+            failure: [putBytes(claimKey, record.busy, recordLease)],
           },
         },
         mark,
@@ -117,17 +118,19 @@ function kvsOf0(op: IResponseOp | undefined): IKeyValue | undefined {
   return op?.response_range?.kvs[0];
 }
 
-/** The record value of a win by `owner`: built once per owner. */
-const wonValues = new Map<string, ClaimValue>();
-function wonValue(owner: string): ClaimValue {
-  let value = wonValues.get(owner);
-  if (!value) {
-    value = { owner, outcome: 'won' };
-    if (wonValues.size < 64) wonValues.set(owner, value);
+/** The record values (`won`, `busy`) of `owner`, encoded as {@link putOp} would: once per owner. */
+const recordValues = new Map<string, { won: Buffer; busy: Buffer }>();
+function valuesOf(owner: string): { won: Buffer; busy: Buffer } {
+  let values = recordValues.get(owner);
+  if (!values) {
+    const encode = (value: ClaimValue) => Buffer.from(JSON.stringify(value));
+    values = { won: encode({ owner, outcome: 'won' }), busy: encode({ owner, outcome: 'busy' }) };
+    if (recordValues.size < 64) recordValues.set(owner, values);
   }
-  return value;
+  return values;
 }
 
-function busyValue(owner: string): ClaimValue {
-  return { owner, outcome: 'busy' };
+/** A put of already encoded bytes. */
+function putBytes(key: Buffer, value: Buffer, lease: string): IRequestOp {
+  return { request_put: { key, value, lease } };
 }

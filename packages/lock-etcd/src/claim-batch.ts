@@ -173,7 +173,10 @@ export class BatchClaimer {
         depths.set(shape, depth);
       }
       // About 20 mentions of a key no longer than the claim record's, plus values.
-      const cost = { depth, bytes: 300 + 20 * (this.c.keys.claim(request.key, 0).length + 40) };
+      // The claim record's key: prefix, `c/`, the encoded job name, `/` and 16 digits.
+      const keyBytes =
+        Buffer.byteLength(this.c.keys.prefix) + 19 + encodeURIComponent(request.key).length;
+      const cost = { depth, bytes: 300 + 20 * (keyBytes + 40) };
       const fits =
         current.length + 1 + Math.max(deepest, cost.depth) <= this.c.maxTxnOps &&
         bytes + cost.bytes <= MAX_TXN_BYTES;

@@ -182,15 +182,10 @@ export function deleteOp(key: Buffer): IRequestOp {
  * Otherwise: put when the stored mark is older, or (inner transaction) when there is none.
  */
 export function moveMarkOp(markKey: Buffer, fireAt: number): IRequestOp {
-  const value = Buffer.from(encodeFireAt(fireAt));
+  const [value, before] = markValues(fireAt);
   const put: IRequestOp = { request_put: { key: markKey, value } };
   if (Number.isSafeInteger(fireAt) && fireAt >= 1) {
-    const atOrPast: ICompare = {
-      key: markKey,
-      target: 'Value',
-      result: 'Greater',
-      value: Buffer.from(encodeFireAt(fireAt - 1)),
-    };
+    const atOrPast: ICompare = { key: markKey, target: 'Value', result: 'Greater', value: before };
     return { request_txn: { compare: [atOrPast], success: [], failure: [put] } };
   }
   return {
@@ -200,6 +195,19 @@ export function moveMarkOp(markKey: Buffer, fireAt: number): IRequestOp {
       failure: [{ request_txn: { compare: [absent(markKey)], success: [put], failure: [] } }],
     },
   };
+}
+
+/** The last fire time's mark values (`fireAt`, `fireAt - 1`): a batch's fires mostly share one. */
+let lastMark: { fireAt: number; values: [Buffer, Buffer] } | undefined;
+function markValues(fireAt: number): [Buffer, Buffer] {
+  if (lastMark?.fireAt !== fireAt) {
+    const values: [Buffer, Buffer] = [
+      Buffer.from(encodeFireAt(fireAt)),
+      Buffer.from(encodeFireAt(fireAt - 1)),
+    ];
+    lastMark = { fireAt, values };
+  }
+  return lastMark.values;
 }
 
 /** Compare: the mark at `markKey` exists and is older than `fireAt`. */

@@ -6,6 +6,8 @@
  * CPU (`INFO cpu`), per claim, median over interleaved rounds.
  *
  * Run: `npx tsx --conditions=source bench/claim-cpu.ts [instances=1,8,32] [steps=3000] [rounds=5]`
+ * (`OLD_LOCK=<path of another build's src/index.ts>` adds it as `old`; `ONLY=lock|old|floor` runs
+ * one variant; `PROFILE=<file prefix>` writes a CPU profile of each round)
  */
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
@@ -114,7 +116,10 @@ for (const n of counts) {
     const row = perClaim.get(name)!;
     return median(row.client) + median(row.server);
   };
-  if (process.env.ONLY) continue;
+  if (process.env.ONLY) {
+    for (const c of clients) c.disconnect();
+    continue;
+  }
   for (const [name, row] of perClaim) {
     console.log(
       `${String(n).padStart(2)} instances ${name.padEnd(5)}: client ${median(row.client).toFixed(1)} µs + server ${median(row.server).toFixed(1)} µs per claim`,

@@ -5,7 +5,7 @@ import {
   LeaseTooShortError,
 } from '@fleetcron/core';
 import { assertClaimRequest } from '@fleetcron/core/backend';
-import { EtcdLeaseInvalidError, type ICompare, type ITxnResponse } from 'etcd3';
+import { EtcdLeaseInvalidError, type ICompare, type IRequestOp, type ITxnResponse } from 'etcd3';
 import {
   answerRecorded,
   type ClaimContext,
@@ -21,21 +21,20 @@ import {
   kvsOf,
   markBefore,
   markOf,
-  modifiedAt,
   moveMarkOp,
   putOp,
 } from './rpc.js';
 import { type ClaimValue, type LeaseValue, leaseOf } from './values.js';
 
-/** How often a claim re-reads when the exclusive lease changes under it (rare path). */
+/** How often a claim is sent again when a catch-up claim's mark changes under it (rare path). */
 const MAX_ATTEMPTS = 8;
 
 /**
- * Single claims ({@link EtcdLock.claim}). The common path is one transaction: "if the fire's
- * claim record does not exist (and, for an exclusive claim, the job's lease key does not exist)
- * then put both and move the mark, else read the record, both lease keys and the mark". The
- * fencing token is the revision of that transaction. A fire whose job's exclusive lease is live
- * takes a second transaction that records it `busy` (README, "How a claim works").
+ * Single claims ({@link EtcdLock.claim}). One transaction: "if the fire's claim record does
+ * not exist, then (exclusive claims: if the job's lease key does not exist) put the record `won`
+ * and the lease key, else put the record `busy`; and move the mark; else read the record, both
+ * lease keys and the mark". The fencing token is the revision of that transaction (README, "How
+ * a claim works").
  */
 export class SingleClaimer {
   constructor(private readonly c: ClaimContext) {}
@@ -97,6 +96,11 @@ export class SingleClaimer {
           : error;
       }
       if (res.succeeded) {
+        if (request.exclusive && !res.responses[0]?.response_txn?.succeeded) {
+          // Recorded busy in the same transaction: the job's exclusive lease key was live.
+          this.c.pool.giveBack(jobLease);
+          return { status: 'busy', key, fireAt };
+        }
         const slot = this.c.keys.slot(request);
         const token = res.header.revision;
         const expiresAt = now + leaseMs;
@@ -112,55 +116,14 @@ export class SingleClaimer {
             fireAt === mark ? replayCatchUp(this.c.held, request, res, now) : undefined;
           return replay ?? { status: 'lost', key, fireAt, reason: 'behind_mark' };
         }
-        const guard = mark === null ? absent(markKey) : markBefore(markKey, fireAt);
-        if (guard.target !== markGuard[0]?.target) {
-          markGuard = [guard];
-          continue;
-        }
+        markGuard = [mark === null ? absent(markKey) : markBefore(markKey, fireAt)];
       }
-
-      // No record, but the job's exclusive lease is live: record the fire as busy, atomically
-      // with "still no record and still the same lease".
-      const live = kvsOf(res, 1)[0];
-      if (!live) continue;
-      let busy: ITxnResponse;
-      try {
-        busy = await this.c.rpc.txn(
-          'claim',
-          [
-            absent(claimKey),
-            modifiedAt(this.c.keys.exclusive(key), live.mod_revision),
-            ...markGuard,
-          ],
-          [
-            putOp(
-              claimKey,
-              { owner: request.owner, outcome: 'busy' } satisfies ClaimValue,
-              recordLease,
-            ),
-            moveMarkOp(markKey, fireAt),
-          ],
-          claimReads(this.c.keys, request),
-          request.signal,
-        );
-      } catch (error) {
-        if (!(error instanceof EtcdLeaseInvalidError) || retriedLeases) {
-          throw error instanceof EtcdLeaseInvalidError
-            ? new BackendUnavailableError(BACKEND, 'claim', error)
-            : error;
-        }
-        retriedLeases = true;
-        this.c.records.invalidate(recordLease);
-        continue;
-      }
-      if (busy.succeeded) return { status: 'busy', key, fireAt };
-      if (kvsOf(busy, 0)[0]) return answerRecorded(this.c.held, request, busy, now);
-      // The exclusive lease (or the mark) changed between the two transactions: start over.
+      // No record and the condition failed: the mark changed under a catch-up claim. Again.
     }
     throw new BackendUnavailableError(
       BACKEND,
       'claim',
-      new Error(`the exclusive lease of ${JSON.stringify(key)} kept changing; gave up`),
+      new Error(`the catch-up mark of ${JSON.stringify(key)} kept changing; gave up`),
     );
   }
 
@@ -177,17 +140,31 @@ export class SingleClaimer {
   ): Promise<ITxnResponse> {
     const { key, fireAt, owner, leaseMs, exclusive } = request;
     const claimKey = this.c.keys.claim(key, fireAt);
-    const compare = [absent(claimKey), ...markGuard];
-    if (exclusive) compare.push(absent(this.c.keys.exclusive(key)));
+    const slot = this.c.keys.slot(request);
     const leaseValue: LeaseValue = { owner, fireAt, expiresAt: now + leaseMs };
+    const win = [
+      putOp(claimKey, { owner, outcome: 'won' } satisfies ClaimValue, recordLease),
+      putOp(slot, leaseValue, jobLease.id),
+    ];
+    // An exclusive claim records the fire busy when the job's lease key is live, in the same
+    // transaction (atomic with "no record yet").
+    const record: IRequestOp[] = exclusive
+      ? [
+          {
+            request_txn: {
+              compare: [absent(slot)],
+              success: win,
+              failure: [
+                putOp(claimKey, { owner, outcome: 'busy' } satisfies ClaimValue, recordLease),
+              ],
+            },
+          },
+        ]
+      : win;
     return this.c.rpc.txn(
       'claim',
-      compare,
-      [
-        putOp(claimKey, { owner, outcome: 'won' } satisfies ClaimValue, recordLease),
-        putOp(this.c.keys.slot(request), leaseValue, jobLease.id),
-        moveMarkOp(this.c.keys.mark(key), fireAt),
-      ],
+      [absent(claimKey), ...markGuard],
+      [...record, moveMarkOp(this.c.keys.mark(key), fireAt)],
       claimReads(this.c.keys, request),
       request.signal,
     );

@@ -14,6 +14,11 @@ import { isPaused } from './paused-check.js';
 import { type RunVerdict, runChain, verdictOf } from './run-chain.js';
 import { fireLogger, isSilentLogger, safeLogger } from './safe.js';
 
+/** The outcome of a fire not (yet) claimed here; outcomes are read-only, so one is shared. */
+const NOT_CLAIMED: FireOutcome = { status: 'lost', reason: null };
+const DROPPED: FireOutcome = { status: 'dropped', reason: null };
+const NOTHING_TO_MARK = (): void => {};
+
 /**
  * One fire, as steps: claim → start the lease keeper → run the middleware chain → finish.
  * The lease's local deadline is checked synchronously after every await and when the job
@@ -24,7 +29,7 @@ export class FireRun {
   /** Settles when the fire is completely handled (history written, then lease given back). */
   readonly done: Promise<void>;
   /** How it ended here: `lost`/`dropped` until a status is recorded. */
-  outcome: FireOutcome = { status: 'lost', reason: null };
+  outcome: FireOutcome = NOT_CLAIMED;
   /** This fire's events. */
   readonly events: FireEvents;
   private readonly history: FireHistory;
@@ -38,7 +43,7 @@ export class FireRun {
   private closed = false;
   /** Aborted when `stop()` stops waiting for this fire (a claim in flight is given up). */
   private readonly stopping = new GiveUp();
-  private markDone: () => void = () => {};
+  private markDone: () => void = NOTHING_TO_MARK;
 
   constructor(
     private readonly deps: FireDeps,
@@ -94,8 +99,10 @@ export class FireRun {
         error: toError(error),
       });
     } finally {
-      await this.holding?.releaseAfter(this.history.triedOnce());
-      await this.history.flushed();
+      // a fire not won here (most fires of a fleet) has no lease to give back: no await for it
+      if (this.holding) await this.holding.releaseAfter(this.history.triedOnce());
+      const flushed = this.history.flushed();
+      if (flushed) await flushed;
       this.markDone();
     }
   }
@@ -107,7 +114,7 @@ export class FireRun {
     if (claim.status === 'failed') return this.skip('backend_unavailable', null, claim.error);
     if (claim.status === 'busy') return this.skip('overlap', null, null);
     if (claim.status !== 'won') {
-      this.outcome = { status: claim.status === 'dropped' ? 'dropped' : 'lost', reason: null };
+      this.outcome = claim.status === 'dropped' ? DROPPED : NOT_CLAIMED;
       return;
     }
     const held = this.hold(claim.lease, claim.sentAt);

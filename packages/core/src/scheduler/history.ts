@@ -133,13 +133,16 @@ function errorText(error: Error | null): string | null {
   return error.stack ?? `${error.name}: ${error.message}`;
 }
 
+/** A fire's write chain before its first write: settled, and shared (a promise never changes). */
+const NOTHING_WRITTEN: Promise<void> = Promise.resolve();
+
 /**
  * The history of ONE fire: at most one row, written in order (`running`, then one terminal
  * status). The first terminal status wins; later ones are ignored, so a run recorded `aborted`
  * by `stop()` or `lease_lost` at its deadline is never overwritten when its job settles later.
  */
 export class FireHistory {
-  private chain: Promise<void> = Promise.resolve();
+  private chain: Promise<void> = NOTHING_WRITTEN;
   private tried: Promise<void> | null = null;
   private row: Execution | null = null;
   private ended = false;
@@ -217,9 +220,12 @@ export class FireHistory {
     return true;
   }
 
-  /** Resolves once every write of this fire was answered or given up on. Never rejects. */
-  flushed(): Promise<void> {
-    return this.chain;
+  /**
+   * Resolves once every write of this fire was answered or given up on. Never rejects. `null`
+   * when nothing was written (no store): nothing to wait for.
+   */
+  flushed(): Promise<void> | null {
+    return this.chain === NOTHING_WRITTEN ? null : this.chain;
   }
 
   /**

@@ -63,20 +63,19 @@ export function onTimeContext(
 }
 
 /**
- * Claims a fire and, while the backend refuses it `early` (this instance's clock ran ahead of
- * the backend's), waits until the fleet's clock reaches the fire and claims it again. The
- * refusal carried the backend's time, so the corrected clock already knows how long to wait. An
- * early refusal records nothing, so waiting never loses the fire: if this instance gives up
- * (after {@link MAX_EARLY_RETRIES}, or `stop()`), the other instances still claim it.
+ * After the backend refused a fire `early` (this instance's clock ran ahead of the backend's):
+ * waits until the fleet's clock reaches the fire and claims it again, while it is refused
+ * `early`. The refusal carried the backend's time, so the corrected clock already knows how
+ * long to wait. An early refusal records nothing, so waiting never loses the fire: if this
+ * instance gives up (after {@link MAX_EARLY_RETRIES} refusals, or `stop()`), the other instances
+ * still claim it. The first claim is the caller's own `claimFire` (no extra async frame per fire).
  */
-export async function claimOnTime(
+export async function claimAfterEarly(
   c: OnTimeContext,
   job: NormalizedJob,
   fireAt: number,
 ): Promise<ClaimOutcome> {
   for (let attempt = 0; ; attempt++) {
-    const outcome = await claimFire(c, job, fireAt);
-    if (outcome.status !== 'early') return outcome;
     if (attempt >= MAX_EARLY_RETRIES) {
       c.log.warn(
         'fleetcron: the backend kept refusing the fire as early; left to other instances',
@@ -88,6 +87,8 @@ export async function claimOnTime(
     }
     const waited = await waitForFire(c, fireAt, EARLY_BACKOFF_MS * 2 ** attempt);
     if (!waited || !c.acceptsClaims()) return { status: 'dropped' };
+    const outcome = await claimFire(c, job, fireAt);
+    if (outcome.status !== 'early') return outcome;
   }
 }
 

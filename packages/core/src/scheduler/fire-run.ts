@@ -2,7 +2,8 @@ import { type LeaseLostError, toError } from '../errors.js';
 import type { ClockSample } from '../fleet-clock/offset-estimator.js';
 import type { Lease } from '../lock.js';
 import type { Logger } from '../middleware.js';
-import { claimOnTime, onTimeContext } from './claim-on-time.js';
+import { claimFire } from './claim.js';
+import { claimAfterEarly, onTimeContext } from './claim-on-time.js';
 import type { LeaseDeadline } from './deadline.js';
 import { FireEvents, type SkipReason } from './fire-events.js';
 import type { FireDeps, FireKind, FireOutcome } from './fire-types.js';
@@ -109,7 +110,9 @@ export class FireRun {
 
   private async steps(): Promise<void> {
     const context = onTimeContext(this.deps, this, this.stopping, (sample) => this.sampled(sample));
-    const claim = await claimOnTime(context, this.job, this.fireAt); // 1. claim
+    const first = await claimFire(context, this.job, this.fireAt); // 1. claim
+    const claim =
+      first.status === 'early' ? await claimAfterEarly(context, this.job, this.fireAt) : first;
     this.kind.onClaimed?.(claim.status);
     if (claim.status === 'failed') return this.skip('backend_unavailable', null, claim.error);
     if (claim.status === 'busy') return this.skip('overlap', null, null);

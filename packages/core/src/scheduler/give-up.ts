@@ -72,6 +72,8 @@ export class GiveUp implements GiveUpSignal {
     const listeners = this.listeners;
     if (!listeners) return;
     const i = listeners.lastIndexOf(listener);
-    if (i >= 0) listeners.splice(i, 1);
+    // the last one added is the usual one removed: pop() allocates nothing, splice() an array
+    if (i === listeners.length - 1) listeners.pop();
+    else if (i >= 0) listeners.splice(i, 1);
   }
 }

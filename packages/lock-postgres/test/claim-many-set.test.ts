@@ -1,6 +1,6 @@
 import type { ClaimRequest, ClaimResult, Lock } from '@fleetcron/core';
-import { isolatedPostgres } from '@fleetcron/testkit';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { postgresDatabase } from '@fleetcron/testkit/vitest';
+import { describe, expect, it } from 'vitest';
 import { lockFixtures } from './fixture.js';
 
 // The batch claim function's set-based path (every key once, no catch-up claim: what the
@@ -8,14 +8,7 @@ import { lockFixtures } from './fixture.js';
 // claimManyMatchesSingleClaims names keys twice, so it checks the per-request path; this file
 // checks the set-based one, kind by kind, on twin keys, and the state each leaves behind.
 
-let database: ReturnType<typeof isolatedPostgres> | undefined;
-const databaseUrl = async () => {
-  database ??= isolatedPostgres(inject('fleetcronPostgresUrl'));
-  return (await database).url;
-};
-afterAll(async () => {
-  if (database) await (await database).drop();
-});
+const databaseUrl = postgresDatabase();
 const create = lockFixtures(databaseUrl);
 
 const MINUTE = 60_000;

@@ -1,21 +1,14 @@
 import { isFleetcronError, type Lock } from '@fleetcron/core';
-import { isolatedPostgres } from '@fleetcron/testkit';
+import { postgresDatabase } from '@fleetcron/testkit/vitest';
 import pg from 'pg';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PostgresLock, postgresLockSchema } from '../src/index.js';
 import { lockFixtures } from './fixture.js';
 
 // What the conformance suite does not cover: options, the schema, NUL in keys, and different
 // fires of one key racing for the exclusive slot.
 
-let database: ReturnType<typeof isolatedPostgres> | undefined;
-const databaseUrl = async () => {
-  database ??= isolatedPostgres(inject('fleetcronPostgresUrl'));
-  return (await database).url;
-};
-afterAll(async () => {
-  if (database) await (await database).drop();
-});
+const databaseUrl = postgresDatabase();
 const create = lockFixtures(databaseUrl);
 
 const bare = () => new pg.Pool({ connectionString: 'postgres://127.0.0.1:1/none', max: 1 });

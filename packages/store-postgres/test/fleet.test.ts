@@ -1,5 +1,5 @@
-import { isolatedPostgres } from '@fleetcron/testkit';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { postgresDatabase } from '@fleetcron/testkit/vitest';
+import { describe, expect, it } from 'vitest';
 import { PostgresStore } from '../src/index.js';
 import { runRequestChannel } from '../src/run-request-listener.js';
 import { storeFixtures } from './fixture.js';
@@ -7,14 +7,7 @@ import { storeFixtures } from './fixture.js';
 // Fleet control beyond the conformance suite: tables made before it, and the LISTEN connection
 // being killed by the server.
 
-let database: ReturnType<typeof isolatedPostgres> | undefined;
-const databaseUrl = async () => {
-  database ??= isolatedPostgres(inject('fleetcronPostgresUrl'));
-  return (await database).url;
-};
-afterAll(async () => {
-  if (database) await (await database).drop();
-});
+const databaseUrl = postgresDatabase();
 const create = storeFixtures(databaseUrl);
 
 /** Polls `attempt` every 100 ms until it returns true; fails after `timeoutMs` naming `what`. */

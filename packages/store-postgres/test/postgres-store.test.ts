@@ -1,21 +1,15 @@
 import { type Execution, isFleetcronError } from '@fleetcron/core';
-import { isolatedPostgres, type PostgresServer, startPostgres } from '@fleetcron/testkit';
+import { type PostgresServer, startPostgres } from '@fleetcron/testkit';
+import { postgresDatabase } from '@fleetcron/testkit/vitest';
 import pg from 'pg';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { PostgresStore, postgresStoreSchema } from '../src/index.js';
 import { storeFixtures } from './fixture.js';
 
 // What the conformance suite does not cover: options, the schema, U+0000 in text, the history
 // index, and a frozen server.
 
-let database: ReturnType<typeof isolatedPostgres> | undefined;
-const databaseUrl = async () => {
-  database ??= isolatedPostgres(inject('fleetcronPostgresUrl'));
-  return (await database).url;
-};
-afterAll(async () => {
-  if (database) await (await database).drop();
-});
+const databaseUrl = postgresDatabase();
 const create = storeFixtures(databaseUrl);
 
 const bare = () => new pg.Pool({ connectionString: 'postgres://127.0.0.1:1/none', max: 1 });

@@ -1,20 +1,13 @@
 import { execution } from '@fleetcron/conformance';
-import { isolatedPostgres } from '@fleetcron/testkit';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { postgresDatabase } from '@fleetcron/testkit/vitest';
+import { describe, expect, it } from 'vitest';
 import { PostgresStore } from '../src/index.js';
 import { storeFixtures } from './fixture.js';
 
 // Sharded fires (issue 16): an executions table made before shards gains the `shard` column.
 // That every store keeps and returns Execution.shard is the conformance scenario `shardKept`.
 
-let database: ReturnType<typeof isolatedPostgres> | undefined;
-const databaseUrl = async () => {
-  database ??= isolatedPostgres(inject('fleetcronPostgresUrl'));
-  return (await database).url;
-};
-afterAll(async () => {
-  if (database) await (await database).drop();
-});
+const databaseUrl = postgresDatabase();
 const create = storeFixtures(databaseUrl);
 
 describe('PostgresStore: the shard column', () => {

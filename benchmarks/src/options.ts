@@ -62,6 +62,19 @@ const positive = (name: string, value: string, integer: boolean): number => {
   return n;
 };
 
+/** A comma-separated list of names, each one of `known` (all of them when `text` is absent). */
+function names(option: string, noun: string, text: string | undefined, known: readonly string[]) {
+  const given = text ? text.split(',').map((n) => n.trim()) : [...known];
+  for (const n of given) {
+    if (!known.includes(n)) {
+      throw new Error(
+        `--${option}: unknown ${noun} ${JSON.stringify(n)} (known: ${known.join(', ')})`,
+      );
+    }
+  }
+  return given;
+}
+
 /** Parses `argv` (without node and script); throws an Error naming the bad option. */
 export function parseOptions(argv: readonly string[], cpus: number): BenchOptions {
   const { values } = parseArgs({
@@ -85,26 +98,8 @@ export function parseOptions(argv: readonly string[], cpus: number): BenchOption
     },
   });
   const quick = values.quick === true;
-  const backends = values.backends
-    ? values.backends.split(',').map((b) => b.trim())
-    : [...BACKENDS];
-  for (const b of backends) {
-    if (!(BACKENDS as readonly string[]).includes(b)) {
-      throw new Error(
-        `--backends: unknown backend ${JSON.stringify(b)} (known: ${BACKENDS.join(', ')})`,
-      );
-    }
-  }
-  const scenarios = values.scenarios
-    ? values.scenarios.split(',').map((b) => b.trim())
-    : [...SCENARIOS];
-  for (const s of scenarios) {
-    if (!(SCENARIOS as readonly string[]).includes(s)) {
-      throw new Error(
-        `--scenarios: unknown scenario ${JSON.stringify(s)} (known: ${SCENARIOS.join(', ')})`,
-      );
-    }
-  }
+  const backends = names('backends', 'backend', values.backends, BACKENDS);
+  const scenarios = names('scenarios', 'scenario', values.scenarios, SCENARIOS);
   const list = (name: string, text: string) =>
     [...new Set(text.split(',').map((n) => positive(name, n.trim(), true)))].sort((a, b) => a - b);
   return {

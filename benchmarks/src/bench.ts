@@ -28,7 +28,7 @@ export function totalSteps(options: BenchOptions): number {
     (has('contention') ? options.instances.length * options.rounds * VARIANTS.length : 0) +
     (has('scale') ? scaleCells(options.fleetJobs, options.singleWakes, options.quick).length : 0);
   const skew = has('skew')
-    ? options.backends.filter((b) => SKEW_BACKENDS.includes(b)).length * 2
+    ? options.backends.filter((b) => SKEW_BACKENDS.includes(b)).length * options.skewModes.length
     : 0;
   return (has('scheduler') ? 1 : 0) + options.backends.length * perBackend + skew;
 }
@@ -163,11 +163,12 @@ export async function runBench(options: BenchOptions, progress: Progress): Promi
             await scale.closeBackend();
           }
         if (has('skew') && SKEW_BACKENDS.includes(name)) {
-          for (const mode of ['unskewed', 'skewed'] as const) {
+          for (const mode of options.skewModes) {
             progress.status(`${name}: skew scenario (${mode})`);
             const row = await runSkewFire(backend, mode, {
               jobs: options.quick ? 200 : 250,
               deadlineMs: 20_000,
+              leadMs: options.skewLeadMs,
               tag: runTag,
             });
             skew.push(row);

@@ -14,6 +14,8 @@ describe('parseOptions', () => {
       scaleJobs: 10_000,
       fleetJobs: [1000, 10_000],
       singleWakes: 5,
+      skewModes: ['unskewed', 'skewed'],
+      skewLeadMs: 8000,
       quick: false,
       pin: false,
       out: null,
@@ -32,6 +34,9 @@ describe('parseOptions', () => {
     });
     expect(o.scaleJobs).toBeLessThan(10_000);
     expect(o.fleetJobs).toEqual([200]);
+    // the skew scenario still fires on every skew backend, skewed only and sooner
+    expect(o.skewModes).toEqual(['skewed']);
+    expect(o.skewLeadMs).toBeLessThan(8000);
   });
 
   it('takes backends, duration and pin', () => {

@@ -102,7 +102,7 @@ class SkewProcess {
 export async function runSkewFire(
   backend: StartedBackend,
   mode: SkewRow['mode'],
-  settings: { jobs: number; deadlineMs: number; tag: string },
+  settings: { jobs: number; deadlineMs: number; leadMs: number; tag: string },
 ): Promise<SkewRow> {
   const skews = mode === 'skewed' ? SKEWS : SKEWS.map(() => 0);
   const base: SkewRow = {
@@ -128,8 +128,9 @@ export async function runSkewFire(
         }),
       ),
     );
-    // time for the tsx start-up and for each scheduler's clock estimate (a job every second)
-    const fireAt = Math.ceil((Date.now() + 8_000) / 1000) * 1000;
+    // time for each scheduler to open its lock and estimate the backend's clock (a job every
+    // second); the tsx start-up is behind us (an instance answers 'skew-prepare' once loaded)
+    const fireAt = Math.ceil((Date.now() + settings.leadMs) / 1000) * 1000;
     const prefix = `skew-${mode}-${settings.tag}`;
     const results = await Promise.all(
       processes.map((p) =>

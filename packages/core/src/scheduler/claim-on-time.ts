@@ -47,7 +47,8 @@ export function onTimeContext(
     clock: deps.clock,
     timers: deps.queue,
     queue: deps.queue,
-    claims: deps.claims,
+    // a scheduled fire is launched ahead of its time: its claim waits for it
+    claims: isScheduled(kind) ? deps.claimsOnFireTime : deps.claims,
     owner: deps.instanceId,
     events: fire.events,
     log: fire.log,
@@ -60,6 +61,11 @@ export function onTimeContext(
     ownLease: kind.missed === true, // recorded only, never run: no overlap to keep
     key: fireLockKey(job.name, kind.shard, deps.instanceId), // a part's own key
   };
+}
+
+/** A scheduled fire (or a part of one): not manual, not a holder-lost rerun, not a catch-up. */
+export function isScheduled(kind: FireKind): boolean {
+  return kind.requestedBy === undefined && !kind.recovery && !kind.catchUp && !kind.missed;
 }
 
 /**

@@ -1,6 +1,8 @@
 import type { Logger } from '../middleware.js';
 import { CatchUpStart } from './catch-up-start.js';
 import { claimSenderFor } from './claim-batch.js';
+import { ClaimOnFireTime } from './claim-on-fire-time.js';
+import { isScheduled } from './claim-on-time.js';
 import type { ClockWatch } from './clock-watch.js';
 import { FireRun } from './fire-run.js';
 import type { FireDeps, FireKind } from './fire-types.js';
@@ -53,9 +55,11 @@ export class FirePath {
     const { lock, store, middleware, logger, instanceId, claimBatchSize } = host.options;
     const { history, queue, clockWatch, log } = host;
     const clock = clockWatch.clock;
+    const claims = claimSenderFor(lock, host.options, clock);
     this.deps = {
       ...{ lock, store, history, clock, queue, instanceId, logger, middleware, clockWatch },
-      claims: claimSenderFor(lock, host.options, clock),
+      claims,
+      claimsOnFireTime: new ClaimOnFireTime(claims, clock, queue, () => host.claimsStopped()),
       leaseCalls: leaseCallsFor(lock, claimBatchSize, clock),
       claimsStopped: () => host.claimsStopped(),
       acceptsRuns: () => host.acceptsRuns(),
@@ -64,7 +68,7 @@ export class FirePath {
     // the fires of one wake are all queued when the wake ends: their batch leaves then, not a
     // macrotask later (after other due timers, I/O callbacks, or other schedulers' wakes);
     // releases queued before it leave first, as they did when both waited for the macrotask
-    const { claims, leaseCalls } = this.deps;
+    const { leaseCalls } = this.deps;
     queue.afterEachWake(() => {
       leaseCalls.sendQueued();
       claims.sendQueued();
@@ -113,6 +117,18 @@ export class FirePath {
    */
   launchScheduled(job: NormalizedJob, fireAt: number): void {
     this.catchUps.afterCatchUp(job, () => launchScheduled(this.scheduled, job, fireAt));
+  }
+
+  /**
+   * `remove()`: drops the fires of `job` launched ahead of their time whose claim did not leave
+   * yet (it waits for the fire time): a job removed before its fire time does not run it.
+   */
+  dropPrepared(job: string): void {
+    const now = this.deps.clock.now();
+    for (const fire of this.fires) {
+      if (fire.job.name !== job || fire.fireAt <= now || !isScheduled(fire.kind)) continue;
+      fire.abort(new Error(`job ${job} was removed before its fire time`));
+    }
   }
 
   /** The fires being handled. */

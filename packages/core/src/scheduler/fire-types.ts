@@ -32,6 +32,12 @@ export interface FireDeps {
    * together), or single claims bounded by `maxConcurrentClaims`. A fire waits here for its turn.
    */
   readonly claims: ClaimSender;
+  /**
+   * `claims`, holding each claim until its fire time (`ClaimOnFireTime`): for scheduled fires,
+   * which the job slots launch ahead of their time. Manual fires (a fire time of now, or a
+   * millisecond past a scheduled one) use `claims`.
+   */
+  readonly claimsOnFireTime: ClaimSender;
   /** How renewals and releases reach the lock: batched when the lock has `extendMany`/`releaseMany`. */
   readonly leaseCalls: LeaseCalls;
   /** False once `stop()` gave up draining: a claim won after that is handed back, not run. */

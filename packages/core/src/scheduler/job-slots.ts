@@ -6,6 +6,14 @@ import { nextFire, planFires } from './fire-plan.js';
 import type { NormalizedJob, OverlapPolicy } from './job.js';
 import type { QueueEntry, TimerQueue } from './timer-queue.js';
 
+/**
+ * How long before a fire its job's timer wakes, ms. The fire is planned and built then (the
+ * next fire scheduled, the fire run and its claim made); its claim waits for the fire time
+ * (`ClaimOnFireTime`), so thousands of fires due together leave in one burst at their time
+ * instead of after this instance built them all.
+ */
+export const PREPARE_AHEAD_MS = 100;
+
 /** A registered job, as listed by `Scheduler.jobs()`. */
 export interface JobInfo {
   name: string;
@@ -129,7 +137,7 @@ export class JobSlots {
       this.c.log.info('fleetcron: job has no further fires', { job: slot.def.name });
       return;
     }
-    slot.entry = this.c.queue.atWall(fireAt, () => this.onDue(slot));
+    slot.entry = this.c.queue.atWall(fireAt - PREPARE_AHEAD_MS, () => this.onDue(slot));
     this.eventsOf(slot, fireAt).scheduled();
   }
 
@@ -154,7 +162,8 @@ export class JobSlots {
     slot.entry = null;
     const due = slot.nextFireAt;
     if (!this.c.isRunning() || this.slots.get(slot.def.name) !== slot || due === null) return;
-    const now = this.c.clock.now();
+    // woken ahead of the fire (PREPARE_AHEAD_MS): planned as at its time; its claim waits for it
+    const now = Math.max(this.c.clock.now(), due);
     let plan: ReturnType<typeof planFires>;
     try {
       plan = planFires(slot.def.trigger, due, now, this.c.windowMs);

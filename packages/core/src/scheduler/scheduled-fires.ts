@@ -86,24 +86,29 @@ export function launchParts(
       },
     });
   };
-  const later = (ms: number, then: () => void) => {
-    const entry = d.queue.after(ms, () => {
-      pending.delete(entry);
-      then();
-      settle();
-    });
-    pending.add(entry);
+  const track = (entry: QueueEntry) => pending.add(entry);
+  const untrack = (entry: QueueEntry) => {
+    pending.delete(entry);
+    settle();
   };
   for (const part of plan) {
     if (part.rank === 0) {
       claim(part);
       continue;
     }
-    later(part.delayMs, () => {
+    // the grace counts from the fire time (the fire may be launched ahead of it)
+    const first = d.queue.atWall(fireAt + part.delayMs, () => {
       const extra = claimDelayMs(part, held, d.graceMs) - part.delayMs;
-      if (extra > 0) later(extra, () => claim(part));
-      else claim(part);
+      if (extra > 0) {
+        const second = d.queue.after(extra, () => {
+          claim(part);
+          untrack(second);
+        });
+        track(second);
+      } else claim(part);
+      untrack(first);
     });
+    track(first);
   }
   settle();
 }

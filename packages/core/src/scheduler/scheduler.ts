@@ -14,13 +14,12 @@ import { LeaderGate } from './leader-gate.js';
 import type { ManualRunOutcome } from './manual-runs.js';
 import { type ResolvedOptions, resolveOptions, type SchedulerOptions } from './options.js';
 import { setJobPaused, unknownJob } from './pause.js';
+import type { SchedulerState, StopOptions } from './public.js';
 import { safeLogger } from './safe.js';
 import { drainFires, finishStop } from './shutdown.js';
 import { TimerQueue } from './timer-queue.js';
 
 export * from './public.js';
-
-import type { SchedulerState, StopOptions } from './public.js';
 
 type Phase = 'idle' | 'running' | 'draining' | 'aborting';
 
@@ -132,14 +131,15 @@ export class Scheduler {
 
   /** Unregisters a job (no further fires claimed; a run in progress finishes); false if unknown. */
   remove(name: string): boolean {
+    this.path.dropPrepared(name); // a fire prepared ahead of its time whose claim did not leave
     return this.slots.remove(name);
   }
 
   /**
    * Starts claiming fires: each job's next fire after now is scheduled, and fires missed while
    * the whole fleet was down are handled per the job's `catchUp` (from the lock's mark); with a
-   * fleet-control store, heartbeats and run requests start. A no-op when running. A stopped scheduler may be started again.
-   * Throws `SchedulerStoppedError` while `stop()` is still in progress.
+   * fleet-control store, heartbeats and run requests start. A no-op when running; a stopped
+   * scheduler may be started again (`SchedulerStoppedError` while `stop()` is in progress).
    */
   start(): void {
     if (this.phase === 'running') return;

@@ -1,0 +1,139 @@
+import { describe, expect, it } from 'vitest';
+import {
+  type ClaimRequest,
+  every,
+  FakeClock,
+  type FleetcronEvent,
+  MemoryLock,
+  Scheduler,
+} from '../../src/index.js';
+import { PREPARE_AHEAD_MS } from '../../src/scheduler/job-slots.js';
+import { BatchLock } from './batch-lock.js';
+import { FlakyLock, recordEvents } from './helpers.js';
+
+const MIN = 60_000;
+
+/** Lets every pending answer, batch flush and callback run, without firing any timer. */
+async function settle(fake: FakeClock, rounds = 10): Promise<void> {
+  for (let i = 0; i < rounds; i++) await fake.flush();
+}
+
+/** A scheduler on a recording batch lock with `jobs` jobs due every minute. */
+function setup(jobs: number) {
+  const fake = new FakeClock();
+  const lock = new BatchLock(new MemoryLock({ clock: fake }));
+  const s = new Scheduler({ lock, clock: fake, instanceId: 'a' });
+  const runs: { job: string; fireAt: number; startedAt: number }[] = [];
+  for (let i = 0; i < jobs; i++) {
+    s.add({
+      name: `job-${i}`,
+      trigger: every(MIN),
+      run: (ctx) =>
+        void runs.push({
+          job: ctx.job,
+          fireAt: ctx.fireAt.getTime(),
+          startedAt: ctx.startedAt.getTime(),
+        }),
+    });
+  }
+  const nextMinute = Math.ceil((fake.now() + 1) / MIN) * MIN;
+  return { fake, lock, s, runs, nextMinute };
+}
+
+describe('fires are prepared ahead of their time; their claims leave at it', () => {
+  it('prepared PREPARE_AHEAD_MS early, no claim leaves before the fire time; then one burst', async () => {
+    const t = setup(300);
+    const events = recordEvents();
+    t.s.start();
+    await t.fake.advanceTo(t.nextMinute - PREPARE_AHEAD_MS);
+    await settle(t.fake);
+    // prepared: the next fire of every job is planned, the fires are being handled ...
+    const info = t.s.jobs();
+    expect(info.every((j) => j.nextFireAt?.getTime() === t.nextMinute + MIN)).toBe(true);
+    expect(info.every((j) => j.active === 1)).toBe(true);
+    // ... and nothing was sent yet
+    expect(t.lock.claimBatches).toHaveLength(0);
+    await t.fake.advanceTo(t.nextMinute - 1);
+    await settle(t.fake);
+    expect(t.lock.claimBatches).toHaveLength(0);
+    expect(t.runs).toHaveLength(0);
+    // the fire time: every claim of the burst leaves in the batches of that one wake
+    await t.fake.advanceTo(t.nextMinute);
+    await settle(t.fake);
+    expect(t.lock.claimBatches.map((b) => b.requests.length)).toEqual([256, 44]);
+    expect(
+      t.lock.claimBatches.flatMap((b) => b.requests).every((r) => r.fireAt === t.nextMinute),
+    ).toBe(true);
+    expect(t.runs).toHaveLength(300);
+    expect(t.runs.every((r) => r.startedAt === t.nextMinute && r.fireAt === t.nextMinute)).toBe(
+      true,
+    );
+    const claimEvents = events.events.filter((e: FleetcronEvent) => e.type.startsWith('claim.'));
+    expect(claimEvents.every((e) => e.at >= t.nextMinute)).toBe(true);
+    events.stop();
+    const stopping = t.s.stop();
+    await t.fake.advance(1_000);
+    await stopping;
+  }, 30_000);
+
+  it('stop() during the lead drops the prepared fires at once, unsent, and returns', async () => {
+    const t = setup(50);
+    t.s.start();
+    await t.fake.advanceTo(t.nextMinute - PREPARE_AHEAD_MS / 2);
+    await settle(t.fake);
+    expect(t.s.jobs().every((j) => j.active === 1)).toBe(true);
+    let stopped = false;
+    const stopping = t.s.stop().then(() => {
+      stopped = true;
+    });
+    await settle(t.fake); // no timer fires: stop() must not wait for the fire time
+    expect(stopped).toBe(true);
+    await stopping;
+    await t.fake.advanceTo(t.nextMinute + 1_000);
+    await settle(t.fake);
+    expect(t.lock.claimBatches).toHaveLength(0);
+    expect(t.runs).toHaveLength(0);
+  }, 30_000);
+
+  it('remove() during the lead: the removed job does not run its prepared fire; the others do', async () => {
+    const t = setup(3);
+    t.s.start();
+    await t.fake.advanceTo(t.nextMinute - PREPARE_AHEAD_MS / 2);
+    await settle(t.fake);
+    expect(t.s.remove('job-1')).toBe(true);
+    await settle(t.fake);
+    expect(t.s.jobs().map((j) => j.name)).toEqual(['job-0', 'job-2']);
+    await t.fake.advanceTo(t.nextMinute);
+    await settle(t.fake);
+    const sent = t.lock.claimBatches.flatMap((b) => b.requests.map((r: ClaimRequest) => r.key));
+    expect(sent.sort()).toEqual(['job-0', 'job-2']);
+    expect(t.runs.map((r) => r.job).sort()).toEqual(['job-0', 'job-2']);
+    const stopping = t.s.stop();
+    await t.fake.advance(1_000);
+    await stopping;
+  }, 30_000);
+
+  it('single claims (a lock without claimMany) wait for the fire time too', async () => {
+    const fake = new FakeClock();
+    const lock = new FlakyLock(new MemoryLock({ clock: fake }));
+    const claimedAt: number[] = [];
+    const claim = lock.claim.bind(lock);
+    lock.claim = (request) => {
+      claimedAt.push(fake.now());
+      return claim(request);
+    };
+    const s = new Scheduler({ lock, clock: fake, instanceId: 'a' });
+    for (let i = 0; i < 5; i++) s.add({ name: `j${i}`, trigger: every(MIN), run: () => {} });
+    s.start();
+    const nextMinute = Math.ceil((fake.now() + 1) / MIN) * MIN;
+    await fake.advanceTo(nextMinute - 1);
+    await settle(fake);
+    expect(claimedAt).toEqual([]);
+    await fake.advanceTo(nextMinute);
+    await settle(fake);
+    expect(claimedAt).toEqual(Array(5).fill(nextMinute));
+    const stopping = s.stop();
+    await fake.advance(1_000);
+    await stopping;
+  }, 30_000);
+});

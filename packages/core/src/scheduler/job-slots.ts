@@ -7,10 +7,12 @@ import type { NormalizedJob, OverlapPolicy } from './job.js';
 import type { QueueEntry, TimerQueue } from './timer-queue.js';
 
 /**
- * How long before a fire its job's timer wakes, ms. The fire is planned and built then (the
- * next fire scheduled, the fire run and its claim made); its claim waits for the fire time
- * (`ClaimOnFireTime`), so thousands of fires due together leave in one burst at their time
- * instead of after this instance built them all.
+ * How long before a fire its job's timer wakes, ms (claims mode). The fire is planned and built
+ * then (the next fire scheduled, the fire run and its claim made); its claim waits for the fire
+ * time (`ClaimOnFireTime`), so thousands of fires due together leave in one burst at their time
+ * instead of after this instance built them all. Leader mode wakes at the fire time: whether
+ * this instance leads is decided then, as before (a term won or lost in the last 100 ms before
+ * a fire must not change who claims it).
  */
 export const PREPARE_AHEAD_MS = 100;
 
@@ -45,6 +47,8 @@ export interface SlotContext {
   readonly log: Logger;
   /** The lock's claim window, ms (the late-fire rule). */
   readonly windowMs: number;
+  /** How long before each fire its job's timer wakes ({@link PREPARE_AHEAD_MS}, or 0). */
+  readonly prepareAheadMs: number;
   /** Whether the scheduler claims fires now. */
   isRunning(): boolean;
   /** Starts handling fire `fireAt` of `job`. */
@@ -137,7 +141,7 @@ export class JobSlots {
       this.c.log.info('fleetcron: job has no further fires', { job: slot.def.name });
       return;
     }
-    slot.entry = this.c.queue.atWall(fireAt - PREPARE_AHEAD_MS, () => this.onDue(slot));
+    slot.entry = this.c.queue.atWall(fireAt - this.c.prepareAheadMs, () => this.onDue(slot));
     this.eventsOf(slot, fireAt).scheduled();
   }
 
@@ -162,7 +166,7 @@ export class JobSlots {
     slot.entry = null;
     const due = slot.nextFireAt;
     if (!this.c.isRunning() || this.slots.get(slot.def.name) !== slot || due === null) return;
-    // woken ahead of the fire (PREPARE_AHEAD_MS): planned as at its time; its claim waits for it
+    // woken ahead of the fire (prepareAheadMs): planned as at its time; its claim waits for it
     const now = Math.max(this.c.clock.now(), due);
     let plan: ReturnType<typeof planFires>;
     try {

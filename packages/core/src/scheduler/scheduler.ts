@@ -9,7 +9,7 @@ import type { FleetControl } from './fleet-control.js';
 import { wireFleet } from './fleet-wiring.js';
 import { HistoryWriter, logUnwritten } from './history.js';
 import { type JobDefinition, validateJob } from './job.js';
-import { type JobInfo, JobSlots } from './job-slots.js';
+import { type JobInfo, JobSlots, PREPARE_AHEAD_MS } from './job-slots.js';
 import { LeaderGate } from './leader-gate.js';
 import type { ManualRunOutcome } from './manual-runs.js';
 import { type ResolvedOptions, resolveOptions, type SchedulerOptions } from './options.js';
@@ -76,6 +76,8 @@ export class Scheduler {
     this.gate = new LeaderGate({ leader: this.options.leader, instanceId, clock, log: this.log });
     this.slots = new JobSlots({
       ...{ queue: this.queue, clock, instanceId, log: this.log, windowMs: lock.windowMs },
+      // leader mode decides at the fire time whether this instance claims it (see JobSlots)
+      prepareAheadMs: this.options.leader.mode === 'leader' ? 0 : PREPARE_AHEAD_MS,
       isRunning: () => this.phase === 'running',
       launch: (job, fireAt) => this.path.launchScheduled(job, fireAt),
     });
@@ -232,14 +234,12 @@ export class Scheduler {
       this.claimsStopped.abort();
       this.slots.cancelAll();
       const notTaking = this.fleet?.stopRequests(); // no new run requests while draining
+      const { history, queue: timers, log } = this;
+      const onAborting = () => {
+        this.phase = 'aborting';
+      };
       await drainFires(
-        {
-          fires: () => this.path.active(),
-          ...{ history: this.history, timers: this.queue, log: this.log },
-          onAborting: () => {
-            this.phase = 'aborting';
-          },
-        },
+        { fires: () => this.path.active(), history, timers, log, onAborting },
         drainMs,
       );
       await notTaking;

@@ -4,6 +4,7 @@ import {
   every,
   FakeClock,
   type FleetcronEvent,
+  MemoryElector,
   MemoryLock,
   Scheduler,
 } from '../../src/index.js';
@@ -132,6 +133,26 @@ describe('fires are prepared ahead of their time; their claims leave at it', () 
     await fake.advanceTo(nextMinute);
     await settle(fake);
     expect(claimedAt).toEqual(Array(5).fill(nextMinute));
+    const stopping = s.stop();
+    await fake.advance(1_000);
+    await stopping;
+  }, 30_000);
+
+  it('leader mode is not prepared ahead: whether this instance leads is read at the fire time', async () => {
+    const fake = new FakeClock();
+    const lock = new MemoryLock({ clock: fake });
+    const elector = new MemoryElector({ clock: fake });
+    const s = new Scheduler({ lock, clock: fake, instanceId: 'a', mode: 'leader', elector });
+    s.add({ name: 'tick', trigger: every(MIN), run: () => {} });
+    s.start();
+    const nextMinute = Math.ceil((fake.now() + 1) / MIN) * MIN;
+    await fake.advanceTo(nextMinute - PREPARE_AHEAD_MS / 2);
+    await settle(fake);
+    expect(s.isLeader).toBe(true);
+    expect(s.jobs()[0]).toMatchObject({ active: 0, nextFireAt: new Date(nextMinute) });
+    await fake.advanceTo(nextMinute);
+    await settle(fake);
+    expect(s.jobs()[0]?.nextFireAt?.getTime()).toBe(nextMinute + MIN);
     const stopping = s.stop();
     await fake.advance(1_000);
     await stopping;

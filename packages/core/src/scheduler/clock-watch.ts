@@ -15,6 +15,9 @@ import type { TimerQueue } from './timer-queue.js';
  */
 export const REKEY_TOLERANCE_MS = 2;
 
+/** How many recent send times {@link ClockWatch.sample} remembers (batches in flight at once). */
+const RECENT_SENDS = 8;
+
 /** Default `clockSkewWarnMs`: a warning when the offset from the backend's clock exceeds it. */
 export const DEFAULT_CLOCK_SKEW_WARN_MS = 1_000;
 
@@ -38,8 +41,10 @@ export class ClockWatch {
   private readonly estimator: ClockOffsetEstimator;
   private queue: TimerQueue | null = null;
   private warned = false;
-  /** The last sample taken (see {@link sample}). */
-  private last: ClockSample | null = null;
+  /** Send and receive times of the last samples taken, a ring (see {@link sample}). */
+  private readonly recentSent = new Float64Array(RECENT_SENDS).fill(Number.NaN);
+  private readonly recentReceived = new Float64Array(RECENT_SENDS);
+  private next = 0;
 
   constructor(
     local: Clock,
@@ -62,16 +67,17 @@ export class ClockWatch {
 
   /**
    * Takes one sample (`source` is read only when the estimate changed); never throws. A sample
-   * sent at the same moment as the last one taken and answered later says nothing new (the
-   * answers of one batch): its round trip is longer, so it never becomes the estimate; it is
-   * dropped before the estimator sees it.
+   * sent at the same moment as one of the last {@link RECENT_SENDS} taken and answered later
+   * says nothing new (the answers of one batch, whose callbacks may interleave with another
+   * batch's): its round trip is longer, so it never becomes the estimate; it is dropped before
+   * the estimator sees it.
    */
   sample(sample: ClockSample, source: () => SampleSource): void {
-    const last = this.last;
-    if (last && sample.sentMono === last.sentMono && sample.receivedMono > last.receivedMono) {
-      return;
-    }
-    this.last = sample;
+    const i = this.recentSent.indexOf(sample.sentMono);
+    if (i >= 0 && sample.receivedMono > (this.recentReceived[i] as number)) return;
+    this.recentSent[this.next] = sample.sentMono;
+    this.recentReceived[this.next] = sample.receivedMono;
+    this.next = (this.next + 1) % RECENT_SENDS;
     if (!this.estimator.record(sample)) return;
     const estimate = this.estimator.estimate();
     if (!estimate) return;

@@ -4,6 +4,7 @@ import type { ClockSample } from '../fleet-clock/offset-estimator.js';
 import type { Lease, Lock } from '../lock.js';
 import type { Logger } from '../middleware.js';
 import { LeaseDeadline, settledWithin } from './deadline.js';
+import { GiveUp } from './give-up.js';
 import type { LeaseCalls } from './lease-batch.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { handBackClaim, releaseLease } from './lease-return.js';
@@ -35,8 +36,11 @@ export class HeldLease {
   readonly token: number;
   readonly deadline: LeaseDeadline;
   readonly keeper: LeaseKeeper;
-  /** The job's signal; aborted when the lease is lost or `stop()` aborts the run. */
-  readonly controller = new AbortController();
+  /**
+   * The job's signal; aborted when the lease is lost or `stop()` aborts the run. A `GiveUp`: its
+   * `AbortSignal` (an `EventTarget`) is made only when the job reads `ctx.signal`.
+   */
+  readonly controller = new GiveUp();
   private returned = false;
 
   /** @param sentAt monotonic time the winning claim was sent: the deadline counts from it. */

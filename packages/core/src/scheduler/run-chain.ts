@@ -21,7 +21,7 @@ export interface ChainInput {
   readonly instanceId: string;
   readonly lease: JobLease;
   /** The job's controller: `ctx.signal` is its signal, made when the job first reads it. */
-  readonly controller: AbortController;
+  readonly controller: { readonly signal: AbortSignal };
   readonly log: Logger;
   readonly clock: Clock;
   /** Who asked for a manual fire, `null` for a scheduled one. */

@@ -22,8 +22,9 @@ export interface JobInfo {
   /** The trigger's description, e.g. `every(2000ms)`. */
   trigger: string;
   /**
-   * The next fire this scheduler will claim; while the scheduler is not started, the trigger's
-   * next fire after now. `null` when the trigger is done.
+   * The next fire this scheduler will claim (from `PREPARE_AHEAD_MS` before a fire on, the one
+   * after it: the prepared fire counts in `active`); while the scheduler is not started, the
+   * trigger's next fire after now. `null` when the trigger is done.
    */
   nextFireAt: Date | null;
   leaseMs: number;

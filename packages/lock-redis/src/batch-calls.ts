@@ -20,59 +20,85 @@ export interface BatchCall {
   readonly args: string[];
 }
 
+/** A new {@link BatchCall} whose encoder pushes each request's ARGV to `args` as it is. */
+export const plainCall = (): BatchCall => ({ positions: [], keys: [], args: [] });
+
 /**
- * Groups `items` into script calls. `slotOf` (on a Cluster) answers an item's hash slot; items
- * of one slot go to the same calls in array order, so two requests of one job (one slot) are
- * applied in order: within a call by the script's loop, across calls because calls to one node
- * are written, and run, in the order they were made. Without `slotOf` (one node) items are only
- * cut into calls of at most `callSize`. `encode` appends an item's KEYS and ARGV to its call.
+ * Groups `items` into script calls made by `open`. `slotOf` (on a Cluster) answers an item's
+ * hash slot; items of one slot go to the same calls in array order, so two requests of one job
+ * (one slot) are applied in order: within a call by the script's loop, across calls because
+ * calls to one node are written, and run, in the order they were made. Without `slotOf` (one
+ * node) items are only cut into calls of at most `callSize`. `encode` adds an item's KEYS and
+ * ARGV to its call (its position is already the call's last).
  */
-export function planBatch<T>(
+export function planBatch<T, C extends BatchCall>(
   items: readonly T[],
   slotOf: ((item: T) => number) | undefined,
-  encode: (call: BatchCall, item: T) => void,
+  open: () => C,
+  encode: (call: C, item: T, position: number) => void,
   callSize = BATCH_CALL_SIZE,
-): BatchCall[] {
-  const calls: BatchCall[] = [];
-  const open = new Map<number, BatchCall>();
+): C[] {
+  const calls: C[] = [];
+  if (!slotOf) {
+    // one node: consecutive runs of callSize, no map
+    let call: C | undefined;
+    for (let position = 0; position < items.length; position++) {
+      if (!call || call.positions.length >= callSize) {
+        call = open();
+        calls.push(call);
+      }
+      call.positions.push(position);
+      encode(call, items[position]!, position);
+    }
+    return calls;
+  }
+  const byslot = new Map<number, C>();
   items.forEach((item, position) => {
-    const slot = slotOf ? slotOf(item) : 0;
-    let call = open.get(slot);
+    const slot = slotOf(item);
+    let call = byslot.get(slot);
     if (!call || call.positions.length >= callSize) {
-      call = { positions: [], keys: [], args: [] };
-      open.set(slot, call);
+      call = open();
+      byslot.set(slot, call);
       calls.push(call);
     }
     call.positions.push(position);
-    encode(call, item);
+    encode(call, item, position);
   });
   return calls;
 }
 
 /**
  * Sends every call at once (`send` must not await one before starting the next, so ioredis
- * writes them back to back) and answers `decode(position, reply)` for each request in batch
- * order. Rejects as soon as one call fails: a batch has no partial answers.
+ * writes them back to back) and answers the batch's results: `decode` writes the results of
+ * one call's reply to `results[call.positions[i]]`. Rejects as soon as one call fails: a batch
+ * has no partial answers.
  */
-export async function runBatch<R>(
-  calls: readonly BatchCall[],
+export async function runBatch<C extends BatchCall, R>(
+  calls: readonly C[],
   size: number,
-  send: (call: BatchCall) => Promise<unknown>,
-  decode: (position: number, reply: unknown) => R,
+  send: (call: C) => Promise<unknown>,
+  decode: (call: C, reply: unknown, results: R[]) => void,
 ): Promise<R[]> {
   const results = new Array<R>(size);
-  await Promise.all(
-    calls.map(async (call) => {
-      const replies = (await send(call)) as unknown[];
-      if (!Array.isArray(replies) || replies.length !== call.positions.length) {
-        throw new Error(
-          `a batch script answered ${Array.isArray(replies) ? replies.length : typeof replies} replies for ${call.positions.length} requests`,
-        );
-      }
-      call.positions.forEach((position, i) => {
-        results[position] = decode(position, replies[i]);
-      });
-    }),
-  );
+  await Promise.all(calls.map((call) => send(call).then((reply) => decode(call, reply, results))));
   return results;
+}
+
+/**
+ * A `decode` for {@link runBatch} of scripts that answer a list with one reply per request:
+ * `results[position] = decodeOne(position, reply)`, after checking the list's length.
+ */
+export function eachReply<R>(
+  decodeOne: (position: number, reply: unknown) => R,
+): (call: BatchCall, replies: unknown, results: R[]) => void {
+  return (call, replies, results) => {
+    if (!Array.isArray(replies) || replies.length !== call.positions.length) {
+      throw new Error(
+        `a batch script answered ${Array.isArray(replies) ? replies.length : typeof replies} replies for ${call.positions.length} requests`,
+      );
+    }
+    call.positions.forEach((position, i) => {
+      results[position] = decodeOne(position, replies[i]);
+    });
+  };
 }

@@ -13,8 +13,12 @@ export interface LockKeys {
   job: string;
 }
 
+/** The characters {@link encodeKeyPart} escapes (`%`, `{`, `}`, UTF-16 surrogates). */
+const ESCAPED = /[%{}\uD800-\uDFFF]/;
+
 /** The keys of job `key` under `prefix`: `{prefix:encodedKey}:f:<fireAt>|fires|j`. */
 export function lockKeys(prefix: string, key: string): LockKeys {
-  const tag = `{${prefix}:${encodeKeyPart(key)}}`;
+  // most names need no escape: skip encodeKeyPart's character-by-character copy for them
+  const tag = `{${prefix}:${ESCAPED.test(key) ? encodeKeyPart(key) : key}}`;
   return { fire: `${tag}:f:`, fires: `${tag}:fires`, job: `${tag}:j` };
 }

@@ -24,15 +24,16 @@ import {
   resolveCommandTimeoutMs,
   resolvePrefix,
 } from '@fleetcron/redis-shared';
-import { type BatchCall, planBatch, runBatch } from './batch-calls.js';
+import { type BatchCall, eachReply, plainCall, planBatch, runBatch } from './batch-calls.js';
 import {
+  ClaimPacker,
   checkClaim,
-  decodeClaimReply,
+  decodeClaimReplies,
+  decodeReleaseReplies,
   leaseSlotOf,
   parseLease,
   parseRecord,
-  pushClaimArgs,
-  pushClaimKeys,
+  ReleasePacker,
 } from './claim-codec.js';
 import { type DurabilityReport, verifyDurability } from './durability.js';
 import { type LockKeys, lockKeys } from './keys.js';
@@ -90,7 +91,7 @@ export class RedisLock implements Lock {
   private readonly prefix: string;
   private readonly commands: RedisCommands;
   /** The claim script's first ARGV: windowMs and earlyToleranceMs, as sent. */
-  private readonly claimHead: string[];
+  private readonly claimHead: [string, string];
   private readonly keyCache = new Map<string, LockKeys>();
 
   /**
@@ -131,19 +132,19 @@ export class RedisLock implements Lock {
 
   async claim(request: ClaimRequest): Promise<ClaimResult> {
     const leaseMs = checkClaim(request);
-    const keys: string[] = [];
-    pushClaimKeys(keys, this.keysOf(request.key), request.fireAt);
-    const args = this.claimHead.slice();
-    pushClaimArgs(args, request, leaseMs);
+    const packer = new ClaimPacker(this.claimHead);
+    packer.add(this.keysOf(request.key), request, leaseMs);
+    const args = packer.args;
     // Once request.signal is aborted the script cannot run any more, not even from ioredis'
     // offline queue or as a re-send after a reconnect (see README, "A claim given up on").
-    // A call of one request answers its bare reply string.
-    const reply = (await this.commands.call(
+    const reply = await this.commands.call(
       'claim',
-      (signal) => claimScript.run(this.redis, keys, args, signal),
+      (signal) => claimScript.run(this.redis, packer.keys, args, signal),
       request.signal,
-    )) as string;
-    return decodeClaimReply(request, reply);
+    );
+    const results: ClaimResult[] = [];
+    decodeClaimReplies(reply, [request], null, results);
+    return results[0]!;
   }
 
   /**
@@ -161,23 +162,19 @@ export class RedisLock implements Lock {
     const calls = planBatch(
       requests,
       this.slotFinder((request) => this.keysOf(request.key).job),
-      (call, request) => {
-        if (call.args.length === 0) call.args.push(...this.claimHead);
-        pushClaimKeys(call.keys, this.keysOf(request.key), request.fireAt);
-        pushClaimArgs(call.args, request, leaseMs[call.positions.at(-1)!]!);
-      },
+      () => new ClaimPacker(this.claimHead),
+      (call, request, position) => call.add(this.keysOf(request.key), request, leaseMs[position]!),
     );
     return this.commands.call(
       'claimMany',
-      (signal) => {
-        const send = this.sender(claimScript, signal);
-        // a call of one request answers its bare reply string, not a list of one
-        const sendClaims = (call: BatchCall) =>
-          call.positions.length === 1 ? send(call).then((reply) => [reply]) : send(call);
-        return runBatch(calls, requests.length, sendClaims, (position, reply) =>
-          decodeClaimReply(requests[position]!, reply as string),
-        );
-      },
+      (signal) =>
+        runBatch(
+          calls,
+          requests.length,
+          this.sender(claimScript, signal),
+          (call, reply, results: ClaimResult[]) =>
+            decodeClaimReplies(reply, requests, call.positions, results),
+        ),
       options.signal,
     );
   }
@@ -218,32 +215,36 @@ export class RedisLock implements Lock {
     const calls = planBatch(
       leases,
       this.slotFinder((lease) => this.keysOf(lease.key).job),
-      (call, lease) => {
+      plainCall,
+      (call, lease, position) => {
         call.keys.push(this.keysOf(lease.key).job);
-        const position = call.positions.at(-1)!;
         call.args.push(leaseSlotOf(lease), String(lease.token), String(ms[position]));
       },
     );
     return this.commands.call(
       'extendMany',
       (signal) =>
-        runBatch(calls, leases.length, this.sender(extendScript, signal), (position, reply) =>
-          extended(leases[position]!, reply as [string, string, string] | null),
+        runBatch(
+          calls,
+          leases.length,
+          this.sender(extendScript, signal),
+          eachReply((position, reply) =>
+            extended(leases[position]!, reply as [string, string, string] | null),
+          ),
         ),
       options.signal,
     );
   }
 
   async release(lease: Lease): Promise<boolean> {
-    const replies = (await this.commands.call('release', (signal) =>
-      releaseScript.run(
-        this.redis,
-        [this.keysOf(lease.key).job],
-        [leaseSlotOf(lease), String(lease.token)],
-        signal,
-      ),
-    )) as number[];
-    return replies[0] === 1;
+    const packer = new ReleasePacker();
+    packer.add(this.keysOf(lease.key), lease);
+    const reply = await this.commands.call('release', (signal) =>
+      releaseScript.run(this.redis, packer.keys, packer.args, signal),
+    );
+    const results: boolean[] = [];
+    decodeReleaseReplies(reply, [0], results);
+    return results[0]!;
   }
 
   /**
@@ -256,10 +257,8 @@ export class RedisLock implements Lock {
     const calls = planBatch(
       leases,
       this.slotFinder((lease) => this.keysOf(lease.key).job),
-      (call, lease) => {
-        call.keys.push(this.keysOf(lease.key).job);
-        call.args.push(leaseSlotOf(lease), String(lease.token));
-      },
+      () => new ReleasePacker(),
+      (call, lease) => call.add(this.keysOf(lease.key), lease),
     );
     return this.commands.call(
       'releaseMany',
@@ -268,7 +267,7 @@ export class RedisLock implements Lock {
           calls,
           leases.length,
           this.sender(releaseScript, signal),
-          (_, reply) => reply === 1,
+          (call, reply, results: boolean[]) => decodeReleaseReplies(reply, call.positions, results),
         ),
       options.signal,
     );

@@ -32,12 +32,15 @@ local nowText = fmt(now)
 `;
 
 /**
- * claim(KEYS = fire, fires, job per request; ARGV = windowMs, earlyMs, then fireAt, owner,
- * lease, since per request; lease is `x<ms>` for an exclusive claim, `<ms>` otherwise; since is
- * empty except for catch-up claims) → one reply string per request (a table of them for
- * several requests, the bare string for one): `W|token|expiresAt|exclusive 1/0|now`, `B|now`
- * or `L|reason|now`. Requests are applied in array order, all judged by one `TIME` (`now`), so
- * two requests of one job see each other.
+ * claim(KEYS = fire, fires, job per request; ARGV = windowMs, earlyMs, requests) → one reply
+ * string for the whole call: `<now>` then, per request in order, `|` and its answer: `X<token>,
+ * <expiresAt>` (won, exclusive), `W<token>,<expiresAt>` (won, per-fire lease), `B` (busy) or
+ * `L<reason>` (lost). `requests` packs every request's arguments into one string (fewer
+ * arguments for the client to write and the server to hand to Lua): per request
+ * `<fireAt>|<lease>|<since>|<owner bytes>:<owner>`, or `<fireAt>|<lease>|<since>|:` for the
+ * owner of the request before; lease is `x<ms>` for an exclusive claim, `<ms>` otherwise; since
+ * is empty except for catch-up claims. Requests are applied in array order, all judged by one
+ * `TIME` (`now`), so two requests of one job see each other.
  *
  * The checks in order (README, "The claim script"): stale; an existing record (lost for another
  * owner, replay for its owner); early; the catch-up mark; the exclusive slot (busy); else won.
@@ -50,9 +53,10 @@ local nowText = fmt(now)
  * the larger of each); a catch-up claim also reads the layout-1 mark (`GET`), so a fire that a
  * layout-1 instance recorded during a rolling upgrade is never caught up again. Records and
  * the index are the same keys in both layouts, so both see every record: one winner per fire.
+ * The stored data is the same whatever the argument and reply packing (only the SHA differs).
  */
 export const CLAIM = `${NOW}
-local window, earlyMs = tonumber(ARGV[1]), tonumber(ARGV[2])
+local window, earlyMs, packed = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
 
 -- The expiry text of lease value v when it holds token tok and is live, else nil.
 local function liveWith(v, tok)
@@ -62,31 +66,29 @@ local function liveWith(v, tok)
   return nil
 end
 
-local function decide(fireKey, fires, job, a)
-  local fireAtText, owner, lease = ARGV[a], ARGV[a + 1], ARGV[a + 2]
+local function decide(fireKey, fires, job, fireAtText, lease, since, owner)
   local fireAt = tonumber(fireAtText)
-  local since = tonumber(ARGV[a + 3])
 
   -- A record older than the window counts as collected (its key may outlive it by 1 ms).
   -- Catch-up claims are bounded by their since instead (the mark guards them).
-  if fireAt < (since or now - window) then return 'L|stale|' .. nowText end
+  if fireAt < (since or now - window) then return 'Lstale' end
 
   -- An existing record (outcome|token|owner): replay for its owner, lost for anyone else.
   local record = redis.call('GET', fireKey)
   if record then
     local bar = string.find(record, '|', 3, true)
-    if string.sub(record, bar + 1) ~= owner then return 'L|claimed|' .. nowText end
-    if string.byte(record, 1) == 98 then return 'B|' .. nowText end -- 'b': busy
+    if string.sub(record, bar + 1) ~= owner then return 'Lclaimed' end
+    if string.byte(record, 1) == 98 then return 'B' end -- 'b': busy
     local recTok = string.sub(record, 3, bar - 1)
     local held = redis.call('HMGET', job, 'x', fireAtText)
     local exp = liveWith(held[1], recTok)
-    if exp then return 'W|' .. recTok .. '|' .. exp .. '|1|' .. nowText end
+    if exp then return 'X' .. recTok .. ',' .. exp end
     exp = liveWith(held[2], recTok)
-    if exp then return 'W|' .. recTok .. '|' .. exp .. '|0|' .. nowText end
-    return 'L|claimed|' .. nowText
+    if exp then return 'W' .. recTok .. ',' .. exp end
+    return 'Lclaimed'
   end
 
-  if fireAt > now + earlyMs then return 'L|early|' .. nowText end
+  if fireAt > now + earlyMs then return 'Learly' end
 
   -- One HGETALL: the token, the mark, the exclusive check, expired leases.
   local all = redis.call('HGETALL', job)
@@ -128,11 +130,11 @@ local function decide(fireKey, fires, job, a)
       for i, v in ipairs({xValue or '', ownValue or ''}) do
         local tok, exp, fa, own = string.match(v, '^(%d+)|(%-?%d+)|(%-?%d+)|(.*)$')
         if fa == fireAtText and own == owner then
-          return 'W|' .. tok .. '|' .. exp .. (i == 1 and '|1|' or '|0|') .. nowText
+          return (i == 1 and 'X' or 'W') .. tok .. ',' .. exp
         end
       end
     end
-    return 'L|behind_mark|' .. nowText
+    return 'Lbehind_mark'
   end
 
   -- The hash's fields to write: the mark when it moves forward (or was taken over), the token
@@ -153,7 +155,7 @@ local function decide(fireKey, fires, job, a)
       fields[#fields + 1] = fmt(last)
     end
     value = 'b||' .. owner
-    reply = 'B|' .. nowText
+    reply = 'B'
   else
     -- token = max(last + 1, Redis time in microseconds): strictly increasing per job, and still
     -- increasing when the counter is lost (restart without persistence, failover to a replica
@@ -167,7 +169,7 @@ local function decide(fireKey, fires, job, a)
     fields[#fields + 1] = exclusive and 'x' or fireAtText
     fields[#fields + 1] = tok .. '|' .. expiresAt .. '|' .. fireAtText .. '|' .. owner
     value = 'w|' .. tok .. '|' .. owner
-    reply = 'W|' .. tok .. '|' .. expiresAt .. (exclusive and '|1|' or '|0|') .. nowText
+    reply = (exclusive and 'X' or 'W') .. tok .. ',' .. expiresAt
   end
 
   if #dead > 0 then redis.call('HDEL', job, unpack(dead)) end
@@ -183,13 +185,19 @@ local function decide(fireKey, fires, job, a)
   return reply
 end
 
-if #KEYS == 3 then return decide(KEYS[1], KEYS[2], KEYS[3], 3) end
-local replies = {}
-for i = 0, #KEYS / 3 - 1 do
-  local k = i * 3
-  replies[i + 1] = decide(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], i * 4 + 3)
+local replies, at, owner = {nowText}, 1, nil
+for k = 1, #KEYS, 3 do
+  local _, last, fireAtText, lease, since, ownerBytes =
+    string.find(packed, '^(%-?%d+)|([^|]+)|([^|]*)|(%d*):', at)
+  at = last + 1
+  if ownerBytes ~= '' then
+    last = at + tonumber(ownerBytes)
+    owner = string.sub(packed, at, last - 1)
+    at = last
+  end
+  replies[#replies + 1] = decide(KEYS[k], KEYS[k + 1], KEYS[k + 2], fireAtText, lease, tonumber(since), owner)
 end
-return replies
+return table.concat(replies, '|')
 `;
 
 /**
@@ -217,24 +225,28 @@ return replies
 `;
 
 /**
- * release(KEYS = job per request; ARGV = slot, token per request) → one reply per request, in
- * order: 1 when the lease was held and live, else 0. Deletes the slot only when it holds
- * `token`; never touches the claim record. One request for `release`, a batch of one hash
- * slot for `releaseMany`.
+ * release(KEYS = job per request; ARGV = requests) → one string with one character per request,
+ * in order: `1` when the lease was held and live, else `0`. `requests` packs `<slot>|<token>|`
+ * per request into one string. Deletes the slot only when it holds `token`; never touches the
+ * claim record. One request for `release`, a batch of one hash slot for `releaseMany`.
  */
 export const RELEASE = `${NOW}
 local function release(job, slot, token)
   local v = redis.call('HGET', job, slot)
-  if not v then return 0 end
+  if not v then return '0' end
   local tok, exp = string.match(v, '^(%d+)|(%-?%d+)|')
-  if tok ~= token then return 0 end
+  if tok ~= token then return '0' end
   redis.call('HDEL', job, slot)
-  if tonumber(exp) > now then return 1 end
-  return 0
+  if tonumber(exp) > now then return '1' end
+  return '0'
 end
-local replies = {}
-for i = 1, #KEYS do replies[i] = release(KEYS[i], ARGV[i * 2 - 1], ARGV[i * 2]) end
-return replies
+local replies, i = {}, 0
+for slot, token in string.gmatch(ARGV[1], '([^|]+)|(%d+)|') do
+  i = i + 1
+  replies[i] = release(KEYS[i], slot, token)
+end
+if i ~= #KEYS then return redis.error_reply('release: ' .. i .. ' requests for ' .. #KEYS .. ' keys') end
+return table.concat(replies)
 `;
 
 /**

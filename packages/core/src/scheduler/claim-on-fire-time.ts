@@ -31,7 +31,7 @@ interface ParkedGroup {
 
 /**
  * Holds every claim until its fire is due on the fleet's clock, then hands it to `inner` (the
- * batcher or the single-claim slots). The job slots wake {@link PREPARE_AHEAD_MS} before a fire
+ * batcher or the single-claim slots). The job slots wake ahead of a fire (`FireTimeGroups`)
  * and build the fire and its claim then, so the claims of a burst leave together at the fire
  * time instead of after thousands of fires were built: what is late is the lock's answer, not
  * this instance's own preparation.

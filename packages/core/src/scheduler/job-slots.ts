@@ -3,18 +3,9 @@ import { toError } from '../errors.js';
 import type { Logger } from '../middleware.js';
 import { FireEvents } from './fire-events.js';
 import { nextFire, planFires } from './fire-plan.js';
+import { FireTimeGroups } from './fire-time-groups.js';
 import type { NormalizedJob, OverlapPolicy } from './job.js';
-import type { QueueEntry, TimerQueue } from './timer-queue.js';
-
-/**
- * How long before a fire its job's timer wakes, ms (claims mode). The fire is planned and built
- * then (the next fire scheduled, the fire run and its claim made); its claim waits for the fire
- * time (`ClaimOnFireTime`), so thousands of fires due together leave in one burst at their time
- * instead of after this instance built them all. Leader mode wakes at the fire time: whether
- * this instance leads is decided then, as before (a term won or lost in the last 100 ms before
- * a fire must not change who claims it).
- */
-export const PREPARE_AHEAD_MS = 100;
+import type { TimerQueue } from './timer-queue.js';
 
 /** A registered job, as listed by `Scheduler.jobs()`. */
 export interface JobInfo {
@@ -22,7 +13,7 @@ export interface JobInfo {
   /** The trigger's description, e.g. `every(2000ms)`. */
   trigger: string;
   /**
-   * The next fire this scheduler will claim (from `PREPARE_AHEAD_MS` before a fire on, the one
+   * The next fire this scheduler will claim (once a fire is prepared, ahead of its time, the one
    * after it: the prepared fire counts in `active`); while the scheduler is not started, the
    * trigger's next fire after now. `null` when the trigger is done.
    */
@@ -33,11 +24,10 @@ export interface JobInfo {
   active: number;
 }
 
-/** One registered job and its next fire on the timer queue. */
+/** One registered job and its next fire (queued in the fire-time groups). */
 export interface JobSlot {
   readonly def: NormalizedJob;
   nextFireAt: number | null;
-  entry: QueueEntry | null;
 }
 
 /** What the job slots need from their scheduler. */
@@ -48,8 +38,12 @@ export interface SlotContext {
   readonly log: Logger;
   /** The lock's claim window, ms (the late-fire rule). */
   readonly windowMs: number;
-  /** How long before each fire its job's timer wakes ({@link PREPARE_AHEAD_MS}, or 0). */
-  readonly prepareAheadMs: number;
+  /**
+   * Whether fires are prepared ahead of their time (claims mode; see `FireTimeGroups`). Leader
+   * mode wakes at the fire time: whether this instance leads is decided then, as before (a term
+   * won or lost just before a fire must not change who claims it).
+   */
+  readonly prepareAhead: boolean;
   /** Whether the scheduler claims fires now. */
   isRunning(): boolean;
   /** Starts handling fire `fireAt` of `job`. */
@@ -62,8 +56,12 @@ export interface SlotContext {
  */
 export class JobSlots {
   private readonly slots = new Map<string, JobSlot>();
+  /** Each slot's next fire, one queue entry per fire time, woken ahead of it. */
+  private readonly due: FireTimeGroups<JobSlot>;
 
-  constructor(private readonly c: SlotContext) {}
+  constructor(private readonly c: SlotContext) {
+    this.due = new FireTimeGroups(c.queue, c.prepareAhead, (slot) => this.onDue(slot));
+  }
 
   /** The slots by job name. */
   get byName(): ReadonlyMap<string, JobSlot> {
@@ -72,7 +70,7 @@ export class JobSlots {
 
   /** Registers a job; its first fire is scheduled when the scheduler runs. */
   add(def: NormalizedJob): void {
-    const slot: JobSlot = { def, nextFireAt: null, entry: null };
+    const slot: JobSlot = { def, nextFireAt: null };
     this.slots.set(def.name, slot);
     if (this.c.isRunning()) this.scheduleFirst(slot);
   }
@@ -93,7 +91,7 @@ export class JobSlots {
 
   /** Takes every job's next fire off the queue. */
   cancelAll(): void {
-    for (const slot of this.slots.values()) this.cancel(slot);
+    this.due.clear();
   }
 
   /** Every job with its next fire; `active` counts the fires of each job being handled. */
@@ -120,8 +118,7 @@ export class JobSlots {
   }
 
   private cancel(slot: JobSlot): void {
-    if (slot.entry) this.c.queue.cancel(slot.entry);
-    slot.entry = null;
+    this.due.remove(slot);
   }
 
   private scheduleFirst(slot: JobSlot): void {
@@ -142,14 +139,13 @@ export class JobSlots {
       this.c.log.info('fleetcron: job has no further fires', { job: slot.def.name });
       return;
     }
-    slot.entry = this.c.queue.atWall(fireAt - this.c.prepareAheadMs, () => this.onDue(slot));
+    this.due.add(slot, fireAt);
     this.eventsOf(slot, fireAt).scheduled();
   }
 
   /** The trigger threw or broke its contract asked past `after`: no further fires, never a spin. */
   private triggerFailed(slot: JobSlot, after: number, thrown: unknown): void {
     slot.nextFireAt = null;
-    slot.entry = null;
     const error = toError(thrown);
     this.eventsOf(slot, after).triggerFailed(error);
     this.c.log.error('fleetcron: trigger failed; the job gets no further fires', {
@@ -164,10 +160,9 @@ export class JobSlots {
 
   /** The single timer woke for this job's next fire. */
   private onDue(slot: JobSlot): void {
-    slot.entry = null;
     const due = slot.nextFireAt;
     if (!this.c.isRunning() || this.slots.get(slot.def.name) !== slot || due === null) return;
-    // woken ahead of the fire (prepareAheadMs): planned as at its time; its claim waits for it
+    // woken ahead of the fire (FireTimeGroups): planned as at its time; its claim waits for it
     const now = Math.max(this.c.clock.now(), due);
     let plan: ReturnType<typeof planFires>;
     try {

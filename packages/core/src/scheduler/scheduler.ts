@@ -9,7 +9,7 @@ import type { FleetControl } from './fleet-control.js';
 import { wireFleet } from './fleet-wiring.js';
 import { HistoryWriter, logUnwritten } from './history.js';
 import { type JobDefinition, validateJob } from './job.js';
-import { type JobInfo, JobSlots, PREPARE_AHEAD_MS } from './job-slots.js';
+import { type JobInfo, JobSlots } from './job-slots.js';
 import { LeaderGate } from './leader-gate.js';
 import type { ManualRunOutcome } from './manual-runs.js';
 import { type ResolvedOptions, resolveOptions, type SchedulerOptions } from './options.js';
@@ -77,7 +77,7 @@ export class Scheduler {
     this.slots = new JobSlots({
       ...{ queue: this.queue, clock, instanceId, log: this.log, windowMs: lock.windowMs },
       // leader mode decides at the fire time whether this instance claims it (see JobSlots)
-      prepareAheadMs: this.options.leader.mode === 'leader' ? 0 : PREPARE_AHEAD_MS,
+      prepareAhead: this.options.leader.mode !== 'leader',
       isRunning: () => this.phase === 'running',
       launch: (job, fireAt) => this.path.launchScheduled(job, fireAt),
     });

@@ -9,7 +9,7 @@ import {
   Scheduler,
 } from '../../src/index.js';
 import { MAX_MISSED_LISTED, planFires } from '../../src/scheduler/fire-plan.js';
-import { PREPARE_AHEAD_MS } from '../../src/scheduler/job-slots.js';
+import { PREPARE_AHEAD_MS } from '../../src/scheduler/fire-time-groups.js';
 import { recordEvents } from './helpers.js';
 
 /**

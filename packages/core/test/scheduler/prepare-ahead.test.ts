@@ -8,7 +8,13 @@ import {
   MemoryLock,
   Scheduler,
 } from '../../src/index.js';
-import { PREPARE_AHEAD_MS } from '../../src/scheduler/job-slots.js';
+import {
+  FireTimeGroups,
+  MAX_PREPARE_AHEAD_MS,
+  PREPARE_AHEAD_MS,
+  PREPARE_MS_PER_FIRE,
+} from '../../src/scheduler/fire-time-groups.js';
+import { TimerQueue } from '../../src/scheduler/timer-queue.js';
 import { BatchLock } from './batch-lock.js';
 import { FlakyLock, recordEvents } from './helpers.js';
 
@@ -157,4 +163,59 @@ describe('fires are prepared ahead of their time; their claims leave at it', () 
     await fake.advance(1_000);
     await stopping;
   }, 30_000);
+
+  it('a bigger burst is prepared earlier: 3,000 fires due together, 3,000 × PREPARE_MS_PER_FIRE ahead', async () => {
+    const t = setup(3_000);
+    const lead = 3_000 * PREPARE_MS_PER_FIRE;
+    expect(lead).toBeGreaterThan(PREPARE_AHEAD_MS);
+    t.s.start();
+    await t.fake.advanceTo(t.nextMinute - lead - 1);
+    await settle(t.fake);
+    expect(t.s.jobs().filter((j) => j.active > 0)).toHaveLength(0);
+    // the group's entry is re-keyed each time the lead grows by a tenth: within a tenth of it
+    await t.fake.advanceTo(t.nextMinute - Math.floor(lead / 1.1));
+    await settle(t.fake);
+    expect(t.s.jobs().filter((j) => j.active > 0)).toHaveLength(3_000);
+    expect(t.lock.claimBatches).toHaveLength(0);
+    await t.fake.advanceTo(t.nextMinute);
+    await settle(t.fake);
+    expect(t.runs).toHaveLength(3_000);
+    const stopping = t.s.stop();
+    await t.fake.advance(1_000);
+    await stopping;
+  }, 60_000);
+});
+
+describe('FireTimeGroups: one queue entry per fire time, keyed ahead by the size of its burst', () => {
+  it('one entry per fire time; the lead grows with the group, within its bounds; members leave on remove', async () => {
+    const fake = new FakeClock();
+    const queue = new TimerQueue(fake, (e) => {
+      throw e;
+    });
+    const due: [string, number][] = [];
+    const groups = new FireTimeGroups<string>(queue, true, (m) => due.push([m, fake.now()]));
+    expect(groups.leadFor(1)).toBe(PREPARE_AHEAD_MS);
+    expect(groups.leadFor(10_000)).toBe(10_000 * PREPARE_MS_PER_FIRE);
+    expect(groups.leadFor(10_000_000)).toBe(MAX_PREPARE_AHEAD_MS);
+    const t = fake.now() + 60_000;
+    for (let i = 0; i < 5_000; i++) groups.add(`a${i}`, t);
+    groups.add('b', t + 1_000);
+    expect(queue.size).toBe(2); // two fire times, two entries
+    groups.remove('a7');
+    groups.add('a8', t + 1_000); // moved
+    await fake.advanceTo(t - 5_000 * PREPARE_MS_PER_FIRE - 1);
+    expect(due).toEqual([]);
+    await fake.advanceTo(t);
+    const first = due.filter(([m]) => m.startsWith('a'));
+    expect(first).toHaveLength(4_998); // 5,000 − a7 (removed) − a8 (moved)
+    // keyed the last time the lead grew by a tenth: within a tenth of the full lead
+    const at = first[0]?.[1] as number;
+    expect(t - at).toBeGreaterThanOrEqual((5_000 * PREPARE_MS_PER_FIRE) / 1.1);
+    expect(t - at).toBeLessThanOrEqual(5_000 * PREPARE_MS_PER_FIRE);
+    await fake.advanceTo(t + 1_000);
+    expect(due.slice(4_998).map(([m]) => m)).toEqual(['b', 'a8']);
+    expect(queue.size).toBe(0);
+    const leader = new FireTimeGroups<string>(queue, false, () => {});
+    expect(leader.leadFor(10_000)).toBe(0);
+  });
 });

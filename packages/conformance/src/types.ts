@@ -181,6 +181,13 @@ export interface FleetConformanceOptions {
    * `newElector` FAILS them, saying what to add.
    */
   electorless?: string;
+  /**
+   * Registers only part `index` (1-based) of `of` parts of the scenarios: every `of`-th scenario
+   * in registration order, from the `index`-th. For a backend that runs the suite in `of` test
+   * files, one part each, so that they can run side by side: together the parts register every
+   * scenario exactly once, including scenarios added later. Default: every scenario.
+   */
+  part?: { index: number; of: number };
 }
 
 /**

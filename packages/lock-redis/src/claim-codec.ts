@@ -35,6 +35,9 @@ export class ClaimPacker implements BatchCall {
   private fireAt = Number.NaN;
   private fireAtText = '';
 
+  /** @param head The script's first two ARGV: windowMs and earlyToleranceMs. */
+  constructor(private readonly head: readonly [string, string]) {}
+
   /** Adds one request: its keys, and its `fireAt|lease|since|owner` part of the packed argument. */
   add(lockKeys: LockKeys, request: ClaimRequest, leaseMs: number): void {
     const { fireAt, owner } = request;
@@ -47,18 +50,30 @@ export class ClaimPacker implements BatchCall {
     const since = request.catchUp ? String(request.catchUp.since) : '';
     const lease = request.exclusive ? `x${leaseMs}` : leaseMs;
     // an owner equal to the previous request's is sent once ('' bytes: the one before)
-    const ownerPart = owner === this.owner ? ':' : `${Buffer.byteLength(owner)}:${owner}`;
+    const part = owner === this.owner ? ':' : ownerPart(owner);
     this.owner = owner;
-    this.packed += `${this.fireAtText}|${lease}|${since}|${ownerPart}`;
+    this.packed += `${this.fireAtText}|${lease}|${since}|${part}`;
   }
-
-  /** @param head The script's first two ARGV: windowMs and earlyToleranceMs. */
-  constructor(private readonly head: readonly [string, string]) {}
 
   /** The script's ARGV: the head and the packed requests. */
   get args(): string[] {
     return [this.head[0], this.head[1], this.packed];
   }
+}
+
+let lastOwner: string | undefined;
+let lastOwnerPart = '';
+
+/**
+ * `<UTF-8 bytes>:<owner>`, how the claim script reads an owner; the last one is kept, since an
+ * instance claims with one owner.
+ */
+function ownerPart(owner: string): string {
+  if (owner !== lastOwner) {
+    lastOwnerPart = `${Buffer.byteLength(owner)}:${owner}`;
+    lastOwner = owner;
+  }
+  return lastOwnerPart;
 }
 
 /**
@@ -113,50 +128,23 @@ const LOST_REASONS: Record<string, LostReason> = {
 export function decodeClaimReplies(
   reply: unknown,
   requests: readonly ClaimRequest[],
-  positions: readonly number[] | null,
+  positions: readonly number[],
   results: ClaimResult[],
 ): void {
-  if (typeof reply !== 'string') throw new Error(`unexpected claim reply ${JSON.stringify(reply)}`);
   const cursor = new Cursor(reply);
   const backendTime = cursor.number();
-  const count = positions ? positions.length : requests.length;
-  for (let i = 0; i < count; i++) {
-    const position = positions ? positions[i]! : i;
-    const request = requests[position]!;
-    if (reply.charCodeAt(cursor.at++) !== BAR) cursor.fail();
-    const code = reply.charCodeAt(cursor.at++);
-    if (code === X || code === W) {
-      const token = cursor.number();
-      if (reply.charCodeAt(cursor.at++) !== COMMA) cursor.fail();
-      const expiresAt = cursor.number();
-      results[position] = {
-        status: 'won',
-        lease: {
-          key: request.key,
-          fireAt: request.fireAt,
-          owner: request.owner,
-          token,
-          expiresAt,
-          exclusive: code === X,
-        },
-        backendTime,
-      };
-    } else if (code === B) {
-      results[position] = { status: 'busy', key: request.key, fireAt: request.fireAt, backendTime };
-    } else if (code === L) {
-      const reason = LOST_REASONS[reply[cursor.at]!];
-      if (!reason) cursor.fail();
-      cursor.skipWord();
-      results[position] = {
-        status: 'lost',
-        key: request.key,
-        fireAt: request.fireAt,
-        reason: reason!,
-        backendTime,
-      };
-    } else cursor.fail();
+  for (const position of positions) {
+    results[position] = cursor.answer(requests[position]!, backendTime);
   }
-  if (cursor.at !== reply.length) cursor.fail();
+  cursor.end();
+}
+
+/** {@link decodeClaimReplies} for the reply of a call of one request. */
+export function decodeClaimReply(reply: unknown, request: ClaimRequest): ClaimResult {
+  const cursor = new Cursor(reply);
+  const result = cursor.answer(request, cursor.number());
+  cursor.end();
+  return result;
 }
 
 const BAR = 0x7c; // |
@@ -170,7 +158,46 @@ const L = 0x4c; // L
 /** Reads a claim reply left to right. */
 class Cursor {
   at = 0;
-  constructor(private readonly text: string) {}
+  private readonly text: string;
+
+  constructor(reply: unknown) {
+    if (typeof reply !== 'string') {
+      throw new Error(`unexpected claim reply ${JSON.stringify(reply)}`);
+    }
+    this.text = reply;
+  }
+
+  /** The answer `|<code>...` at the cursor, for `request`. */
+  answer(request: ClaimRequest, backendTime: number): ClaimResult {
+    const { text } = this;
+    if (text.charCodeAt(this.at++) !== BAR) this.fail();
+    const code = text.charCodeAt(this.at++);
+    if (code === X || code === W) {
+      const token = this.number();
+      if (text.charCodeAt(this.at++) !== COMMA) this.fail();
+      const expiresAt = this.number();
+      return {
+        status: 'won',
+        lease: {
+          key: request.key,
+          fireAt: request.fireAt,
+          owner: request.owner,
+          token,
+          expiresAt,
+          exclusive: code === X,
+        },
+        backendTime,
+      };
+    }
+    if (code === B)
+      return { status: 'busy', key: request.key, fireAt: request.fireAt, backendTime };
+    const reason = code === L ? LOST_REASONS[text[this.at]!] : undefined;
+    if (!reason) this.fail();
+    // past the reason's letters (lower case and `_`)
+    let next = text.charCodeAt(this.at);
+    while ((next >= 97 && next <= 122) || next === 95) next = text.charCodeAt(++this.at);
+    return { status: 'lost', key: request.key, fireAt: request.fireAt, reason, backendTime };
+  }
 
   /** The decimal integer at the cursor (exact below 2^53, which Redis' `%d` numbers stay). */
   number(): number {
@@ -187,11 +214,9 @@ class Cursor {
     return negative ? -value : value;
   }
 
-  /** Moves past a lost reason (lower-case letters and `_`). */
-  skipWord(): void {
-    const { text } = this;
-    let code = text.charCodeAt(this.at);
-    while ((code >= 97 && code <= 122) || code === 95) code = text.charCodeAt(++this.at);
+  /** Throws unless the whole reply was read. */
+  end(): void {
+    if (this.at !== this.text.length) this.fail();
   }
 
   fail(): never {

@@ -29,6 +29,7 @@ import {
   ClaimPacker,
   checkClaim,
   decodeClaimReplies,
+  decodeClaimReply,
   decodeReleaseReplies,
   leaseSlotOf,
   parseLease,
@@ -142,9 +143,7 @@ export class RedisLock implements Lock {
       (signal) => claimScript.run(this.redis, packer.keys, args, signal),
       request.signal,
     );
-    const results: ClaimResult[] = [];
-    decodeClaimReplies(reply, [request], null, results);
-    return results[0]!;
+    return decodeClaimReply(reply, request);
   }
 
   /**

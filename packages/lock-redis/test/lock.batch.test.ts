@@ -102,6 +102,45 @@ describe('RedisLock.claimMany on one node', () => {
     }
   });
 
+  it('packs owners of any content, mixed owners and catch-up claims: answers as single claims do', async () => {
+    // owners holding the packing's separators, digits before a colon, multi-byte characters and
+    // a lone surrogate; several owners per job (one wins, the others lose, the winner replays)
+    const owners = ['a|b', '12:x', ':', 'é€😀|', '\uD800z', 'me'];
+    const t = Date.now() - 1_000;
+    const batch: ClaimRequest[] = [];
+    for (let job = 0; job < 4; job++) {
+      for (const owner of owners) batch.push(req(`job-${job}`, t - job, owner, job % 2 === 0));
+    }
+    for (const owner of owners) batch.push(req('job-1', t - 1, owner, false)); // replays, losses
+    batch.push(req('job-1', t + 60_000, 'a|b', false)); // early
+    batch.push(req('job-2', t - 3_600_000, ':', true)); // stale
+    const old = t - 600_000; // older than the window: only a catch-up claim may take it
+    batch.push({ ...req('catch-up', old, '12:x', false), catchUp: { since: old - 60_000 } });
+    batch.push({ ...req('catch-up', old - 1, 'me', false), catchUp: { since: old - 60_000 } });
+    const many = await new RedisLock(client(), { prefix: uniquePrefix() }).claimMany(batch);
+    const singly = new RedisLock(client(), { prefix: uniquePrefix() });
+    const single = [];
+    for (const request of batch) single.push(await singly.claim(request));
+    const shape = (r: (typeof many)[number]) =>
+      r.status === 'won'
+        ? { status: r.status, owner: r.lease.owner, exclusive: r.lease.exclusive, key: r.lease.key }
+        : r.status === 'lost'
+          ? { status: r.status, reason: r.reason, key: r.key, fireAt: r.fireAt }
+          : { status: r.status, key: r.key, fireAt: r.fireAt };
+    expect(many.map(shape)).toEqual(single.map(shape));
+    const statuses = many.map((r) => (r.status === 'lost' ? r.reason : r.status));
+    expect(statuses.slice(0, 6)).toEqual(['won', ...owners.slice(1).map(() => 'claimed')]);
+    expect(statuses.slice(24, 30)).toEqual(['won', ...owners.slice(1).map(() => 'claimed')]);
+    expect(statuses.slice(30)).toEqual(['early', 'stale', 'won', 'behind_mark']);
+    // the replay of job-1's winner answers its lease: same token
+    const first = many[6]!;
+    const replay = many[24]!;
+    expect(first.status === 'won' && replay.status === 'won').toBe(true);
+    if (first.status === 'won' && replay.status === 'won') {
+      expect(replay.lease.token).toBe(first.lease.token);
+    }
+  });
+
   it('renews and releases many leases as extend and release would', async () => {
     const prefix = uniquePrefix();
     const lock = new RedisLock(client(), { prefix });

@@ -5,11 +5,14 @@
  * batches of `batch`, all at once; then each `releaseMany`s the leases it won, in batches too).
  * Client CPU from `process.cpuUsage` (this process: the locks, ioredis, the parser), server CPU
  * from `INFO cpu` (main thread, user + sys), both per request; medians over the rounds. Every
- * round uses fresh job names, so the lock's key cache misses as in a one-shot scale cell.
+ * round uses fresh job names, so the lock's key cache misses as in a one-shot scale cell. The
+ * first round (JIT warm-up) is left out, unless `rounds` is 0: then only it is measured, the
+ * code still cold as in a scale cell's instance process (run it in fresh processes, `ONLY=`).
  *
  * Run: `OLD_LOCK=<path of another build's src/index.ts> npx tsx --conditions=source
  * bench/batch-ab.ts [jobs=1000] [instances=4] [rounds=7] [batch=256]` (starts its own
- * `redis-server`; without `OLD_LOCK` it measures this build alone).
+ * `redis-server`; without `OLD_LOCK` it measures this build alone; `node --expose-gc --conditions=source
+ * --import tsx bench/batch-ab.ts ...` collects garbage before each measured window).
  */
 import { loadavg } from 'node:os';
 import type { ClaimRequest, Lease } from '@fleetcron/core';
@@ -37,6 +40,8 @@ const serverCpu = async () => {
   const sys = Number(/used_cpu_sys_main_thread:([\d.]+)/.exec(info)?.[1] ?? 0);
   return (user + sys) * 1e6;
 };
+/** A full GC before each measured window (with `node --expose-gc`): no garbage carried over. */
+const collect = () => (globalThis as { gc?: () => void }).gc?.();
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 const inBatches = <T, R>(items: T[], run: (part: T[]) => Promise<R[]>) => {
   const parts: Promise<R[]>[] = [];
@@ -53,6 +58,19 @@ const all: Variant[] = [
 ];
 /** `ONLY=new|old`: measure one variant (for a CPU profile of it). */
 const variants = all.filter((v) => !process.env.ONLY || v.name === process.env.ONLY);
+// as the scale scenario's warm-up cell: the scripts are loaded (no NOSCRIPT in the measured
+// rounds), each instance has claimed and released once
+for (const { name, locks } of variants) {
+  const fireAt = Date.now();
+  await Promise.all(
+    locks.map(async (lock, i) => {
+      const [won] = await lock.claimMany([
+        { key: `warm-${name}`, fireAt, owner: `instance-${i}`, leaseMs: 30_000, exclusive: true },
+      ]);
+      if (won?.status === 'won') await lock.releaseMany([won.lease]);
+    }),
+  );
+}
 const rows = new Map<
   string,
   Record<'claimClient' | 'claimServer' | 'relClient' | 'relServer', number[]>
@@ -78,6 +96,7 @@ for (let round = 0; round <= rounds; round++) {
         }),
       ),
     );
+    collect();
     let s0 = await serverCpu();
     let c0 = process.cpuUsage();
     const answers = await Promise.all(
@@ -97,10 +116,11 @@ for (let round = 0; round <= rounds; round++) {
       relClient: [],
       relServer: [],
     };
-    if (round > 0) {
+    if (round > 0 || rounds === 0) {
       row.claimClient.push((c.user + c.system) / claims);
       row.claimServer.push(s / claims);
     }
+    collect();
     s0 = await serverCpu();
     c0 = process.cpuUsage();
     const released = await Promise.all(
@@ -109,13 +129,13 @@ for (let round = 0; round <= rounds; round++) {
     c = process.cpuUsage(c0);
     s = (await serverCpu()) - s0;
     if (released.flat().filter(Boolean).length !== jobs) throw new Error(`${name}: release failed`);
-    if (round > 0) {
+    if (round > 0 || rounds === 0) {
       row.relClient.push((c.user + c.system) / jobs);
       row.relServer.push(s / jobs);
     }
     rows.set(name, row);
   }
-  if (round > 0) loads.push(loadavg()[0]!);
+  if (round > 0 || rounds === 0) loads.push(loadavg()[0]!);
 }
 
 console.log(

@@ -185,10 +185,14 @@ local function decide(fireKey, fires, job, fireAtText, lease, since, owner)
   return reply
 end
 
+local pattern = '^(%-?%d+)|([^|]+)|([^|]*)|(%d*):'
+if #KEYS == 3 then -- one request: no table
+  local _, last, fireAtText, lease, since = string.find(packed, pattern)
+  return nowText .. '|' .. decide(KEYS[1], KEYS[2], KEYS[3], fireAtText, lease, tonumber(since), string.sub(packed, last + 1))
+end
 local replies, at, owner = {nowText}, 1, nil
 for k = 1, #KEYS, 3 do
-  local _, last, fireAtText, lease, since, ownerBytes =
-    string.find(packed, '^(%-?%d+)|([^|]+)|([^|]*)|(%d*):', at)
+  local _, last, fireAtText, lease, since, ownerBytes = string.find(packed, pattern, at)
   at = last + 1
   if ownerBytes ~= '' then
     last = at + tonumber(ownerBytes)
@@ -239,6 +243,10 @@ local function release(job, slot, token)
   redis.call('HDEL', job, slot)
   if tonumber(exp) > now then return '1' end
   return '0'
+end
+if #KEYS == 1 then -- one request: no iterator, no table
+  local slot, token = string.match(ARGV[1], '^([^|]+)|(%d+)|$')
+  return release(KEYS[1], slot, token)
 end
 local replies, i = {}, 0
 for slot, token in string.gmatch(ARGV[1], '([^|]+)|(%d+)|') do

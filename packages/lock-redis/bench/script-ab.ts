@@ -8,7 +8,8 @@
  * (`SET k owner PX 30000 NX`, single calls).
  *
  * Run: `npx tsx --conditions=source bench/script-ab.ts [rev=HEAD~1] [jobs=2000] [rounds=7]`
- * (starts its own `redis-server`; `rev` must hold the layout-1 script, 5 KEYS per request).
+ * (starts its own `redis-server`; `rev` must hold the layout-1 script, 5 KEYS per request; this
+ * build's script takes a call's requests packed into one argument, see scripts.ts).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -39,7 +40,8 @@ const sample = async () => {
   return { usec, cpu: cpu * 1e6 };
 };
 type Build = (tag: string, fireAt: number) => { keys: string[]; args: string[] };
-const variants: Record<string, { sha: string; build: Build }> = {
+/** `packed`: the requests' arguments go in one string (this build's script), else one by one. */
+const variants: Record<string, { sha: string; build: Build; packed?: boolean }> = {
   [`old (${rev})`]: {
     sha: (await redis.script('LOAD', OLD)) as string,
     build: (tag, fireAt) => ({
@@ -51,8 +53,9 @@ const variants: Record<string, { sha: string; build: Build }> = {
     sha: (await redis.script('LOAD', CLAIM)) as string,
     build: (tag, fireAt) => ({
       keys: [`${tag}:f:${fireAt}`, `${tag}:fires`, `${tag}:j`],
-      args: [String(fireAt), 'OWNER', 'x30000', ''],
+      args: [`${fireAt}|x30000||`, 'OWNER'],
     }),
+    packed: true,
   },
 };
 
@@ -68,19 +71,21 @@ async function measure(label: string, claims: number, send: () => Promise<unknow
 }
 for (let round = 0; round < rounds; round++) {
   for (const per of [1, 128]) {
-    for (const [name, { sha, build }] of Object.entries(variants)) {
+    for (const [name, { sha, build, packed }] of Object.entries(variants)) {
       const fireAt = Date.now();
       const calls = (owner: string) => {
         const sent: Promise<unknown>[] = [];
         for (let i = 0; i < jobs; i += per) {
           const keys: string[] = [];
-          const args = ['300000', '250'];
+          const args: string[] = [];
           for (let j = i; j < Math.min(jobs, i + per); j++) {
             const one = build(`{ab-${round}-${per}-${name}:${j}}`, fireAt);
             keys.push(...one.keys);
-            for (const arg of one.args) args.push(arg === 'OWNER' ? owner : arg);
+            const ownerArg = packed ? `${Buffer.byteLength(owner)}:${owner}` : owner;
+            for (const arg of one.args) args.push(arg === 'OWNER' ? ownerArg : arg);
           }
-          sent.push(redis.evalsha(sha, keys.length, ...keys, ...args));
+          const argv = packed ? [args.join('')] : args;
+          sent.push(redis.evalsha(sha, keys.length, ...keys, '300000', '250', ...argv));
         }
         return Promise.all(sent);
       };

@@ -12,14 +12,9 @@ import {
   subscribe,
 } from '../../src/index.js';
 import { BatchLock } from './batch-lock.js';
-import { allHistory, FlakyLock, recordEvents } from './helpers.js';
+import { allHistory, FlakyLock, recordEvents, settle } from './helpers.js';
 
 const MIN = 60_000;
-
-/** Lets every pending answer, batch flush and callback run, without firing any timer. */
-async function settle(fake: FakeClock, rounds = 10): Promise<void> {
-  for (let i = 0; i < rounds; i++) await fake.flush();
-}
 
 function fleet(options: { claimBatchSize?: number; jobs?: number; leaseMs?: number } = {}) {
   const fake = new FakeClock();

@@ -3,6 +3,7 @@ import {
   type ClaimRequest,
   type ClaimResult,
   type Execution,
+  type FakeClock,
   type FleetcronEvent,
   type HistoryPage,
   type HistoryQuery,
@@ -15,6 +16,11 @@ import {
 } from '../../src/index.js';
 
 /** Records every fleetcron event published while the test runs. */
+/** Lets every pending answer, batch flush and callback run, without firing any timer. */
+export async function settle(fake: FakeClock, rounds = 10): Promise<void> {
+  for (let i = 0; i < rounds; i++) await fake.flush();
+}
+
 export function recordEvents(): { events: FleetcronEvent[]; stop: () => void } {
   const events: FleetcronEvent[] = [];
   const stop = subscribe((e) => {

@@ -16,14 +16,9 @@ import {
 } from '../../src/scheduler/fire-time-groups.js';
 import { TimerQueue } from '../../src/scheduler/timer-queue.js';
 import { BatchLock } from './batch-lock.js';
-import { FlakyLock, recordEvents } from './helpers.js';
+import { FlakyLock, recordEvents, settle } from './helpers.js';
 
 const MIN = 60_000;
-
-/** Lets every pending answer, batch flush and callback run, without firing any timer. */
-async function settle(fake: FakeClock, rounds = 10): Promise<void> {
-  for (let i = 0; i < rounds; i++) await fake.flush();
-}
 
 /** A scheduler on a recording batch lock with `jobs` jobs due every minute. */
 function setup(jobs: number) {

@@ -82,6 +82,7 @@ export class FirePath {
     this.scheduled = {
       ...{ queue, log, gate: host.gate, instanceId, graceMs: host.options.leader.shardGraceMs },
       liveFor: (job) => host.liveFor(job),
+      now: () => clock.now(),
       isRunning: () => host.isRunning(),
       claimsStopped: () => host.claimsStopped(),
       launch,

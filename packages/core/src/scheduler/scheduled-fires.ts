@@ -16,6 +16,8 @@ export interface ScheduledFireDeps {
   readonly graceMs: number;
   /** Ids of the live instances defining `job` (the registry, as of the last heartbeat). */
   liveFor(job: string): string[] | null;
+  /** The fleet clock's time, epoch ms. */
+  now(): number;
   /** The scheduler runs (parts waiting for their grace are dropped otherwise). */
   isRunning(): boolean;
   /** Aborted when `stop()` begins: parts still waiting are dropped. */
@@ -67,6 +69,7 @@ export function launchParts(
     graceMs: d.graceMs,
   });
   let held = 0;
+  const now = d.now();
   const pending = new Set<QueueEntry>();
   const stopped = d.claimsStopped();
   const onStop = () => {
@@ -96,8 +99,9 @@ export function launchParts(
       claim(part);
       continue;
     }
-    // the grace counts from the fire time (the fire may be launched ahead of it)
-    const first = d.queue.atWall(fireAt + part.delayMs, () => {
+    // the grace counts from the fire time when the fire was launched ahead of it (prepared),
+    // else from now (a launch delayed, e.g. behind the job's catch-up pass)
+    const first = d.queue.after(part.delayMs + Math.max(0, fireAt - now), () => {
       const extra = claimDelayMs(part, held, d.graceMs) - part.delayMs;
       if (extra > 0) {
         const second = d.queue.after(extra, () => {

@@ -119,6 +119,15 @@ describe('shards: n', () => {
       for (const [, ids] of parts) expect(ids).toHaveLength(1);
       expectSpread(parts, [a!.instanceId, b!.instanceId], 8);
     }
+    // c's parts wait for the grace counted from the fire time, though the fires are prepared
+    // ahead of it (counted from the preparation they would start up to the lead earlier): a
+    // rank-1 part waits one grace, and one more as its instance holds a part of the fire already
+    // (`claimDelayMs`), so 2 × 300 ms after the fire time
+    const late = fleet.runs.filter(
+      (r) => r.fireAt >= from + 1_000 && r.fireAt <= to && r.startedAt > r.fireAt + 100,
+    );
+    expect(late.length).toBeGreaterThan(0);
+    for (const r of late) expect(r.startedAt - r.fireAt).toBeGreaterThanOrEqual(2 * 300);
   });
 
   it('run now of a sharded job runs one part covering everything: ctx.shard { index 0, count 1 }', async () => {

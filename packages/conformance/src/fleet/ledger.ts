@@ -109,9 +109,15 @@ export class Ledger {
   }
 }
 
-/** Reads a ledger file (see {@link Ledger}). */
+/**
+ * Reads a ledger file (see {@link Ledger}): its complete lines. A line that another process is
+ * appending at this moment has no newline yet (a read may see part of a write) and is left for
+ * the next read; so is the torn last line of a process killed in the middle of its write.
+ */
 export function readLedger(path: string): LedgerEntry[] {
-  return readFileSync(path, 'utf8')
+  const text = readFileSync(path, 'utf8');
+  return text
+    .slice(0, text.lastIndexOf('\n') + 1)
     .split('\n')
     .filter((line) => line.length > 0)
     .map((line) => JSON.parse(line) as LedgerEntry);

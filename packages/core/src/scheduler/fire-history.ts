@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import type { Logger } from '../middleware.js';
 import type { ShardInfo } from '../shards/shard-info.js';
 import type { Execution, RunStatus } from '../store.js';
-import type { SkipReason } from './fire-events.js';
+import type { FireEvents, SkipReason } from './fire-events.js';
+import type { FireKind } from './fire-types.js';
 import type { HistoryWriter } from './history.js';
+import type { NormalizedJob } from './job.js';
 
 /** Text kept in the store for an error: its stack (which starts with the message). */
 function errorText(error: Error | null): string | null {
@@ -131,4 +134,33 @@ export class FireHistory {
       .then(firstTry);
     return this.chain;
   }
+}
+
+/** The fire a {@link historyOfFire} is kept for (a `FireRun`). */
+export interface RecordedFire {
+  readonly job: NormalizedJob;
+  readonly fireAt: number;
+  readonly kind: FireKind;
+  readonly events: FireEvents;
+  readonly log: Logger;
+}
+
+/**
+ * The history of `fire` on instance `instanceId` (`requestedBy` and a part's `shard` kept in its
+ * row; each write bounded by a third of the lease); a failed write is published as
+ * `store.failed` on the fire's events and logged.
+ */
+export function historyOfFire(
+  writer: HistoryWriter,
+  fire: RecordedFire,
+  instanceId: string,
+): FireHistory {
+  const { job, fireAt, kind, events, log } = fire;
+  const onFailed = (error: Error) => {
+    events.storeFailed(error);
+    log.warn('fleetcron: could not write history', { error });
+  };
+  const row = { job: job.name, fireAt, instanceId, requestedBy: kind.requestedBy ?? null };
+  if (kind.shard) Object.assign(row, { shard: kind.shard }); // Execution.shard
+  return new FireHistory(writer, onFailed, row, job.leaseMs / 3);
 }

@@ -6,7 +6,7 @@ import { claimFire } from './claim.js';
 import { claimAfterEarly, onTimeContext } from './claim-on-time.js';
 import type { LeaseDeadline } from './deadline.js';
 import { FireEvents, type SkipReason } from './fire-events.js';
-import { FireHistory } from './fire-history.js';
+import { type FireHistory, historyOfFire } from './fire-history.js';
 import type { FireDeps, FireKind, FireOutcome } from './fire-types.js';
 import { GiveUp } from './give-up.js';
 import { HeldLease } from './held-lease.js';
@@ -55,13 +55,7 @@ export class FireRun {
     const { instanceId, clock } = deps;
     this.log = fireLogger(deps.logger, job.name, fireAt, instanceId);
     this.events = new FireEvents(instanceId, job.name, fireAt, clock, kind.shard);
-    const onFailed = (error: Error) => {
-      this.events.storeFailed(error);
-      this.log.warn('fleetcron: could not write history', { error });
-    };
-    const fire = { job: job.name, fireAt, instanceId, requestedBy: kind.requestedBy ?? null };
-    if (kind.shard) Object.assign(fire, { shard: kind.shard }); // Execution.shard
-    this.history = new FireHistory(deps.history, onFailed, fire, job.leaseMs / 3);
+    this.history = historyOfFire(deps.history, this, instanceId);
     this.done = new Promise((resolve) => {
       this.markDone = resolve;
     });
@@ -229,14 +223,9 @@ export class FireRun {
     this.outcome = { status, reason: null };
     held.keeper.stop();
     if (error && status !== 'lease_lost') this.log.warn('fleetcron: run failed', { status, error });
+    const { token } = held;
     const durationMs = clock.monotonic() - this.startedMono;
-    this.events.runFinished({
-      token: held.token,
-      status,
-      attempt: this.attempt,
-      durationMs,
-      error,
-    });
+    this.events.runFinished({ token, status, attempt: this.attempt, durationMs, error });
   }
 
   /** A missed fire claimed under `catchUp: 'skip'`: `fire.missed`, recorded `skipped`/`missed`. */

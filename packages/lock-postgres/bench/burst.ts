@@ -47,8 +47,7 @@ async function instance(url: string, index: number): Promise<void> {
   pool.on('error', () => {});
   const lock = new PostgresLock(pool, { schema: SCHEMA });
   const owner = `instance-${index}`;
-  const claimMany = (requests: ClaimRequest[]) =>
-    (lock.claimMany as NonNullable<typeof lock.claimMany>).call(lock, requests);
+  const claimMany = (requests: ClaimRequest[]) => lock.claimMany(requests);
   // warm every connection's session (the function's compiled body and its statements' plans)
   const warm = Array.from({ length: POOL }, (_, c) =>
     claimMany(
@@ -81,17 +80,25 @@ async function instance(url: string, index: number): Promise<void> {
   process.send?.('ready');
 }
 
-/** CPU time of every `postgres` process so far, ms (10 ms ticks). */
-function serverCpuMs(): number {
-  const pids = execFileSync('pgrep', ['-x', 'postgres']).toString().trim().split('\n');
+/** Fields of `/proc/<pid>/stat` after the command name (state is index 0), or `null` once gone. */
+function statOf(pid: number): string[] | null {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? null;
+  } catch {
+    return null; // the process ended meanwhile
+  }
+}
+
+/** CPU time so far of this server: its postmaster and every process it started, ms (10 ms ticks). */
+function serverCpuMs(postmaster: number): number {
+  const children = execFileSync('pgrep', ['-P', String(postmaster)])
+    .toString()
+    .trim()
+    .split('\n');
   let ticks = 0;
-  for (const pid of pids) {
-    try {
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-      ticks += Number(fields[11]) + Number(fields[12]); // utime, stime
-    } catch {
-      // the process ended meanwhile
-    }
+  for (const pid of [postmaster, ...children.map(Number)]) {
+    const fields = statOf(pid);
+    if (fields) ticks += Number(fields[11]) + Number(fields[12]); // utime, stime
   }
   return ticks * 10;
 }
@@ -105,6 +112,8 @@ async function main(): Promise<void> {
   const url = await server.createDatabase('burst');
   const admin = new pg.Pool({ connectionString: url, max: 1 });
   await new PostgresLock(admin, { schema: SCHEMA }).migrate();
+  const { rows } = await admin.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+  const postmaster = Number(statOf(rows[0]?.pid ?? 0)?.[1]); // a backend's parent
   await admin.end();
   const script = new URL(import.meta.url).pathname;
   const children = Array.from({ length: instances }, (_, i) =>
@@ -119,16 +128,16 @@ async function main(): Promise<void> {
     );
     for (let round = 0; round < rounds; round++) {
       const r: Round = { round, fireAt: Date.now() + 300, jobs, affinity };
-      const cpu = serverCpuMs();
+      const cpu = serverCpuMs(postmaster);
       const lines = await Promise.all(
         children.map((child) => {
           const line = next(child);
-          child.send({ ...r, jobs });
+          child.send(r);
           return line;
         }),
       );
       // keys are the same every round; a new fire time makes them new fires
-      console.log(`round ${round}: server CPU ${serverCpuMs() - cpu} ms`);
+      console.log(`round ${round}: server CPU ${serverCpuMs(postmaster) - cpu} ms`);
       for (const line of lines) console.log(`  ${line}`);
     }
   } finally {

@@ -1,11 +1,5 @@
-// Real Schedulers on EtcdLock, in real time, through the shared fleet suite (its scenarios hold
-// the assertions; ./fixture.ts): part 1 of 2, so that the two parts run side by side. The
-// file's etcd servers (the shared one, and the dedicated one a server-restart scenario restarts)
-// are its own.
+// The shared fleet suite on EtcdLock, part 1 of 2 (see ./fleet-suite.ts): the two parts run side by side.
 import { runFleetConformance } from '@fleetcron/conformance';
-import { dedicatedEtcd, etcdEndpoints } from '@fleetcron/testkit/vitest';
-import { lockFixtures } from './fixture.js';
+import { fleetPart } from './fleet-suite.js';
 
-const create = lockFixtures(etcdEndpoints());
-const faults = dedicatedEtcd(lockFixtures);
-runFleetConformance({ name: 'etcd', create, faults, part: { index: 1, of: 2 } });
+runFleetConformance(fleetPart(1));

@@ -1,13 +1,5 @@
-// Real Schedulers on SqliteLock, in real time, through the shared fleet suite (its scenarios hold
-// the assertions; ./fixture.ts): part 2 of 2, so that the two parts run side by side. Each
-// fixture is a SQLite file of its own.
+// The shared fleet suite on SqliteLock, part 2 of 2 (see ./fleet-suite.ts): the two parts run side by side.
 import { runFleetConformance } from '@fleetcron/conformance';
-import { lockFixtures } from './fixture.js';
+import { fleetPart } from './fleet-suite.js';
 
-const electorless = 'SQLite has no elector';
-runFleetConformance({
-  name: 'sqlite',
-  create: lockFixtures(),
-  electorless,
-  part: { index: 2, of: 2 },
-});
+runFleetConformance(fleetPart(2));

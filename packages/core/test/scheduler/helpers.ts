@@ -11,16 +11,24 @@ import {
   type Lease,
   type Lock,
   type LockInspection,
+  type Scheduler,
   type Store,
   subscribe,
 } from '../../src/index.js';
 
-/** Records every fleetcron event published while the test runs. */
 /** Lets every pending answer, batch flush and callback run, without firing any timer. */
 export async function settle(fake: FakeClock, rounds = 10): Promise<void> {
   for (let i = 0; i < rounds; i++) await fake.flush();
 }
 
+/** Stops `scheduler`, moving the fake clock 1 s so its runs and claims can settle. */
+export async function stopOnFakeClock(scheduler: Scheduler, fake: FakeClock): Promise<void> {
+  const stopping = scheduler.stop();
+  await fake.advance(1_000);
+  await stopping;
+}
+
+/** Records every fleetcron event published while the test runs. */
 export function recordEvents(): { events: FleetcronEvent[]; stop: () => void } {
   const events: FleetcronEvent[] = [];
   const stop = subscribe((e) => {

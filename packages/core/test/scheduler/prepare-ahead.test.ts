@@ -16,7 +16,7 @@ import {
 } from '../../src/scheduler/fire-time-groups.js';
 import { TimerQueue } from '../../src/scheduler/timer-queue.js';
 import { BatchLock } from './batch-lock.js';
-import { FlakyLock, recordEvents, settle } from './helpers.js';
+import { FlakyLock, recordEvents, settle, stopOnFakeClock } from './helpers.js';
 
 const MIN = 60_000;
 
@@ -73,9 +73,7 @@ describe('fires are prepared ahead of their time; their claims leave at it', () 
     const claimEvents = events.events.filter((e: FleetcronEvent) => e.type.startsWith('claim.'));
     expect(claimEvents.every((e) => e.at >= t.nextMinute)).toBe(true);
     events.stop();
-    const stopping = t.s.stop();
-    await t.fake.advance(1_000);
-    await stopping;
+    await stopOnFakeClock(t.s, t.fake);
   }, 30_000);
 
   it('stop() during the lead drops the prepared fires at once, unsent, and returns', async () => {
@@ -110,9 +108,7 @@ describe('fires are prepared ahead of their time; their claims leave at it', () 
     const sent = t.lock.claimBatches.flatMap((b) => b.requests.map((r: ClaimRequest) => r.key));
     expect(sent.sort()).toEqual(['job-0', 'job-2']);
     expect(t.runs.map((r) => r.job).sort()).toEqual(['job-0', 'job-2']);
-    const stopping = t.s.stop();
-    await t.fake.advance(1_000);
-    await stopping;
+    await stopOnFakeClock(t.s, t.fake);
   }, 30_000);
 
   it('single claims (a lock without claimMany) wait for the fire time too', async () => {
@@ -134,9 +130,7 @@ describe('fires are prepared ahead of their time; their claims leave at it', () 
     await fake.advanceTo(nextMinute);
     await settle(fake);
     expect(claimedAt).toEqual(Array(5).fill(nextMinute));
-    const stopping = s.stop();
-    await fake.advance(1_000);
-    await stopping;
+    await stopOnFakeClock(s, fake);
   }, 30_000);
 
   it('leader mode is not prepared ahead: whether this instance leads is read at the fire time', async () => {
@@ -154,9 +148,7 @@ describe('fires are prepared ahead of their time; their claims leave at it', () 
     await fake.advanceTo(nextMinute);
     await settle(fake);
     expect(s.jobs()[0]?.nextFireAt?.getTime()).toBe(nextMinute + MIN);
-    const stopping = s.stop();
-    await fake.advance(1_000);
-    await stopping;
+    await stopOnFakeClock(s, fake);
   }, 30_000);
 
   it('a bigger burst is prepared earlier: 3,000 fires due together, 3,000 × PREPARE_MS_PER_FIRE ahead', async () => {
@@ -175,9 +167,7 @@ describe('fires are prepared ahead of their time; their claims leave at it', () 
     await t.fake.advanceTo(t.nextMinute);
     await settle(t.fake);
     expect(t.runs).toHaveLength(3_000);
-    const stopping = t.s.stop();
-    await t.fake.advance(1_000);
-    await stopping;
+    await stopOnFakeClock(t.s, t.fake);
   }, 60_000);
 });
 

@@ -15,6 +15,7 @@ const cases: [keyof typeof scenarios, string, RegExp][] = [
   ['driftFlagged', 'noRegistry', /a fleet\.drift event for the job with two schedules/],
   ['runRequestFromAnotherProcess', 'ignoresRunRequests', /the requested run to start/],
   ['catchUpLatest', 'refusesCatchUp', /missed fires that ran/],
+  ['catchUpMaxThreeExclusive', 'laggingMarkRead', /missed fires that ran/],
   ['holderKilledMidRun', 'dropsLeaseLost', /recorded lease_lost/],
 ];
 

@@ -39,12 +39,19 @@ const GIVE_UP_AFTER_START_MS = 20_000;
 /** The reason of the `skipped` row of a fire missed while the fleet was down (`'skip'`). */
 export const MISSED_REASON = 'missed';
 
-/** The three catch-up policies the scenarios check. */
-type CatchUpCase = 'latest' | 'max3' | 'skip';
+/**
+ * Each run of the exclusive `{ max: 3 }` case works this long, ms: longer than the job's period,
+ * so the catch-up runs would meet each other's lease if each missed fire were claimed on its own.
+ */
+const EXCLUSIVE_WORK_MS = 1500;
+
+/** The catch-up policies the scenarios check (`max3Skip`: `{ max: 3 }` with `overlap: 'skip'`). */
+type CatchUpCase = 'latest' | 'max3' | 'max3Skip' | 'skip';
 
 const POLICIES: Record<CatchUpCase, CatchUpSpec> = {
   latest: 'latest',
   max3: { max: 3 },
+  max3Skip: { max: 3 },
   skip: 'skip',
 };
 
@@ -52,6 +59,7 @@ const TITLES: Record<CatchUpCase, string> = {
   latest:
     "catchUp 'latest': the whole fleet down across fires, 3 processes back together → the newest missed fire runs once fleet-wide",
   max3: 'catchUp { max: 3 }: the whole fleet down across ≥ 4 fires, 3 processes back together → the 3 newest missed fires run once each',
+  max3Skip: `catchUp { max: 3 }, overlap 'skip', runs of ${EXCLUSIVE_WORK_MS} ms on a 1 s schedule: the whole fleet down across ≥ 4 fires, 3 processes back together → the 3 newest missed fires run once each, one at a time`,
   skip: `catchUp 'skip': the whole fleet down across fires, 3 processes back together → none runs; each is recorded skipped (${MISSED_REASON}) once`,
 };
 
@@ -142,9 +150,13 @@ function catchUpScenario(kind: CatchUpCase): FleetScenario {
           catchUp: POLICIES[kind],
           // three catch-up runs at once must not meet the overlap rule (one lease per fire)
           ...(kind === 'max3' ? { overlap: 'allow' as const } : {}),
+          // an exclusive job whose runs outlast its period: one at a time, each once
+          ...(kind === 'max3Skip'
+            ? { overlap: 'skip' as const, workMs: EXCLUSIVE_WORK_MS * setup.scale }
+            : {}),
         };
         const expectedOf = (missed: number[]) =>
-          kind === 'latest' ? missed.slice(-1) : kind === 'max3' ? missed.slice(-3) : [];
+          kind === 'latest' ? missed.slice(-1) : kind === 'skip' ? [] : missed.slice(-3);
         const { entries, missed } = await downAndUp(setup, job, async (missed) => {
           if (kind === 'skip') {
             const rows = await allExecutions(setup.store, job.name);
@@ -168,8 +180,7 @@ function catchUpScenario(kind: CatchUpCase): FleetScenario {
         );
 
         const ran = missed.filter((t) => starts.has(t));
-        const expected =
-          kind === 'latest' ? missed.slice(-1) : kind === 'max3' ? missed.slice(-3) : [];
+        const expected = expectedOf(missed);
         expect(
           ran.map(at),
           `missed fires that ran (missed: ${missed.map(at).join(', ')}); history:\n${rows}`,
@@ -177,6 +188,12 @@ function catchUpScenario(kind: CatchUpCase): FleetScenario {
         for (const t of expected) {
           const outcome = executions.filter((e) => e.fireAt === t).map((e) => e.status);
           expect(outcome, `history of the caught-up fire ${at(t)}`).toEqual(['succeeded']);
+        }
+        if (kind === 'max3Skip') {
+          expect(
+            overlappingRuns(entries, job.name),
+            'runs of the exclusive job that overlapped',
+          ).toEqual([]);
         }
         if (kind !== 'skip') return;
         for (const t of missed) {
@@ -192,9 +209,27 @@ function catchUpScenario(kind: CatchUpCase): FleetScenario {
   };
 }
 
+/** Pairs of runs of `job` (by the ledger's start and end entries) that overlapped in time. */
+function overlappingRuns(entries: readonly LedgerEntry[], job: string): string[] {
+  const runs = new Map<string, { fireAt: number; start: number; end: number }>();
+  for (const e of entries) {
+    if (e.job !== job || (e.kind !== 'start' && e.kind !== 'end')) continue;
+    const id = `${e.instance}/${e.fireAt}/${e.token}`;
+    const run = runs.get(id) ?? { fireAt: e.fireAt ?? 0, start: e.wall, end: Infinity };
+    if (e.kind === 'end') run.end = e.wall;
+    runs.set(id, run);
+  }
+  const sorted = [...runs.values()].sort((x, y) => x.start - y.start);
+  return sorted.slice(1).flatMap((run, i) => {
+    const before = sorted[i]!;
+    return run.start < before.end ? [`${at(before.fireAt)} and ${at(run.fireAt)}`] : [];
+  });
+}
+
 /** The catch-up scenarios, in registration order. */
 export const catchUpScenarios = {
   catchUpLatest: catchUpScenario('latest'),
   catchUpMaxThree: catchUpScenario('max3'),
+  catchUpMaxThreeExclusive: catchUpScenario('max3Skip'),
   catchUpSkipRecordsMissed: catchUpScenario('skip'),
 } as const satisfies Record<string, FleetScenario>;

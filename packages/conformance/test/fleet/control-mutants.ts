@@ -67,3 +67,19 @@ export const dropsLeaseLost: FleetInstanceFactory = (deps) => {
     execution.status === 'lease_lost' ? Promise.resolve() : record(execution);
   return schedulerInstance({ ...deps, store });
 };
+
+/**
+ * fc5: the mark reads as if it had moved to 2.5 s ago (another instance's claims moved it while
+ * it caught up, as when each missed fire was claimed on its own): the older missed fires are
+ * never caught up.
+ */
+export const laggingMarkRead: FleetInstanceFactory = (deps) => {
+  const lock: Lock = copyOf(deps.lock);
+  const inspect = lock.inspect;
+  lock.inspect = async (key) => {
+    const inspection = await inspect(key);
+    const mark = inspection.mark === null ? null : Math.max(inspection.mark, Date.now() - 2_500);
+    return { ...inspection, mark };
+  };
+  return schedulerInstance({ ...deps, lock });
+};

@@ -4,6 +4,7 @@ import type { Lock } from '../lock.js';
 import type { Logger } from '../middleware.js';
 import type { Trigger } from '../trigger.js';
 import { settleWithin } from './deadline.js';
+import type { ClaimOutcome } from './claim.js';
 import type { FireRun } from './fire-run.js';
 import type { FireKind } from './fire-types.js';
 import type { NormalizedJob } from './job.js';
@@ -119,10 +120,15 @@ export interface CatchUpDeps {
 }
 
 /**
- * At `start()`, before the job's first regular claim: finds the fires of `job` missed while the whole fleet was down, from the lock's
- * mark, and claims them one after the other as catch-up claims (each wins only ahead of the
- * mark and unclaimed, so exactly one instance gets each, and never a fire that ran). Stops at
- * the first claim this instance does not win: another instance is catching up. Never rejects.
+ * At `start()`, before the job's first regular claim: finds the fires of `job` missed while the
+ * whole fleet was down, from the lock's mark, and decides them with ONE catch-up claim of the
+ * newest of them. That claim wins only ahead of the mark and unclaimed, on exactly one instance
+ * fleet-wide, and moves the mark past every missed fire; its winner handles all of them, oldest
+ * first, one at a time, under that one lease (`FireKind.series`): runs them, or records them
+ * `skipped`/`missed` under `'skip'`. No claim per missed fire, so no missed fire can meet the
+ * lease of another one's run (`busy`), and no regular claim can move the mark past a missed fire
+ * not yet claimed. Resolves once the claim is answered (the runs go on as a fire of the fire
+ * path): the job's regular claims are held only until then. Never rejects.
  */
 export async function catchUp(
   d: CatchUpDeps,
@@ -148,18 +154,30 @@ export async function catchUp(
     return;
   }
   if (mark === null) return; // never claimed: nothing was missed
-  // fires due after start() - grace are the live fleet's (or this scheduler's own) to claim on
-  // time; the fleet's clock is re-read before each claim (a claim's answer may have corrected it)
-  const grace = catchUpGraceMs(d.lock);
-  const bound = () => Math.min(startedAt, d.clock.now()) - grace;
-  const now = bound();
-  const plan = catchUpPlan(job.catchUp, job.trigger, { mark, now, windowMs: d.lock.windowMs });
-  for (const fireAt of plan.fires) {
-    if (!d.isRunning() || fireAt > bound()) return;
-    const fire = d.launch(job, fireAt, { catchUp: { since: plan.since }, missed: plan.missed });
-    await fire.done;
-    const { status, reason } = fire.outcome;
-    // not won here, or busy (another instance runs a catch-up fire): leave the rest to it
-    if (status === 'lost' || status === 'dropped' || reason === 'overlap') return;
+  for (let attempt = 0; attempt < MAX_EARLY_REPLANS && d.isRunning(); attempt++) {
+    // fires due after start() - grace are the live fleet's (or this scheduler's own) to claim
+    // on time; the fleet's clock is re-read for each plan (a claim's answer corrects it)
+    const now = Math.min(startedAt, d.clock.now()) - catchUpGraceMs(d.lock);
+    const plan = catchUpPlan(job.catchUp, job.trigger, { mark, now, windowMs: d.lock.windowMs });
+    const newest = plan.fires.at(-1);
+    if (newest === undefined) return;
+    const answer = await new Promise<ClaimOutcome['status'] | 'dropped'>((decided) => {
+      const fire = d.launch(job, newest, {
+        catchUp: { since: plan.since },
+        missed: plan.missed,
+        series: plan.fires.slice(0, -1),
+        onClaimed: decided,
+      });
+      void fire.done.then(() => decided('dropped')); // dropped before its claim left
+    });
+    // `early`: this clock ran ahead of the backend's (a fresh instance that has not learned the
+    // fleet's clock yet); the answer corrected it, so plan again
+    if (answer !== 'early') return;
   }
 }
+
+/**
+ * Most times a catch-up pass plans again after its claim was refused `early` (each answer
+ * corrects the fleet's clock, so one is usually enough).
+ */
+const MAX_EARLY_REPLANS = 3;

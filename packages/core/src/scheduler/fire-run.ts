@@ -37,6 +37,8 @@ export class FireRun {
   /** This fire's logger (job, fire time, instance attached). */
   readonly log: Logger;
   private holding: HeldLease | null = null;
+  /** The member of this fire's catch-up series being handled now (see `FireKind.series`). */
+  private member: FireRun | null = null;
   private running = false;
   private attempt = 1;
   private startedMono = 0;
@@ -66,6 +68,7 @@ export class FireRun {
   abort(reason: Error): void {
     this.stopReason = reason;
     this.stopping.abort(reason);
+    this.member?.abort(reason);
     this.holding?.controller.abort(reason);
   }
 
@@ -76,9 +79,11 @@ export class FireRun {
   async forceFinish(): Promise<void> {
     this.closed = true;
     this.stopping.abort();
+    await this.member?.forceFinish();
     if (this.running) {
       this.finish(verdictOf(null, this.holding?.deadline.error ?? null, this.stopReason));
-      await this.holding?.releaseAfter(this.history.triedOnce());
+      // a series member's lease is its decision fire's, given back by that fire
+      if (!this.kind.inherit) await this.holding?.releaseAfter(this.history.triedOnce());
     } else if (this.holding) {
       await this.handBack('stopping');
     }
@@ -94,8 +99,11 @@ export class FireRun {
         error: toError(error),
       });
     } finally {
-      // a fire not won here (most fires of a fleet) has no lease to give back: no await for it
-      if (this.holding) await this.holding.releaseAfter(this.history.triedOnce());
+      // a fire not won here (most fires of a fleet) has no lease to give back: no await for it;
+      // a series member's lease is its decision fire's, given back by that fire
+      if (this.holding && !this.kind.inherit) {
+        await this.holding.releaseAfter(this.history.triedOnce());
+      }
       const flushed = this.history.flushed();
       if (flushed) await flushed;
       this.markDone();
@@ -103,10 +111,13 @@ export class FireRun {
   }
 
   private async steps(): Promise<void> {
+    if (this.kind.inherit) return this.handleUnder(this.kind.inherit);
     const context = onTimeContext(this.deps, this, this.stopping, (sample) => this.sampled(sample));
     const first = await claimFire(context, this.job, this.fireAt); // 1. claim
-    const claim =
-      first.status === 'early' ? await claimAfterEarly(context, this.job, this.fireAt) : first;
+    // a catch-up claim refused `early` was planned on a clock that runs ahead: not retried at
+    // the fire time (the fire is not missed); its planner plans again on the corrected clock
+    const waits = first.status === 'early' && !this.kind.catchUp;
+    const claim = waits ? await claimAfterEarly(context, this.job, this.fireAt) : first;
     this.kind.onClaimed?.(claim.status);
     if (claim.status === 'failed') return this.skip('backend_unavailable', null, claim.error);
     if (claim.status === 'busy') return this.skip('overlap', null, null);
@@ -117,8 +128,28 @@ export class FireRun {
     const held = this.hold(claim.lease, claim.sentAt);
     if (held.deadline.passed()) return this.handBack('lease_expired');
     if (this.refusesRuns()) return this.handBack('stopping');
-    if (this.kind.missed) return this.recordMissed(held.token); // catchUp 'skip': record only
     held.keeper.start(); // 2. start the keeper
+    // 2b. a catch-up decision: the older missed fires first, one at a time, under this lease;
+    // each member records itself (`skipped` when the lease expired or stop() began)
+    const { series, onClaimed, ...kind } = this.kind;
+    const member: FireKind = { ...kind, inherit: held };
+    for (const fireAt of series ?? []) {
+      this.member = new FireRun(this.deps, this.job, fireAt, member);
+      await this.member.done;
+      this.member = null;
+    }
+    return this.handleUnder(held);
+  }
+
+  /**
+   * Runs (or, under `catchUp: 'skip'`, records missed) this fire under `held`: the lease this
+   * fire won, or its catch-up decision fire's lease for a member of a series.
+   */
+  private async handleUnder(held: HeldLease): Promise<void> {
+    this.holding = held;
+    if (held.deadline.passed()) return this.handBack('lease_expired');
+    if (this.refusesRuns()) return this.handBack('stopping');
+    if (this.kind.missed) return this.recordMissed(held.token); // catchUp 'skip': record only
     const { store, queue } = this.deps;
     // with no store there is nothing to read or write: the job starts in this same stretch
     if (store) {
@@ -141,7 +172,10 @@ export class FireRun {
 
   /** `stop()` gave up draining, stopped waiting, or {@link abort} (a lost term): not run. */
   private refusesRuns(): boolean {
-    return this.closed || this.stopReason !== null || !this.deps.acceptsRuns();
+    if (this.closed || this.stopReason !== null || !this.deps.acceptsRuns()) return true;
+    // a catch-up series starts no run once stop() began: its fires are recorded `stopping`
+    const series = this.kind.inherit !== undefined || this.kind.series !== undefined;
+    return series && this.deps.claimsStopped().aborted;
   }
 
   /** Hands a backend time carried by this fire's claim or renewal answer to the fleet clock. */
@@ -179,6 +213,7 @@ export class FireRun {
   private leaseLost(error: LeaseLostError): void {
     const held = this.holding;
     if (!held) return;
+    this.member?.leaseLost(error); // a member of this fire's series runs under this lease
     held.keeper.stop();
     this.events.leaseLost(held.token, toError(error.cause ?? error));
     this.log.warn('fleetcron: lease lost, aborting the run', { token: held.token });
@@ -243,8 +278,9 @@ export class FireRun {
 
   /** The fire will not run: record why and hand the claim back so another instance can run it. */
   private async handBack(reason: 'lease_expired' | 'stopping'): Promise<void> {
-    this.holding?.keeper.stop();
     this.skip(reason, this.holding?.token ?? null, null);
+    if (this.kind.inherit) return; // a series member: its decision fire gives the lease back
+    this.holding?.keeper.stop();
     await this.holding?.giveBack('handBack');
   }
 }

@@ -7,6 +7,7 @@ import type { ClaimOutcome } from './claim.js';
 import type { ClaimSender } from './claim-batch.js';
 import type { ClockWatch } from './clock-watch.js';
 import type { SkipReason } from './fire-events.js';
+import type { HeldLease } from './held-lease.js';
 import type { HistoryWriter } from './history.js';
 import type { LeaseCalls } from './lease-batch.js';
 import type { TimerQueue } from './timer-queue.js';
@@ -59,6 +60,18 @@ export interface FireKind {
   readonly catchUp?: CatchUpClaim;
   /** A missed fire under `catchUp: 'skip'`: claimed only to record it `skipped` (`missed`). */
   readonly missed?: boolean;
+  /**
+   * A catch-up decision: older missed fires (epoch ms, oldest first) handled under this fire's
+   * lease before this fire itself, one at a time, each with its own history row and events.
+   * The one catch-up claim of the newest missed fire decides the whole catch-up of the job
+   * fleet-wide (see `catchUp()`).
+   */
+  readonly series?: readonly number[];
+  /**
+   * A member of a catch-up series: not claimed, run under the lease its decision fire holds
+   * (which renews, checks and gives the lease back; the member never does).
+   */
+  readonly inherit?: HeldLease;
   /** A part of a sharded fire (claimed on its own key, `ctx.shard`, `Execution.shard`). */
   readonly shard?: ShardInfo;
   /** Told how the claim was answered, right after it was (sharded fires count their parts). */

@@ -256,7 +256,7 @@ export class FireRun {
     const { clock } = this.deps;
     if (!held || !this.history.finished(status, this.attempt, error, clock.now())) return;
     this.outcome = { status, reason: null };
-    held.keeper.stop();
+    if (!this.kind.inherit) held.keeper.stop(); // a series member: the lease renews on
     if (error && status !== 'lease_lost') this.log.warn('fleetcron: run failed', { status, error });
     const { token } = held;
     const durationMs = clock.monotonic() - this.startedMono;

@@ -9,7 +9,7 @@ import {
   Scheduler,
 } from '../../src/index.js';
 import { BatchLock } from './batch-lock.js';
-import { allHistory, settle } from './helpers.js';
+import { allHistory, FlakyLock, settle } from './helpers.js';
 
 const SEC = 1_000;
 /** Each run works this long: longer than the job's period, so runs meet the next fires. */
@@ -39,7 +39,7 @@ async function restartTogether(catchUp: CatchUpPolicy, lockOf: (fake: FakeClock)
       name: 'job',
       trigger: every(10 * SEC),
       catchUp,
-      leaseMs: 30 * SEC,
+      leaseMs: 6 * SEC, // shorter than a series of runs: the lease is renewed throughout
       run: async (ctx) => {
         const run = { instanceId, fireAt: ctx.fireAt.getTime(), start: fake.now(), end: -1 };
         runs.push(run);
@@ -167,5 +167,31 @@ describe('a catch-up series when stop() begins', () => {
       [50, 'skipped', 'stopping'],
       [60, 'skipped', 'stopping'],
     ]);
+  });
+});
+
+describe('a catch-up series whose lease is lost', () => {
+  it('records the running member lease_lost and the others skipped (lease_expired); none runs after', async () => {
+    let flaky: FlakyLock | null = null;
+    const { fake, store, runs, stopAll } = await restartTogether({ max: 3 }, (fake) => {
+      flaky = new FlakyLock(new MemoryLock({ clock: fake }));
+      return flaky;
+    });
+    await fake.advance(64 * SEC - fake.now()); // the first member (40 s) runs
+    await settle(fake);
+    (flaky as FlakyLock | null)!.extendMode = 'null'; // the backend says the lease is gone
+    await fake.advance(3 * WORK_MS);
+    await settle(fake);
+    expect(runs.filter((r) => r.fireAt < 63 * SEC).map((r) => r.fireAt)).toEqual([40 * SEC]);
+    const rows = (await allHistory(store, 'job')).filter(
+      (r) => r.fireAt > 20 * SEC && r.fireAt < 63 * SEC,
+    );
+    expect(rows.map((r) => [r.fireAt / SEC, r.status, r.reason]).sort()).toEqual([
+      [40, 'lease_lost', null],
+      [50, 'skipped', 'lease_expired'],
+      [60, 'skipped', 'lease_expired'],
+    ]);
+    (flaky as FlakyLock | null)!.extendMode = 'ok';
+    await stopAll(WORK_MS);
   });
 });

@@ -136,6 +136,13 @@ describe("cron(expr, { dialect: 'quartz' })", () => {
     // the last Friday of the month in 2027 only
     expect(fires(quartz('0 15 10 ? * 6L 2027'), JAN1, 13).at(-1)).toBe('2027-12-31T10:15:00.000Z');
     expect(fires(quartz('0 15 10 ? * 6L 2027'), JAN1, 13)).toHaveLength(12);
+    // the README's example: the third Friday, in 2027 only
+    const third2027 = fires(quartz('0 0 12 ? * 6#3 2027'), JAN1, 13);
+    expect(third2027).toHaveLength(12);
+    expect([third2027[0], third2027.at(-1)]).toEqual([
+      '2027-01-15T12:00:00.000Z',
+      '2027-12-17T12:00:00.000Z',
+    ]);
   });
 
   it('a trigger whose years are all past has no next fire (null), and is still valid', () => {

@@ -74,7 +74,7 @@ function compile(
   const base = years === null ? fields.join(' ') : `${fields.join(' ')} ${years.join(',')}`;
   const key = hashed && seed !== undefined ? `${base}\u0000${seed}` : base;
   const hit = cache.get(key);
-  if (hit) return { ...hit, hashed };
+  if (hit) return { ...hit, resolved: asWritten(hit.resolved, expression, dialect), hashed };
   let compiled: CompiledCron;
   try {
     compiled = compileCron(fields, hashed ? seed : undefined);
@@ -82,14 +82,6 @@ function compile(
     throw new InvalidCronError('expression', expression, error);
   }
   if (years !== null) compiled = { ...compiled, match: inYears(compiled.match, years) };
-  if (dialect === 'quartz') {
-    // `resolved` shows the weekdays (and year) as written, not in the engine's Unix numbers
-    const written = splitCron(expression);
-    compiled = {
-      ...compiled,
-      resolved: [...compiled.resolved.split(' ').slice(0, 5), ...written.slice(5)].join(' '),
-    };
-  }
   // Probe from the first allowed year, so a schedule of past years is valid (and has no fires).
   const probeFrom = years === null ? PROBE_FROM : Date.UTC(years[0] as number, 0, 1) - 1;
   if (compiled.match(probeFrom) === null) {
@@ -97,7 +89,16 @@ function compile(
   }
   if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
   cache.set(key, compiled);
-  return { ...compiled, hashed };
+  return { ...compiled, resolved: asWritten(compiled.resolved, expression, dialect), hashed };
+}
+
+/**
+ * `resolved` with the weekdays (and year) as written in the quartz dialect, not in the engine's
+ * Unix numbers (the cache is shared by both dialects, so this is applied after it).
+ */
+function asWritten(resolved: string, expression: string, dialect: CronDialect): string {
+  if (dialect !== 'quartz') return resolved;
+  return [...resolved.split(' ').slice(0, 5), ...splitCron(expression).slice(5)].join(' ');
 }
 
 /** The dialect the expression is read in; throws when it is given badly or must be given. */

@@ -96,8 +96,8 @@ export function readWeekdays(field: string, dialect: CronDialect): string {
   const name = (token: string): string => {
     if (!/^\d+$/.test(token)) return token.toUpperCase();
     const n = Number(token);
-    const index = dialect === 'quartz' ? n - 1 : n % 7;
-    const day = dialect === 'quartz' && (n < 1 || n > 7) ? undefined : DAY_NAMES[index];
+    const valid = dialect === 'quartz' ? n >= 1 && n <= 7 : n <= 7;
+    const day = valid ? DAY_NAMES[dialect === 'quartz' ? n - 1 : n % 7] : undefined;
     return day ?? `${token} (no such weekday)`;
   };
   return field

@@ -302,6 +302,12 @@ describe('the dialect in the description, the spec and the definition hash', () 
     expect(s.jobs().find((j) => j.name === 'hashed')?.trigger).toMatch(
       /^cron\(0 H 12 \? \* 2-6 UTC; dialect quartz; H: .* seeded by "hashed"\)$/,
     );
+    // the expression cache is shared by both dialects; each describes its weekdays as written
+    const unixSame = cron('0 H 12 ? * 1-5', { dialect: 'unix', seed: 'hashed' }).describe();
+    expect(unixSame).toMatch(/; H: 0 \d+ 12 \? \* 1-5 seeded by "hashed"\)$/);
+    expect(quartz('0 H 12 ? * 2-6').withSeed('hashed').describe()).toMatch(
+      /; H: 0 \d+ 12 \? \* 2-6 seeded by "hashed"\)$/,
+    );
     s.start();
     await fake.advance(74 * 3_600_000); // to Monday 2026-01-12 13:00: no Saturday, no Sunday
     const stopping = s.stop();

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import type { CronDialect } from '@fleetcron/core';
 
 /** Bad command-line arguments: the CLI prints the message and the usage, exit 2. */
 export class UsageError extends Error {
@@ -8,6 +9,7 @@ export class UsageError extends Error {
 /** Parsed options of any command (each command accepts a subset, see `COMMAND_OPTIONS`). */
 export interface CliOptions {
   tz?: string;
+  dialect?: string;
   count?: string;
   after?: string;
   json?: boolean;
@@ -30,6 +32,7 @@ export interface CliOptions {
 
 const OPTIONS = {
   tz: { type: 'string' },
+  dialect: { type: 'string' },
   count: { type: 'string', short: 'n' },
   after: { type: 'string' },
   json: { type: 'boolean' },
@@ -57,8 +60,12 @@ export const COMMAND_OPTIONS: Record<
   string,
   { options: readonly string[]; positionals: number; operand?: string }
 > = {
-  next: { options: ['tz', 'count', 'after', 'json'], positionals: 1, operand: 'expression' },
-  validate: { options: ['tz', 'json'], positionals: 1, operand: 'expression' },
+  next: {
+    options: ['tz', 'dialect', 'count', 'after', 'json'],
+    positionals: 1,
+    operand: 'expression',
+  },
+  validate: { options: ['tz', 'dialect', 'json'], positionals: 1, operand: 'expression' },
   instances: { options: [...BACKEND, 'json'], positionals: 0 },
   jobs: { options: [...BACKEND, 'json'], positionals: 0 },
   history: {
@@ -115,6 +122,15 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
     );
   }
   return { command, operand: rest[0] ?? null, options: parsed.values };
+}
+
+/** Reads `--dialect` (`quartz` or `unix`, default none) with a usage error naming it. */
+export function dialectOption(value: string | undefined): CronDialect | undefined {
+  if (value === undefined) return undefined;
+  if (value !== 'quartz' && value !== 'unix') {
+    throw new UsageError(`--dialect must be quartz or unix, got ${JSON.stringify(value)}`);
+  }
+  return value;
 }
 
 /** Reads a positive integer option (`-n`, `--limit`) with a usage error naming it. */

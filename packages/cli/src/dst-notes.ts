@@ -1,4 +1,4 @@
-import { cron, wallClock, zonedTime } from '@fleetcron/core';
+import { type CronDialect, cron, wallClock, zonedTime } from '@fleetcron/core';
 import { formatWall, formatWallTime } from './wall-clock.js';
 
 /** How daylight saving time changed one fire (see DESIGN "Daylight saving time"). */
@@ -24,7 +24,7 @@ export interface UpcomingFire {
 const MAX_SKIPPED_SCAN = 200;
 
 /**
- * The next `count` fires of `expression` in `tz` after `after`, each with notes on what daylight
+ * The next `count` fires of `expression` in `tz` (read in `dialect`, see core's `cron()`) after `after`, each with notes on what daylight
  * saving time did: `moved` (a wall time in a gap, run at the gap's end), `skipped` (wall times in
  * a gap that do not fire at all), `repeated` (a second run in a repeated hour) and `once` (a
  * wall time that repeats but fires only at its first occurrence).
@@ -39,10 +39,12 @@ export function upcomingFires(
   tz: string,
   after: Date,
   count: number,
+  dialect?: CronDialect,
 ): UpcomingFire[] {
-  const trigger = cron(expression, { tz });
+  const how = dialect === undefined ? {} : { dialect };
+  const trigger = cron(expression, { tz, ...how });
   const zone = trigger.tz;
-  const wallSchedule = cron(expression, { tz: 'UTC' });
+  const wallSchedule = cron(expression, { tz: 'UTC', ...how });
   const fires: UpcomingFire[] = [];
   let prevWall = wallClock(after.getTime(), zone);
   let next = trigger.next(after);

@@ -2,10 +2,13 @@
 export const USAGE = `Usage: fleetcron <command> [options]
 
 Schedules
-  next "<expr>" [--tz ZONE] [-n COUNT] [--after ISO] [--json]
+  next "<expr>" [--tz ZONE] [--dialect D] [-n COUNT] [--after ISO] [--json]
                           next fires in UTC and in ZONE (default UTC), with DST notes
-  validate "<expr>" [--tz ZONE] [--json]
+  validate "<expr>" [--tz ZONE] [--dialect D] [--json]
                           exit 0 when the expression (and zone) are valid, 1 with the reason
+  --dialect quartz|unix   how weekday numbers read: quartz 1-7 = SUN-SAT (and a 7th
+                          field, the year), unix 0-7 with 0 and 7 = SUN; required when
+                          an expression has ? and numeric weekdays
 
 Fleet (backend: --postgres URL | --redis URL | --etcd URL, or FLEETCRON_URL)
   instances               live instances

@@ -123,6 +123,100 @@ describe('fleetcron validate', () => {
   });
 });
 
+describe('--dialect quartz|unix', () => {
+  const AFTER = '2026-01-01T00:00:00Z'; // a Thursday
+  const utcOf = (stdout: string) =>
+    (JSON.parse(stdout).fires as Array<{ utc: string }>).map((f) => f.utc);
+
+  it('next --dialect quartz reads Quartz weekdays: 6L the last Friday, 2-6 Monday to Friday', async () => {
+    const lastFriday = await runFleetcron([
+      'next',
+      '0 15 10 ? * 6L',
+      '--dialect',
+      'quartz',
+      '-n',
+      '2',
+      '--after',
+      AFTER,
+      '--json',
+    ]);
+    expect(lastFriday.code).toBe(0);
+    expect(JSON.parse(lastFriday.stdout)).toMatchObject({ dialect: 'quartz' });
+    expect(utcOf(lastFriday.stdout)).toEqual([
+      '2026-01-30T10:15:00.000Z',
+      '2026-02-27T10:15:00.000Z',
+    ]);
+    const unix = await runFleetcron([
+      'next',
+      '0 15 10 ? * 6L',
+      '--dialect',
+      'unix',
+      '-n',
+      '1',
+      '--after',
+      AFTER,
+      '--json',
+    ]);
+    expect(utcOf(unix.stdout)).toEqual(['2026-01-31T10:15:00.000Z']); // the last Saturday
+    const weekdays = await runFleetcron([
+      'next',
+      '0 0 12 ? * 2-6',
+      '--dialect',
+      'quartz',
+      '-n',
+      '3',
+      '--after',
+      AFTER,
+    ]);
+    expect(weekdays.code).toBe(0);
+    const lines = weekdays.stdout.trim().split('\n');
+    expect(lines.slice(1).map((l) => l.split(/\s+/)[1])).toEqual([
+      '2026-01-01T12:00:00.000Z', // Thu
+      '2026-01-02T12:00:00.000Z', // Fri
+      '2026-01-05T12:00:00.000Z', // Mon, not Sat 3rd
+    ]);
+    const year = await runFleetcron([
+      'next',
+      '0 0 12 1 1 ? 2027',
+      '--dialect',
+      'quartz',
+      '--after',
+      AFTER,
+      '--json',
+    ]);
+    expect(utcOf(year.stdout)).toEqual(['2027-01-01T12:00:00.000Z']);
+  });
+
+  it('without --dialect an ambiguous expression exits 1 saying how each dialect reads it', async () => {
+    const next = await runFleetcron(['next', '0 15 10 ? * 6L']);
+    expect(next.code).toBe(1);
+    expect(next.stderr).toContain('is ambiguous');
+    expect(next.stderr).toContain('Quartz (1-7 = SUN-SAT) reads it as last FRI');
+    expect(next.stderr).toContain('reads it as last SAT');
+    expect(next.stderr).toContain('--dialect quartz|unix');
+    expect(hasStackTrace(next.stderr)).toBe(false);
+    const validate = await runFleetcron(['validate', '0 0 12 ? * 2-6', '--json']);
+    expect(validate.code).toBe(1);
+    expect(JSON.parse(validate.stdout)).toMatchObject({
+      valid: false,
+      error: { code: 'AMBIGUOUS_CRON_DIALECT', field: 'expression' },
+    });
+  });
+
+  it('validate --dialect accepts the expression and names the dialect; a bad value exits 2', async () => {
+    const ok = await runFleetcron(['validate', '0 0 12 ? * 2-6', '--dialect', 'quartz']);
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toMatch(/^valid: cron\(0 0 12 \? \* 2-6 UTC; dialect quartz\), next fire /);
+    const json = await runFleetcron(['validate', '0 0 12 ? * 2-6', '--dialect', 'unix', '--json']);
+    expect(JSON.parse(json.stdout)).toMatchObject({ valid: true, dialect: 'unix' });
+    const bad = await runFleetcron(['validate', '* * * * *', '--dialect', 'vixie']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^fleetcron: --dialect must be quartz or unix, got "vixie"/);
+    const notHere = await runFleetcron(['jobs', '--dialect', 'quartz']);
+    expect(notHere.code).toBe(2);
+  });
+});
+
 describe('bad arguments', () => {
   it('print the reason and the usage, exit 2', async () => {
     const cases: string[][] = [

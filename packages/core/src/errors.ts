@@ -4,6 +4,7 @@
  */
 export type FleetcronErrorCode =
   | 'INVALID_CRON'
+  | 'AMBIGUOUS_CRON_DIALECT'
   | 'INVALID_TRIGGER'
   | 'UNKNOWN_TIMEZONE'
   | 'DUPLICATE_JOB'
@@ -82,6 +83,34 @@ export class InvalidCronError extends InvalidOptionError {
       `invalid cron expression ${JSON.stringify(expression)}${reason}. Use 5 fields (minute hour day-of-month month day-of-week), 6 fields with seconds first, or a nickname such as @hourly.`,
       { cause, code: 'INVALID_CRON' },
     );
+  }
+}
+
+/**
+ * A cron expression that Unix cron and Quartz read differently (code `AMBIGUOUS_CRON_DIALECT`,
+ * field `expression`): `?` with numeric weekdays, which Quartz numbers 1-7 = SUN-SAT and Unix
+ * 0-7 with 0 and 7 = SUN. Pass `{ dialect: 'quartz' }` or `{ dialect: 'unix' }`, or write
+ * weekday names. `readings` says what each dialect makes of the weekday field.
+ */
+export class AmbiguousCronDialectError extends InvalidOptionError {
+  /** The weekday field as each dialect reads it, e.g. `{ quartz: 'last FRI', unix: 'last SAT' }`. */
+  readonly readings: { readonly quartz: string; readonly unix: string };
+  constructor(
+    field: string,
+    expression: string,
+    weekdays: string,
+    readings: { quartz: string; unix: string },
+    hasYear: boolean,
+  ) {
+    const unix = hasYear
+      ? `Unix cron (0-7, 0 and 7 = SUN) would read it as ${readings.unix} but has no year field`
+      : `Unix cron (0-7, 0 and 7 = SUN) reads it as ${readings.unix}`;
+    super(
+      field,
+      `cron expression ${JSON.stringify(expression)} is ambiguous: its day-of-week field ${weekdays} uses weekday numbers, which dialects read differently. Quartz (1-7 = SUN-SAT) reads it as ${readings.quartz}; ${unix}. Pass { dialect: 'quartz' } or { dialect: 'unix' } (CLI: --dialect quartz|unix), or write weekday names (MON-FRI).`,
+      { code: 'AMBIGUOUS_CRON_DIALECT' },
+    );
+    this.readings = { ...readings };
   }
 }
 

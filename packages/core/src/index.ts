@@ -31,6 +31,7 @@ export {
 } from './elector.js';
 // errors
 export {
+  AmbiguousCronDialectError,
   BackendUnavailableError,
   DuplicateJobError,
   FleetcronError,
@@ -154,4 +155,5 @@ export type {
 export type { Trigger } from './trigger.js';
 export { at } from './triggers/at.js';
 export { type CronOptions, type CronTrigger, cron } from './triggers/cron.js';
+export type { CronDialect } from './triggers/dialect.js';
 export { type EveryOptions, every } from './triggers/every.js';

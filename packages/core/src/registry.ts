@@ -14,8 +14,11 @@ import type { JobState } from './store.js';
  * core's triggers (`triggerFromSpec`). `null` in {@link RegisteredJob.spec} for custom triggers.
  */
 export type TriggerSpec =
-  /** `cron(expression, { tz })`; `seed` is the `H` seed when it is not the expression. */
-  | { kind: 'cron'; expression: string; tz: string; seed?: string }
+  /**
+   * `cron(expression, { tz })`; `seed` is the `H` seed when it is not the expression; `dialect`
+   * when one was given (`unix` or `quartz`).
+   */
+  | { kind: 'cron'; expression: string; tz: string; seed?: string; dialect?: 'unix' | 'quartz' }
   /** `every(ms, { anchor })`, anchor in epoch ms. */
   | { kind: 'every'; ms: number; anchor: number }
   /** `at(time)`, epoch ms. */

@@ -12,6 +12,7 @@ import * as mainEntry from '../src/index.js';
 /** Everything `@fleetcron/core` exports, values and types (see README "Entries"). */
 const MAIN = [
   'ActorOptions',
+  'AmbiguousCronDialectError',
   'at',
   'BackendUnavailableError',
   'BatchOptions',
@@ -30,6 +31,7 @@ const MAIN = [
   'ClockOffset',
   'compose',
   'cron',
+  'CronDialect',
   'CronOptions',
   'CronTrigger',
   'DEFAULT_CLAIM_BATCH_SIZE',

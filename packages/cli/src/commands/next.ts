@@ -1,4 +1,4 @@
-import { integerOption, type ParsedCommand, UsageError } from '../args.js';
+import { dialectOption, integerOption, type ParsedCommand, UsageError } from '../args.js';
 import { upcomingFires } from '../dst-notes.js';
 import { EXIT, type ExitCode } from '../exit-codes.js';
 import type { CliIo } from '../io.js';
@@ -17,14 +17,17 @@ function afterOf(value: string | undefined): Date {
   return date;
 }
 
-/** `fleetcron next "<expr>" [--tz ZONE] [-n COUNT] [--after ISO] [--json]`. */
+/** `fleetcron next "<expr>" [--tz ZONE] [--dialect quartz|unix] [-n COUNT] [--after ISO] [--json]`. */
 export function nextCommand({ operand, options }: ParsedCommand, io: CliIo): ExitCode {
   const expression = operand as string;
   const tz = options.tz ?? 'UTC';
+  const dialect = dialectOption(options.dialect);
   const count = integerOption('count', options.count, 10, MAX_COUNT);
-  const fires = upcomingFires(expression, tz, afterOf(options.after), count);
+  const fires = upcomingFires(expression, tz, afterOf(options.after), count, dialect);
   if (options.json) {
-    io.out(JSON.stringify({ expression, tz, fires }, null, 2));
+    const body =
+      dialect === undefined ? { expression, tz, fires } : { expression, tz, dialect, fires };
+    io.out(JSON.stringify(body, null, 2));
     return EXIT.ok;
   }
   const rows = fires.map((fire, i) => [

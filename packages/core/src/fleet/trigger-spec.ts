@@ -22,10 +22,11 @@ export function triggerSpecOf(trigger: Trigger): TriggerSpec | null {
 export function triggerFromSpec(spec: TriggerSpec): Trigger {
   switch (spec?.kind) {
     case 'cron':
-      return cron(
-        spec.expression,
-        spec.seed === undefined ? { tz: spec.tz } : { tz: spec.tz, seed: spec.seed },
-      );
+      return cron(spec.expression, {
+        tz: spec.tz,
+        ...(spec.seed === undefined ? {} : { seed: spec.seed }),
+        ...(spec.dialect === undefined ? {} : { dialect: spec.dialect }),
+      });
     case 'every':
       return every(spec.ms, { anchor: spec.anchor });
     case 'at':

@@ -4,7 +4,9 @@ import {
   type DayOfMonthRule,
   dayOfMonthRule,
 } from './day-of-month.js';
+import { type CronDialect, quartzWeekdaysToUnix } from './dialect.js';
 import type { WallClockMatcher } from './dst.js';
+import { parseYearField } from './year-field.js';
 
 /**
  * A parsed cron expression evaluated on wall-clock ("naive", UTC-as-local) milliseconds.
@@ -36,11 +38,25 @@ const FIELD_NAMES = ['second', 'minute', 'hour', 'day-of-month', 'month', 'day-o
 /** `?` ("no specific value") means something only in the two day fields. */
 const QUESTION_MARK_FIELDS = new Set([3, 5]);
 
+/** The fields of an expression as written (a nickname is one field), for the dialect check. */
+export function splitCron(expression: string): string[] {
+  return expression.trim().split(/\s+/);
+}
+
+/** Six normalised fields (seconds first, Unix weekday numbers) and the years, if restricted. */
+export interface NormalizedCron {
+  readonly fields: string[];
+  /** Allowed years (Quartz's seventh field), sorted; `null` when every year is allowed. */
+  readonly years: number[] | null;
+}
+
 /**
- * Turns a user's expression into six fields (seconds first), or throws an Error saying why.
- * Nicknames are expanded here; `@reboot` is refused because a fleet has no single boot.
+ * Turns a user's expression into six fields (seconds first, weekdays in Unix numbering) and the
+ * years of a Quartz seventh field, or throws an Error saying why. Nicknames are expanded here;
+ * `@reboot` is refused because a fleet has no single boot. In the `quartz` dialect the weekday
+ * field is read as 1-7 = SUN-SAT and rewritten in Unix numbers.
  */
-export function normalizeCron(expression: string): string[] {
+export function normalizeCron(expression: string, dialect: CronDialect = 'unix'): NormalizedCron {
   const text = expression.trim();
   if (text.startsWith('@')) {
     const nick = text.toLowerCase();
@@ -53,13 +69,27 @@ export function normalizeCron(expression: string): string[] {
     if (!expanded) {
       throw new Error(`unknown nickname; use one of ${Object.keys(NICKNAMES).join(', ')}`);
     }
-    return ['0', ...expanded.split(' ')];
+    return { fields: ['0', ...expanded.split(' ')], years: null };
   }
-  const given = text.split(/\s+/);
+  const given = splitCron(text);
   let fields: string[];
-  if (given.length === 5) fields = ['0', ...given];
+  let year = '*';
+  if (dialect === 'unix' && given.length === 5) fields = ['0', ...given];
   else if (given.length === 6) fields = given;
-  else throw new Error(`expected 5 or 6 fields, got ${text === '' ? 0 : given.length}`);
+  else if (dialect === 'quartz' && given.length === 7) {
+    fields = given.slice(0, 6);
+    year = given[6] as string;
+  } else if (dialect === 'quartz') {
+    throw new Error(
+      `the quartz dialect has 6 fields (seconds first) or 7 (the year last), got ${text === '' ? 0 : given.length}`,
+    );
+  } else {
+    const hint =
+      given.length === 7
+        ? '; a seventh field (the year) is Quartz: pass { dialect: "quartz" }'
+        : '';
+    throw new Error(`expected 5 or 6 fields, got ${text === '' ? 0 : given.length}${hint}`);
+  }
   fields.forEach((field, index) => {
     if (field.includes('?') && !QUESTION_MARK_FIELDS.has(index)) {
       throw new Error(
@@ -67,7 +97,8 @@ export function normalizeCron(expression: string): string[] {
       );
     }
   });
-  return fields;
+  if (dialect === 'quartz') fields[5] = quartzWeekdaysToUnix(fields[5] ?? '*');
+  return { fields, years: year === '*' ? null : parseYearField(year) };
 }
 
 function parse(fields: readonly string[], seed?: string): CronExpression {

@@ -1,9 +1,17 @@
-import { InvalidCronError, InvalidOptionError } from '../errors.js';
+import { AmbiguousCronDialectError, InvalidCronError, InvalidOptionError } from '../errors.js';
 import type { Trigger } from '../trigger.js';
 import { afterTime } from './after-time.js';
-import { type CompiledCron, compileCron, normalizeCron, usesHash } from './cron-matcher.js';
+import {
+  type CompiledCron,
+  compileCron,
+  normalizeCron,
+  splitCron,
+  usesHash,
+} from './cron-matcher.js';
+import { CRON_DIALECTS, type CronDialect, isDialectAmbiguous, readWeekdays } from './dialect.js';
 import { nextInstantInZone } from './dst.js';
 import { resolveTimeZone } from './timezone.js';
+import { inYears } from './year-field.js';
 
 /** Options of {@link cron}. */
 export interface CronOptions {
@@ -17,6 +25,15 @@ export interface CronOptions {
    * with the job's name (as Jenkins does), so jobs sharing `H * * * *` spread over the hour.
    */
   seed?: string;
+  /**
+   * How weekday numbers are read. `'unix'`: `0`-`7`, `0` and `7` = Sunday, 5 or 6 fields.
+   * `'quartz'`: `1`-`7` = Sunday-Saturday (so `6L` is the last Friday, `2-6` Monday to Friday,
+   * `6#3` the third Friday, `L` alone Saturday), 6 fields or 7 with the year last. Names
+   * (`MON-FRI`) mean the same in both. Default: Unix, except that a 6- or 7-field expression
+   * with `?` in a day field and numeric weekdays throws {@link AmbiguousCronDialectError}
+   * instead of guessing.
+   */
+  dialect?: CronDialect;
 }
 
 /** A {@link Trigger} built by {@link cron}; exposes its expression and zone for logs. */
@@ -25,6 +42,8 @@ export interface CronTrigger extends Trigger {
   readonly expression: string;
   /** The time zone the expression is read in. */
   readonly tz: string;
+  /** The dialect given, or `undefined` (Unix numbering, ambiguous expressions refused). */
+  readonly dialect: CronDialect | undefined;
   /** The `H` seed given, or `undefined` (the expression seeds `H`). */
   readonly seed: string | undefined;
   /** Whether the expression uses `H`. */
@@ -39,29 +58,72 @@ const CACHE_LIMIT = 1000;
 /** A fixed instant for the construction-time check that the expression fires at all. */
 const PROBE_FROM = Date.UTC(2000, 0, 1);
 
-function compile(expression: string, seed: string | undefined): CompiledCron & { hashed: boolean } {
+function compile(
+  expression: string,
+  dialect: CronDialect,
+  seed: string | undefined,
+): CompiledCron & { hashed: boolean } {
   let fields: string[];
+  let years: number[] | null;
   try {
-    fields = normalizeCron(expression);
+    ({ fields, years } = normalizeCron(expression, dialect));
   } catch (error) {
     throw new InvalidCronError('expression', expression, error);
   }
   const hashed = usesHash(fields);
-  const key = hashed && seed !== undefined ? `${fields.join(' ')}\u0000${seed}` : fields.join(' ');
+  const base = years === null ? fields.join(' ') : `${fields.join(' ')} ${years.join(',')}`;
+  const key = hashed && seed !== undefined ? `${base}\u0000${seed}` : base;
   const hit = cache.get(key);
-  if (hit) return { ...hit, hashed };
+  if (hit) return { ...hit, resolved: asWritten(hit.resolved, expression, dialect), hashed };
   let compiled: CompiledCron;
   try {
     compiled = compileCron(fields, hashed ? seed : undefined);
   } catch (error) {
     throw new InvalidCronError('expression', expression, error);
   }
-  if (compiled.match(PROBE_FROM) === null) {
+  if (years !== null) compiled = { ...compiled, match: inYears(compiled.match, years) };
+  // Probe from the first allowed year, so a schedule of past years is valid (and has no fires).
+  const probeFrom = years === null ? PROBE_FROM : Date.UTC(years[0] as number, 0, 1) - 1;
+  if (compiled.match(probeFrom) === null) {
     throw new InvalidCronError('expression', expression, new Error('it never fires'));
   }
   if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
   cache.set(key, compiled);
-  return { ...compiled, hashed };
+  return { ...compiled, resolved: asWritten(compiled.resolved, expression, dialect), hashed };
+}
+
+/**
+ * `resolved` with the weekdays (and year) as written in the quartz dialect, not in the engine's
+ * Unix numbers (the cache is shared by both dialects, so this is applied after it).
+ */
+function asWritten(resolved: string, expression: string, dialect: CronDialect): string {
+  if (dialect !== 'quartz') return resolved;
+  return [...resolved.split(' ').slice(0, 5), ...splitCron(expression).slice(5)].join(' ');
+}
+
+/** The dialect the expression is read in; throws when it is given badly or must be given. */
+function dialectOf(expression: string, given: unknown): CronDialect {
+  if (given !== undefined) {
+    if (!CRON_DIALECTS.includes(given as CronDialect)) {
+      throw new InvalidOptionError(
+        'dialect',
+        `must be one of ${CRON_DIALECTS.map((d) => JSON.stringify(d)).join(', ')}, got ${JSON.stringify(given)}.`,
+      );
+    }
+    return given as CronDialect;
+  }
+  const fields = splitCron(expression);
+  if (isDialectAmbiguous(fields)) {
+    const weekdays = fields[5] as string;
+    throw new AmbiguousCronDialectError(
+      'expression',
+      expression,
+      weekdays,
+      { quartz: readWeekdays(weekdays, 'quartz'), unix: readWeekdays(weekdays, 'unix') },
+      fields.length === 7,
+    );
+  }
+  return 'unix';
 }
 
 /**
@@ -75,6 +137,12 @@ function compile(expression: string, seed: string | undefined): CompiledCron & {
  * so. When both day-of-month and day-of-week are restricted (neither is `*` or `?`), a day
  * matches if either matches.
  *
+ * `dialect: 'quartz'` reads weekday numbers as Quartz does (`1`-`7` = SUN-SAT) and takes an
+ * optional seventh field, the year (`2027`, `2026-2028`, `2026/2`, lists, `*`; 1970-2099); after
+ * its last year the trigger has no more fires (`next()` answers `null`). Without a dialect, a 6-
+ * or 7-field expression with `?` and numeric weekdays is refused, because the two
+ * dialects read it differently; every other expression reads as before (Unix numbering).
+ *
  * Times are wall-clock times in `tz`. DST: with an unrestricted hour field the trigger fires
  * at every real instant that matches (twice in a repeated hour, never in a skipped one); with a
  * specific hour it fires once per wall-clock time: at the first occurrence in a repeated hour,
@@ -84,6 +152,9 @@ function compile(expression: string, seed: string | undefined): CompiledCron & {
  * `InvalidOptionError` (field `after`) for an Invalid Date.
  *
  * @throws InvalidCronError (field `expression`) for a bad or never-firing expression or `@reboot`.
+ * @throws AmbiguousCronDialectError (code `AMBIGUOUS_CRON_DIALECT`, field `expression`) for an
+ *   expression that Quartz and Unix read differently, given without `dialect`.
+ * @throws InvalidOptionError (field `dialect`) for a dialect other than `unix` or `quartz`.
  * @throws UnknownTimezoneError (field `tz`) for a zone the runtime's Intl does not know.
  */
 export function cron(expression: string, options: CronOptions = {}): CronTrigger {
@@ -98,27 +169,42 @@ export function cron(expression: string, options: CronOptions = {}): CronTrigger
       `must be a string (e.g. the job name), got ${typeof seed}.`,
     );
   }
-  const { match, hourRestricted, resolved, hashed } = compile(expression, seed);
+  const dialect = options?.dialect;
+  const { match, hourRestricted, resolved, hashed } = compile(
+    expression,
+    dialectOf(expression, dialect),
+    seed,
+  );
   // with H, the description names the values it chose: `H` → `37` (the minute)
   const chose = hashed
     ? `; H: ${resolved}${seed === undefined ? '' : ` seeded by ${JSON.stringify(seed)}`}`
     : '';
-  const description = `cron(${expression} ${zone}${chose})`;
+  const named = dialect === undefined ? '' : `; dialect ${dialect}`;
+  const description = `cron(${expression} ${zone}${named}${chose})`;
   return {
     expression,
     tz: zone,
+    dialect,
     seed,
     hashed,
-    withSeed: (by: string) => cron(expression, { tz: zone, seed: by }),
+    withSeed: (by: string) =>
+      cron(
+        expression,
+        dialect === undefined ? { tz: zone, seed: by } : { tz: zone, seed: by, dialect },
+      ),
     next(after: Date): Date | null {
       const from = afterTime(after, description);
       const at = utc ? match(from) : nextInstantInZone(match, zone, from, hourRestricted);
       return at === null ? null : new Date(at);
     },
     describe: () => description,
-    spec:
-      seed === undefined
-        ? { kind: 'cron', expression, tz: zone }
-        : { kind: 'cron', expression, tz: zone, seed },
+    // the dialect is part of the definition (only when given, so existing jobs keep their hash)
+    spec: {
+      kind: 'cron',
+      expression,
+      tz: zone,
+      ...(seed === undefined ? {} : { seed }),
+      ...(dialect === undefined ? {} : { dialect }),
+    },
   };
 }

@@ -107,6 +107,9 @@ export interface HistoryPage {
  * registry.ts) are optional so stores written before them keep working: a scheduler simply
  * does not heartbeat into such a store, and `FleetClient` refuses it with a typed error.
  */
+/** Most executions the scheduler sends in one {@link Store.recordMany} call. */
+export const RECORD_BATCH_SIZE = 256;
+
 export interface Store extends Partial<FleetStore> {
   /** Backend name, e.g. `memory`, `postgres`. */
   readonly backend: string;
@@ -119,6 +122,17 @@ export interface Store extends Partial<FleetStore> {
    * dropped in the same round trip, and the job's last outcome is left as it was).
    */
   record(execution: Execution): Promise<void>;
+  /**
+   * Optional: records `executions` as {@link record} would, one after the other in array order
+   * (the same id may appear more than once: a start, then its outcome), in as few round trips as
+   * the backend allows. The scheduler sends the history rows written in the same macrotask (all
+   * the fires of one timer wake) through it, in batches of at most {@link RECORD_BATCH_SIZE}.
+   * Every write is an upsert by id whose first terminal status wins, so a batch that failed part
+   * way can be sent again whole. Throws `BackendUnavailableError` when the backend cannot be
+   * reached. Worth it only where a call is a round trip (`MemoryStore` has none, so it leaves
+   * this out and every write is a single `record`).
+   */
+  recordMany?(executions: readonly Execution[]): Promise<void>;
   /** One page of a job's history, newest first. */
   history(job: string, query?: HistoryQuery): Promise<HistoryPage>;
   /** Deletes executions that started before `before` (epoch ms); resolves how many. */

@@ -23,7 +23,8 @@ export interface SentItem<Result> {
 export interface BatcherOptions<Item, Result> {
   /** Most items in one call. */
   readonly size: number;
-  readonly clock: Clock;
+  /** Read for each batch's send time (`SentItem.sentAt`). */
+  readonly clock: Pick<Clock, 'monotonic'>;
   /** The batched lock call (`claimMany`, `extendMany`, `releaseMany`): `results[i]` for `items[i]`. */
   readonly call: (items: Item[], options: BatchOptions) => Promise<Result[]>;
   /** What the call is, for errors (`claimMany`). */

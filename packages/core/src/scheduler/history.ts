@@ -1,8 +1,12 @@
 import { BackendUnavailableError, toError } from '../errors.js';
 import type { Logger } from '../middleware.js';
-import type { Execution, Store } from '../store.js';
+import { type Execution, RECORD_BATCH_SIZE, type Store } from '../store.js';
+import { Batcher } from './batcher.js';
 import { settleWithin, type TimerSource } from './deadline.js';
 import { safeCall } from './safe.js';
+
+/** The history batches' send times (not used by the writer; the batcher records them). */
+const MONOTONIC = { monotonic: () => performance.now() };
 
 /** First pause before an outcome write that failed is sent again, ms (doubles each time). */
 export const OUTCOME_RETRY_MIN_MS = 100;
@@ -15,10 +19,18 @@ export const OUTCOME_RETRY_MAX_MS = 5_000;
  * fails is tried again with a bounded backoff until it lands or {@link HistoryWriter.abandon} is
  * called (by `stop()` at its deadline), so a store outage shorter than the drain leaves no row
  * `running`. Knows which writes are still pending, so `stop()` can wait for them.
+ *
+ * With a store that has `recordMany`, the first try of every write made in the same macrotask
+ * (the rows of all the fires of one timer wake) goes out together, in batches of at most
+ * {@link RECORD_BATCH_SIZE}, a few batches in flight at once; each write still has its own
+ * bound and its own answer. A try after a failure is a single `record`, so one row the store
+ * refuses fails alone.
  */
 export class HistoryWriter {
   private readonly pending = new Set<Promise<void>>();
   private abandoned = new AbortController();
+  /** First tries through `store.recordMany`; `null` when the store has none. */
+  private readonly batches: Batcher<Execution, void> | null;
 
   /**
    * @param store where history goes; `null` records nothing.
@@ -28,7 +40,18 @@ export class HistoryWriter {
     private readonly store: Store | null,
     private readonly timers: TimerSource,
     private readonly onAbandoned: (execution: Execution) => void = () => {},
-  ) {}
+  ) {
+    const recordMany = store?.recordMany?.bind(store);
+    this.batches = recordMany
+      ? new Batcher<Execution, void>({
+          ...{ size: RECORD_BATCH_SIZE, clock: MONOTONIC, name: 'recordMany' },
+          call: async (executions) => {
+            await recordMany(executions);
+            return executions.map(() => undefined);
+          },
+        })
+      : null;
+  }
 
   /** Whether there is a store to write to. */
   get enabled(): boolean {
@@ -73,7 +96,7 @@ export class HistoryWriter {
   ): Promise<void> {
     const abandoned = this.abandoned.signal;
     for (let attempt = 0; ; attempt++) {
-      const error = await this.once(store, execution, boundMs);
+      const error = await this.once(store, execution, boundMs, attempt === 0);
       if (error === null) return;
       if (attempt === 0) onFailed(error);
       if (!retry) return;
@@ -84,15 +107,19 @@ export class HistoryWriter {
     }
   }
 
-  private once(store: Store, execution: Execution, boundMs: number): Promise<Error | null> {
+  private once(
+    store: Store,
+    execution: Execution,
+    boundMs: number,
+    first: boolean,
+  ): Promise<Error | null> {
     const noAnswer = () =>
       new BackendUnavailableError(store.backend, 'record', new Error(`no answer in ${boundMs} ms`));
-    return settleWithin(
-      safeCall(() => store.record(execution)),
-      boundMs,
-      noAnswer,
-      this.timers,
-    )
+    const batches = first ? this.batches : null;
+    const call = batches
+      ? () => batches.submit(execution).then((sent) => sent?.answer)
+      : () => store.record(execution);
+    return settleWithin(safeCall(call), boundMs, noAnswer, this.timers)
       .then(() => null)
       .catch((error: unknown) => toError(error));
   }

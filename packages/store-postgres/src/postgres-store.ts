@@ -76,29 +76,50 @@ export class PostgresStore implements Store {
   }
 
   async record(execution: Execution): Promise<void> {
+    // An upsert by id: safe to repeat when the connection broke under the first attempt.
+    await this.statements.run('record', 'record', this.parameters(execution), { retry: true });
+  }
+
+  /**
+   * `record` of each, in order, in one statement (see `recordManySql`): the writes of one id are
+   * merged first as the store would apply them one by one (a terminal write ends the row). An
+   * upsert: safe to repeat whole.
+   */
+  async recordMany(executions: readonly Execution[]): Promise<void> {
+    if (executions.length === 0) return;
+    const merged = new Map<string, Execution>();
+    for (const execution of executions) {
+      const before = merged.get(execution.id);
+      if (before && before.status !== 'running') continue; // the first outcome wins
+      merged.delete(execution.id); // re-inserted: the batch order is the order of last writes
+      merged.set(execution.id, execution);
+    }
+    const columns: unknown[][] = Array.from({ length: 13 }, () => []);
+    for (const execution of merged.values()) {
+      this.parameters(execution).forEach((value, i) => columns[i]?.push(value));
+    }
+    await this.statements.run('recordMany', 'recordMany', columns, { retry: true });
+  }
+
+  /** The parameters of the record statement for `execution`, in its column order. */
+  private parameters(execution: Execution): unknown[] {
     const error = boundErrorText(execution.error, this.options.maxErrorLength);
     const reason = execution.reason ?? null;
-    // An upsert by id: safe to repeat when the connection broke under the first attempt.
-    await this.statements.run(
-      'record',
-      'record',
-      [
-        encodeText(execution.id),
-        encodeText(execution.job),
-        execution.fireAt,
-        execution.status,
-        execution.attempt,
-        encodeText(execution.instanceId),
-        execution.token,
-        execution.startedAt,
-        execution.finishedAt,
-        error === null ? null : encodeText(error),
-        reason === null ? null : encodeText(reason),
-        execution.requestedBy == null ? null : encodeText(execution.requestedBy),
-        encodeShard(execution.shard),
-      ],
-      { retry: true },
-    );
+    return [
+      encodeText(execution.id),
+      encodeText(execution.job),
+      execution.fireAt,
+      execution.status,
+      execution.attempt,
+      encodeText(execution.instanceId),
+      execution.token,
+      execution.startedAt,
+      execution.finishedAt,
+      error === null ? null : encodeText(error),
+      reason === null ? null : encodeText(reason),
+      execution.requestedBy == null ? null : encodeText(execution.requestedBy),
+      encodeShard(execution.shard),
+    ];
   }
 
   async history(job: string, query: HistoryQuery = {}): Promise<HistoryPage> {

@@ -46,6 +46,44 @@ ON CONFLICT (job) DO UPDATE SET
 }
 
 /**
+ * {@link recordSql} for many executions in one statement: the same upsert (the first outcome
+ * wins) and, for the written rows that are terminal, the job's last outcome (the last such row
+ * of each job in the batch). Parameters: 13 arrays, one per column of {@link recordSql} in its
+ * order; the caller merges the writes of one id first (an upsert cannot touch a row twice in one
+ * statement). Rows are written in id order and job states in job order, so concurrent batches
+ * lock rows in the same order and cannot deadlock.
+ */
+export function recordManySql(t: StoreTables): string {
+  return `WITH input AS (
+  SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::integer[],
+    $6::text[], $7::bigint[], $8::bigint[], $9::bigint[], $10::text[], $11::text[], $12::text[],
+    $13::text[]) WITH ORDINALITY AS i(${COLUMNS}, ord)
+), execution AS (
+  INSERT INTO ${t.executions} AS e (${COLUMNS})
+  SELECT ${COLUMNS} FROM input ORDER BY id
+  ON CONFLICT (id) DO UPDATE SET
+    job = excluded.job, fire_at = excluded.fire_at, status = excluded.status,
+    attempt = excluded.attempt, instance_id = excluded.instance_id, token = excluded.token,
+    started_at = excluded.started_at, finished_at = excluded.finished_at,
+    error = excluded.error, reason = excluded.reason, requested_by = excluded.requested_by,
+    shard = excluded.shard
+  WHERE e.status = 'running'
+  RETURNING e.id
+), latest AS (
+  SELECT DISTINCT ON (i.job) i.job, i.status, i.fire_at, i.finished_at
+  FROM input i JOIN execution x ON x.id = i.id
+  WHERE i.status IN (${TERMINAL})
+  ORDER BY i.job, i.ord DESC
+)
+INSERT INTO ${t.jobs} AS j (job, last_status, last_fire_at, last_finished_at)
+SELECT job, status, fire_at, finished_at FROM latest ORDER BY job
+ON CONFLICT (job) DO UPDATE SET
+  last_status = excluded.last_status,
+  last_fire_at = excluded.last_fire_at,
+  last_finished_at = excluded.last_finished_at`;
+}
+
+/**
  * One page of a job's history, newest first; reads one row more than the page to know whether
  * another page follows. Parameters: $1 job, $2 cursor startedAt (or NULL), $3 cursor id,
  * $4 rows to read, $5 statuses (text[], NULL for all). Uses the `(job, started_at DESC, id DESC)`
@@ -113,6 +151,7 @@ export interface JobRow {
 /** The names of the store's statements. */
 export type StoreStatement =
   | 'record'
+  | 'recordMany'
   | 'history'
   | 'prune'
   | 'jobState'
@@ -128,6 +167,7 @@ export type StoreStatement =
 export function storeStatements(t: StoreTables): Record<StoreStatement, string> {
   return {
     record: recordSql(t),
+    recordMany: recordManySql(t),
     history: historySql(t),
     prune: pruneSql(t),
     jobState: jobStateSql(t),

@@ -13,6 +13,7 @@ import { firstOutcomeWins } from './first-outcome-scenario.js';
 import { fleetClientView } from './fleet-client-scenario.js';
 import { fleetStoreScenarios } from './fleet-scenarios.js';
 import { lateRunningWrite } from './late-running-scenario.js';
+import { recordManyAsRecord } from './record-many-scenario.js';
 import { shardKept } from './shard-scenario.js';
 
 const BASE = Date.UTC(2026, 0, 1);
@@ -381,6 +382,7 @@ export const storeScenarios = {
   concurrentWriters,
   lateRunningWrite,
   firstOutcomeWins,
+  recordManyAsRecord,
   shardKept,
   errorTextBounded,
   badQueryTyped,

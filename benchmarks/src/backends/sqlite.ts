@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteLock } from '@fleetcron/lock-sqlite';
-import Database from 'better-sqlite3';
+import Database from 'libsql';
 import type { BackendModule, Claimer, Connection, OwnedLock } from './types.js';
 import { BENCH_LEASE_MS, fleetcronClaimer } from './types.js';
 
@@ -12,9 +12,9 @@ const fileOf = (connection: Connection): string => {
 };
 
 /**
- * A raw better-sqlite3 connection: WAL, 5 s busy_timeout, and `synchronous = FULL` like the
- * lock's default (better-sqlite3's WAL default is NORMAL, which skips the fsync per commit: it
- * would compare an fsync'd claim with one that is not).
+ * A raw libsql connection (the lock's driver): WAL, 5 s busy_timeout, and `synchronous = FULL`
+ * like the lock's default, set explicitly so the floor never compares an fsync'd claim with one
+ * that is not (better-sqlite3's WAL default is NORMAL; libsql's is FULL).
  */
 function rawConnection(file: string): Database.Database {
   const db = new Database(file, { timeout: 5000 });
@@ -58,7 +58,7 @@ export const sqliteBackend: BackendModule = {
     return {
       name: 'sqlite',
       connection: { url: file, namespace: 'bench' },
-      version: `SQLite ${new Database(':memory:').prepare('SELECT sqlite_version() AS v').pluck().get() as string} (better-sqlite3)`,
+      version: `SQLite ${(new Database(':memory:').prepare('SELECT sqlite_version() AS v').all() as { v: string }[])[0]?.v} (libsql)`,
       strategy: 'in-process',
       async close() {
         rmSync(dir, { recursive: true, force: true });

@@ -12,6 +12,7 @@ export type FleetcronErrorCode =
   | 'INVALID_OPTION'
   | 'LEASE_TOO_SHORT'
   | 'BACKEND_UNAVAILABLE'
+  | 'DRIVER_LOAD_FAILED'
   | 'LEASE_LOST'
   | 'JOB_TIMEOUT'
   | 'SCHEDULER_STOPPED'

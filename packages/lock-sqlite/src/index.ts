@@ -1,3 +1,4 @@
+export { type SqliteDatabase, SqliteDriverError } from '@fleetcron/sqlite-shared';
 export { type ClaimArgs, type ExtendArgs, lockOperations } from './operations.js';
 export { SQLITE_LOCK_SCHEMA } from './schema.js';
 export {

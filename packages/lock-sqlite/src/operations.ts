@@ -5,8 +5,7 @@
  * Only type imports from outside: the worker thread loads this file by URL.
  */
 import type { ClaimedFire, ClaimResult, Lease, LockInspection } from '@fleetcron/core';
-import type { SqliteOperations } from '@fleetcron/sqlite-shared';
-import type Database from 'better-sqlite3';
+import type { SqliteDatabase, SqliteOperations } from '@fleetcron/sqlite-shared';
 import { SQLITE_LOCK_SCHEMA } from './schema.js';
 
 /**
@@ -45,7 +44,7 @@ interface LeaseRow {
 
 const slotOf = (exclusive: boolean, fireAt: number): string => (exclusive ? 'x' : String(fireAt));
 
-function prepare(db: Database.Database) {
+function prepare(db: SqliteDatabase) {
   return {
     record: db.prepare<
       [string, number],
@@ -99,9 +98,9 @@ function prepare(db: Database.Database) {
 }
 
 type Statements = ReturnType<typeof prepare>;
-const cache = new WeakMap<Database.Database, Statements>();
+const cache = new WeakMap<SqliteDatabase, Statements>();
 
-function statements(db: Database.Database): Statements {
+function statements(db: SqliteDatabase): Statements {
   let found = cache.get(db);
   if (!found) {
     found = prepare(db);
@@ -123,7 +122,7 @@ const toLease = (row: LeaseRow): Lease => ({
  * The claim, inside its transaction. `now` is read once, from the host's clock, and returned as
  * the answer's `backendTime`.
  */
-function claimIn(db: Database.Database, args: ClaimArgs): ClaimResult {
+function claimIn(db: SqliteDatabase, args: ClaimArgs): ClaimResult {
   const now = Date.now();
   return { ...decide(db, args, now), backendTime: now };
 }
@@ -133,13 +132,13 @@ function claimIn(db: Database.Database, args: ClaimArgs): ClaimResult {
  * each decided exactly as {@link claimIn} decides it alone. `now` is read once: the whole batch
  * happens at one instant of the host's clock.
  */
-function claimManyIn(db: Database.Database, list: ClaimArgs[]): ClaimResult[] {
+function claimManyIn(db: SqliteDatabase, list: ClaimArgs[]): ClaimResult[] {
   const now = Date.now();
   return list.map((args) => ({ ...decide(db, args, now), backendTime: now }));
 }
 
 /** A renewal: the lease's new expiry if it is still live, else `null` (see `Lock.extend`). */
-function extendIn(db: Database.Database, args: ExtendArgs, now: number): Lease | null {
+function extendIn(db: SqliteDatabase, args: ExtendArgs, now: number): Lease | null {
   const { lease } = args;
   const row = statements(db).extend.get(
     now + args.leaseMs,
@@ -152,7 +151,7 @@ function extendIn(db: Database.Database, args: ExtendArgs, now: number): Lease |
 }
 
 /** A release: deletes the lease if it still holds its token; `true` when it was still live. */
-function releaseIn(db: Database.Database, lease: Lease, now: number): boolean {
+function releaseIn(db: SqliteDatabase, lease: Lease, now: number): boolean {
   const row = statements(db).release.get(
     lease.key,
     slotOf(lease.exclusive, lease.fireAt),
@@ -161,7 +160,7 @@ function releaseIn(db: Database.Database, lease: Lease, now: number): boolean {
   return row !== undefined && row.expires_at > now;
 }
 
-function decide(db: Database.Database, args: ClaimArgs, now: number): ClaimResult {
+function decide(db: SqliteDatabase, args: ClaimArgs, now: number): ClaimResult {
   const s = statements(db);
   const { key, fireAt, owner, leaseMs, exclusive, windowMs } = args;
   s.collectKey.run(key, now);
@@ -218,7 +217,7 @@ function decide(db: Database.Database, args: ClaimArgs, now: number): ClaimResul
   return { status: 'won', lease };
 }
 
-function withdrawIn(db: Database.Database, lease: Lease): boolean {
+function withdrawIn(db: SqliteDatabase, lease: Lease): boolean {
   const s = statements(db);
   const record = s.record.get(lease.key, lease.fireAt);
   if (record?.outcome !== 'won' || record.token !== lease.token) return false;
@@ -227,7 +226,7 @@ function withdrawIn(db: Database.Database, lease: Lease): boolean {
   return true;
 }
 
-function inspectIn(db: Database.Database, key: string): LockInspection {
+function inspectIn(db: SqliteDatabase, key: string): LockInspection {
   const s = statements(db);
   const now = Date.now();
   s.collectKey.run(key, now);
@@ -243,7 +242,7 @@ function inspectIn(db: Database.Database, key: string): LockInspection {
 }
 
 /** Deletes one batch of records past their window and of expired leases; returns how many. */
-function collectIn(db: Database.Database): number {
+function collectIn(db: SqliteDatabase): number {
   const s = statements(db);
   const now = Date.now();
   return s.collectRecords.run(now).changes + s.collectLeases.run(now).changes;

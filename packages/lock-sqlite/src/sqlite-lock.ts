@@ -65,7 +65,7 @@ const BACKEND = 'sqlite';
 /**
  * A {@link Lock} on a SQLite file shared by the processes of one host (PM2 cluster mode,
  * `node:cluster`, containers sharing a volume). Pass a file path (the lock opens its own
- * connection in a worker thread and closes it on `close()`) or your better-sqlite3 `Database`
+ * connection in a worker thread and closes it on `close()`) or your libsql `Database`
  * (used on your thread, never closed by the lock). Each claim is one `BEGIN IMMEDIATE`
  * transaction.
  */

@@ -16,8 +16,7 @@ interface Args {
 }
 
 const args = JSON.parse(process.argv[2] ?? '{}') as Args;
-const source =
-  args.mode === 'inline' ? new (await import('better-sqlite3')).default(args.file) : args.file;
+const source = args.mode === 'inline' ? new (await import('libsql')).default(args.file) : args.file;
 const lock = new SqliteLock(source, { busyTimeoutMs: args.busyTimeoutMs, collectIntervalMs: 0 });
 await lock.open();
 process.stdout.write(`${JSON.stringify({ ready: true })}\n`);

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LockFixture, LockProbe, NewLockOptions, ServerFaults } from '@fleetcron/conformance';
-import Database from 'better-sqlite3';
+import Database from 'libsql';
 import { SqliteLock, type SqliteLockOptions } from '../src/index.js';
 import { holdWriteLock, type WriteLockHolder } from './holder.js';
 

@@ -2,7 +2,7 @@
 // killed writer). Usage: node hold-write-lock.mjs FILE [write]. Prints "held" once it holds the
 // lock; with "write" it also leaves an uncommitted claim record. It never commits: the test
 // SIGKILLs it mid-transaction.
-import Database from 'better-sqlite3';
+import Database from 'libsql';
 
 const [file, mode] = process.argv.slice(2);
 const db = new Database(file, { timeout: 30_000 });

@@ -1,5 +1,5 @@
 import { isFleetcronError } from '@fleetcron/core';
-import Database from 'better-sqlite3';
+import Database from 'libsql';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SqliteLock } from '../src/index.js';
 import { tempFile } from './fixture.js';
@@ -84,7 +84,7 @@ describe('SqliteLock across OS processes', () => {
     cleanups.push(() => {
       db.close();
     });
-    expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+    expect(db.prepare('PRAGMA integrity_check').all()).toEqual([{ integrity_check: 'ok' }]);
 
     // Exactly one winner per fire across every ledger, the victim's included.
     const winners = new Map<number, { owner: string; token: number | null }[]>();

@@ -1,5 +1,6 @@
-import Database from 'better-sqlite3';
 import { retryBusy } from './busy-retry.js';
+import type { SqliteDatabase } from './database.js';
+import { loadDriver } from './driver.js';
 import type { ConnectionSettings } from './protocol.js';
 
 /**
@@ -8,10 +9,11 @@ import type { ConnectionSettings } from './protocol.js';
  * {@link retryBusy} (fair, bounded by `settings.busyTimeoutMs`). Imports nothing from
  * `@fleetcron/core`: worker threads call it.
  */
-export function openConnection(file: string, settings: ConnectionSettings): Database.Database {
-  const db = new Database(file, { timeout: 0 });
+export function openConnection(file: string, settings: ConnectionSettings): SqliteDatabase {
+  const Database = loadDriver();
+  const db = new Database(file, { timeout: 0 }) as unknown as SqliteDatabase;
   try {
-    retryBusy(() => tuneConnection(db, settings, 0), settings.busyTimeoutMs);
+    retryBusy(() => tuneConnection(db, settings, 0, file), settings.busyTimeoutMs);
     return db;
   } catch (error) {
     db.close();
@@ -24,16 +26,26 @@ export function openConnection(file: string, settings: ConnectionSettings): Data
  * open connection (the user's, too).
  */
 export function tuneConnection(
-  db: Database.Database,
+  db: SqliteDatabase,
   settings: ConnectionSettings,
   busyTimeoutMs = settings.busyTimeoutMs,
+  file = 'the database',
 ): void {
   db.pragma(`busy_timeout = ${Math.max(0, Math.round(busyTimeoutMs))}`);
   if (!db.memory) {
-    const mode = db.pragma('journal_mode = WAL', { simple: true });
+    const mode = pragmaValue(db, 'journal_mode = WAL');
     if (String(mode).toLowerCase() !== 'wal') {
-      throw new Error(`could not switch ${db.name} to WAL mode (journal_mode is ${String(mode)})`);
+      throw new Error(`could not switch ${file} to WAL mode (journal_mode is ${String(mode)})`);
     }
   }
   db.pragma(`synchronous = ${settings.synchronous}`);
+}
+
+/**
+ * The value of a one-column pragma. libsql's `pragma(..., { simple: true })` answers the row
+ * (`{ journal_mode: 'wal' }`) where better-sqlite3 answers the value; this reads either.
+ */
+function pragmaValue(db: SqliteDatabase, source: string): unknown {
+  const value = db.pragma(source, { simple: true });
+  return typeof value === 'object' && value !== null ? Object.values(value)[0] : value;
 }

@@ -1,4 +1,4 @@
-import { BackendUnavailableError } from '@fleetcron/core';
+import { BackendUnavailableError, FleetcronError } from '@fleetcron/core';
 import type { WorkerFailure } from './protocol.js';
 
 /**
@@ -27,4 +27,16 @@ export function abortedBeforeSend(backend: string, operation: string): BackendUn
       'the claim was aborted by the caller (deadline passed) before it ran; nothing was written',
     ),
   );
+}
+
+/**
+ * The SQLite driver (`libsql`) is not installed, or its native binary for this platform is
+ * missing or cannot be loaded. A setup error, thrown by the adapter's constructor (or `open()`),
+ * never at fire time: no claim could ever succeed, so it must not look like a backend outage that
+ * the scheduler rides out by skipping fires. The message names the package to install.
+ */
+export class SqliteDriverError extends FleetcronError {
+  constructor(message: string, cause?: unknown) {
+    super('DRIVER_LOAD_FAILED', `sqlite backend cannot start: ${message}`, { cause });
+  }
 }

@@ -1,5 +1,5 @@
-import type Database from 'better-sqlite3';
 import { retryBusy } from './busy-retry.js';
+import type { SqliteDatabase } from './database.js';
 import { abortedBeforeSend, unavailable } from './errors.js';
 import { type SqliteOperations, toFailure } from './protocol.js';
 
@@ -28,7 +28,7 @@ export class InlineExecutor implements SqliteExecutor {
   private migrated = false;
 
   constructor(
-    private readonly db: Database.Database,
+    private readonly db: SqliteDatabase,
     private readonly operations: SqliteOperations,
     private readonly backend: string,
     private readonly owned: boolean,

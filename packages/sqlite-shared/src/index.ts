@@ -1,6 +1,19 @@
 export { isBusy, retryBusy } from './busy-retry.js';
 export { openConnection, tuneConnection } from './connection.js';
-export { abortedBeforeSend, unavailable } from './errors.js';
+export type {
+  SqliteDatabase,
+  SqliteRunResult,
+  SqliteStatement,
+  SqliteTransaction,
+} from './database.js';
+export {
+  DRIVER_PACKAGE,
+  DRIVER_RANGE,
+  DriverLoadError,
+  loadDriver,
+  type SqliteDriver,
+} from './driver.js';
+export { abortedBeforeSend, SqliteDriverError, unavailable } from './errors.js';
 export { InlineExecutor, type SqliteExecutor } from './executor.js';
 export type { ConnectionSettings, SqliteOperation, SqliteOperations } from './protocol.js';
 export {

@@ -2,15 +2,15 @@
  * Messages between an executor and its worker thread, and the shape of an operation set.
  * This file imports nothing (not even `@fleetcron/core`): the worker thread loads it by URL.
  */
-import type BetterSqlite3 from 'better-sqlite3';
+import type { SqliteDatabase } from './database.js';
 
 /** A synchronous operation run on one connection: the body of one request. */
-export type SqliteOperation = (db: BetterSqlite3.Database, args: never) => unknown;
+export type SqliteOperation = (db: SqliteDatabase, args: never) => unknown;
 
 /** A named set of operations, plus the idempotent DDL run once per connection. */
 export interface SqliteOperations {
   /** Creates the tables and indexes if missing (idempotent). Run when a connection opens. */
-  migrate(db: BetterSqlite3.Database): void;
+  migrate(db: SqliteDatabase): void;
   /** The operations, by name. */
   ops: Record<string, SqliteOperation>;
 }

@@ -1,6 +1,9 @@
 import { InvalidOptionError } from '@fleetcron/core';
-import type Database from 'better-sqlite3';
+import type Libsql from 'libsql';
 import { tuneConnection } from './connection.js';
+import type { SqliteDatabase } from './database.js';
+import { DriverLoadError, loadDriver } from './driver.js';
+import { SqliteDriverError } from './errors.js';
 import { InlineExecutor, type SqliteExecutor } from './executor.js';
 import type { ConnectionSettings, SqliteOperations } from './protocol.js';
 import { type OperationsModule, WorkerExecutor } from './worker-executor.js';
@@ -9,7 +12,7 @@ import { type OperationsModule, WorkerExecutor } from './worker-executor.js';
 export const DEFAULT_BUSY_TIMEOUT_MS = 5000;
 
 /** Where an adapter's data lives: a file path (the adapter owns its connection) or your `Database`. */
-export type SqliteSource = string | Database.Database;
+export type SqliteSource = string | Libsql.Database | SqliteDatabase;
 
 /** Connection options shared by the SQLite lock and store. */
 export interface SqliteSourceOptions {
@@ -47,30 +50,45 @@ export function resolveSource(
         'an in-memory database is private to one connection: pass a file path shared by your processes (or MemoryLock/MemoryStore for one process).',
       );
     }
+    requireDriver();
     return {
       executor: new WorkerExecutor(source, settings, operations.module, backend),
       settings,
     };
   }
-  if (!isDatabase(source)) {
+  const db: unknown = source;
+  if (!isDatabase(db)) {
     throw new InvalidOptionError(
       'database',
-      'must be a file path or a better-sqlite3 Database (new Database(path)).',
+      "must be a file path or a libsql Database (import Database from 'libsql'; new Database(path)).",
     );
   }
-  if (!source.open) throw new InvalidOptionError('database', 'the Database is closed.');
-  tuneConnection(source, settings);
+  if (!db.open) throw new InvalidOptionError('database', 'the Database is closed.');
+  tuneConnection(db, settings);
   return {
-    executor: new InlineExecutor(source, operations.set, backend, false, settings.busyTimeoutMs),
+    executor: new InlineExecutor(db, operations.set, backend, false, settings.busyTimeoutMs),
     settings,
   };
 }
 
-function isDatabase(value: unknown): value is Database.Database {
+/**
+ * Loads the driver now, in the constructor, so a missing or unloadable `libsql` is a
+ * {@link SqliteDriverError} at construction (the worker thread loads the same module later).
+ */
+function requireDriver(): void {
+  try {
+    loadDriver();
+  } catch (error) {
+    if (error instanceof DriverLoadError) throw new SqliteDriverError(error.message, error.cause);
+    throw error;
+  }
+}
+
+function isDatabase(value: unknown): value is SqliteDatabase {
   return (
     typeof value === 'object' &&
     value !== null &&
-    typeof (value as Database.Database).prepare === 'function' &&
-    typeof (value as Database.Database).transaction === 'function'
+    typeof (value as SqliteDatabase).prepare === 'function' &&
+    typeof (value as SqliteDatabase).transaction === 'function'
   );
 }

@@ -2,7 +2,8 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { abortedBeforeSend, unavailable } from './errors.js';
+import { DRIVER_LOAD_ERROR } from './driver.js';
+import { abortedBeforeSend, SqliteDriverError, unavailable } from './errors.js';
 import type { SqliteExecutor } from './executor.js';
 import type {
   ConnectionSettings,
@@ -131,6 +132,8 @@ export class WorkerExecutor implements SqliteExecutor {
       await this.ready;
     } catch (failure) {
       this.lost(worker, failure);
+      const { name, message } = failure as WorkerFailure;
+      if (name === DRIVER_LOAD_ERROR) throw new SqliteDriverError(message);
       throw unavailable(this.backend, op, failure as WorkerFailure);
     }
     return worker;

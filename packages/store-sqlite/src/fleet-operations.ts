@@ -11,11 +11,11 @@ import type {
   RunRequest,
   RunStatus,
 } from '@fleetcron/core';
-import type Database from 'better-sqlite3';
+import type { SqliteDatabase } from '@fleetcron/sqlite-shared';
 import { FLEET_COLUMNS, SQLITE_FLEET_SCHEMA } from './schema.js';
 
 /** Adds the fleet tables, and the fleet columns to tables made before them, in one transaction. */
-export function migrateFleet(db: Database.Database): void {
+export function migrateFleet(db: SqliteDatabase): void {
   db.transaction(() => {
     db.exec(SQLITE_FLEET_SCHEMA);
     for (const [table, column, type] of FLEET_COLUMNS) {
@@ -53,7 +53,7 @@ export function toJobState(job: string, row: Omit<JobRow, 'job'> | undefined): J
 /** Expiry condition of an instance row at `@now` (unseen for 3 heartbeats). */
 const EXPIRED = 'last_seen_at < @now - 3 * heartbeat_ms';
 
-function prepare(db: Database.Database) {
+function prepare(db: SqliteDatabase) {
   const collect = db.prepare(`DELETE FROM fleetcron_instances WHERE ${EXPIRED}`);
   const upsert = db.prepare(
     `INSERT INTO fleetcron_instances (instance_id, record, heartbeat_ms, last_seen_at)
@@ -91,9 +91,9 @@ function prepare(db: Database.Database) {
 }
 
 type Statements = ReturnType<typeof prepare>;
-const cache = new WeakMap<Database.Database, Statements>();
+const cache = new WeakMap<SqliteDatabase, Statements>();
 
-function statements(db: Database.Database): Statements {
+function statements(db: SqliteDatabase): Statements {
   let found = cache.get(db);
   if (!found) {
     found = prepare(db);
@@ -104,7 +104,7 @@ function statements(db: Database.Database): Statements {
 
 /** The fleet operations, by name, merged into `storeOperations`. */
 export const fleetOperations = {
-  heartbeat: (db: Database.Database, instance: InstanceRecord) => {
+  heartbeat: (db: SqliteDatabase, instance: InstanceRecord) => {
     statements(db).heartbeat.immediate({
       id: instance.instanceId,
       record: JSON.stringify(instance),
@@ -112,28 +112,28 @@ export const fleetOperations = {
       now: Date.now(),
     });
   },
-  instances: (db: Database.Database): LiveInstance[] =>
+  instances: (db: SqliteDatabase): LiveInstance[] =>
     statements(db)
       .instances.immediate(Date.now())
       .map((row) => ({
         ...(JSON.parse(row.record) as InstanceRecord),
         lastSeenAt: row.last_seen_at,
       })),
-  leave: (db: Database.Database, instanceId: string) => {
+  leave: (db: SqliteDatabase, instanceId: string) => {
     statements(db).leave.run(instanceId);
   },
-  requestRun: (db: Database.Database, request: RunRequest): RunRequest => {
+  requestRun: (db: SqliteDatabase, request: RunRequest): RunRequest => {
     const stamped = { ...request, requestedAt: Date.now() };
     statements(db).requestRun.run(stamped);
     return stamped;
   },
   /** One `BEGIN IMMEDIATE` `DELETE … RETURNING`: each request to exactly one taker. */
-  takeRunRequests: (db: Database.Database, jobs: string[]): RunRequest[] =>
+  takeRunRequests: (db: SqliteDatabase, jobs: string[]): RunRequest[] =>
     statements(db)
       .take.immediate(JSON.stringify(jobs))
       .sort((a, b) => a.seq - b.seq)
       .map(({ id, job, requestedBy, requestedAt }) => ({ id, job, requestedBy, requestedAt })),
-  listJobs: (db: Database.Database): JobState[] =>
+  listJobs: (db: SqliteDatabase): JobState[] =>
     statements(db)
       .listJobs.all()
       .map((row) => toJobState(row.job, row)),

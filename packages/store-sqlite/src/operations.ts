@@ -5,8 +5,7 @@
  * Only type imports from outside: the worker thread loads this file by URL.
  */
 import type { Execution, JobState, RunStatus } from '@fleetcron/core';
-import type { SqliteOperations } from '@fleetcron/sqlite-shared';
-import type Database from 'better-sqlite3';
+import type { SqliteDatabase, SqliteOperations } from '@fleetcron/sqlite-shared';
 import { fleetOperations, migrateFleet, toJobState } from './fleet-operations.js';
 import { SQLITE_STORE_SCHEMA, TERMINAL_LIST } from './schema.js';
 
@@ -44,7 +43,7 @@ export interface HistoryArgs {
 const COLUMNS =
   'id, job, fire_at, status, attempt, instance_id, token, started_at, finished_at, error, reason, requested_by, shard';
 
-function prepare(db: Database.Database) {
+function prepare(db: SqliteDatabase) {
   const upsert = db.prepare(
     `INSERT INTO fleetcron_executions (${COLUMNS})
      VALUES (@id, @job, @fireAt, @status, @attempt, @instanceId, @token, @startedAt, @finishedAt, @error, @reason, @requestedBy, @shard)
@@ -100,9 +99,9 @@ function prepare(db: Database.Database) {
 }
 
 type Statements = ReturnType<typeof prepare>;
-const cache = new WeakMap<Database.Database, Statements>();
+const cache = new WeakMap<SqliteDatabase, Statements>();
 
-function statements(db: Database.Database): Statements {
+function statements(db: SqliteDatabase): Statements {
   let found = cache.get(db);
   if (!found) {
     found = prepare(db);

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import Database from 'libsql';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SqliteStore } from '../src/index.js';
 

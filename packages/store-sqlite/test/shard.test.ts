@@ -1,5 +1,5 @@
 import { execution } from '@fleetcron/conformance';
-import Database from 'better-sqlite3';
+import Database from 'libsql';
 import { describe, expect, it } from 'vitest';
 import { SqliteStore } from '../src/index.js';
 import { storeFixtures } from './fixture.js';

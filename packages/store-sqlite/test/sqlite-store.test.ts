@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isFleetcronError } from '@fleetcron/core';
 import { TERMINAL_STATUSES } from '@fleetcron/core/backend';
-import Database from 'better-sqlite3';
+import Database from 'libsql';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SqliteStore, STORE_STATUSES } from '../src/index.js';
 
@@ -42,7 +42,7 @@ describe('SqliteStore', () => {
     expect((await store.getJobState('j')).lastStatus).toBe('succeeded');
     await store.close();
     expect(db.open).toBe(true);
-    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(db.prepare('PRAGMA journal_mode').all()).toEqual([{ journal_mode: 'wal' }]);
     db.close();
   });
 

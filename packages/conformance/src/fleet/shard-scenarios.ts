@@ -24,7 +24,7 @@ const SHARD_EVERY_MS = 300;
 /**
  * The schedulers' `shardGraceMs` (the default): the spread bound holds while claims are answered
  * within it, and the fleet's claims all go through the test process (one thread serving five
- * instances), which is slow on a loaded machine or a synchronous driver (better-sqlite3).
+ * instances), which is slow on a loaded machine or a synchronous driver (libsql).
  */
 const SHARD_GRACE_MS = 2_000;
 /** Instances of the fleet (3–5: five keep 8 ≤ live · (live − 1) even after the kill). */

@@ -96,7 +96,7 @@ export class PostgresStore implements Store {
     }
     const columns: unknown[][] = Array.from({ length: 13 }, () => []);
     for (const execution of merged.values()) {
-      this.parameters(execution).forEach((value, i) => columns[i]?.push(value));
+      for (const [i, value] of this.parameters(execution).entries()) columns[i]?.push(value);
     }
     await this.statements.run('recordMany', 'recordMany', columns, { retry: true });
   }

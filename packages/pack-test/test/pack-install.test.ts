@@ -41,6 +41,16 @@ const INSTALLED = [...APP_PACKAGES];
 /** Public packages with a CommonJS build (the others are ESM only). */
 const DUAL = new Set(packages.filter((pkg) => isDualFormat(pkg.manifest)).map((pkg) => pkg.name));
 
+/**
+ * The SQLite packages' manifests are being reworked on another branch (the libsql driver, and
+ * sqlite-shared made private): they get keywords, homepage and bugs there. Remove this set then.
+ */
+const METADATA_PENDING = new Set([
+  '@fleetcron/lock-sqlite',
+  '@fleetcron/sqlite-shared',
+  '@fleetcron/store-sqlite',
+]);
+
 const packed = new Map<string, PackedPackage>();
 let work = '';
 let app = '';
@@ -116,6 +126,31 @@ describe.each(names)('the packed %s', (name) => {
       expect(files).toEqual(expect.arrayContaining(['dist/index.cjs', 'dist/index.d.cts']));
     }
   });
+
+  it('ships no source map, and no dist file names one (maps would point at src/, not shipped)', () => {
+    const { files, unpacked } = pkg();
+    expect(files.filter((file) => file.endsWith('.map'))).toEqual([]);
+    for (const file of files.filter((f) => /\.(c|m)?js$/.test(f))) {
+      const text = readFileSync(join(unpacked, 'package', file), 'utf8');
+      expect(text, file).not.toContain('sourceMappingURL');
+    }
+  });
+
+  it.skipIf(METADATA_PENDING.has(name))(
+    'has keywords, a homepage and a bugs URL on the same repository as `repository`',
+    () => {
+      const { manifest } = pkg();
+      const keywords = manifest.keywords as string[];
+      expect(keywords.length).toBeGreaterThan(0);
+      const repository = manifest.repository as { url: string; directory: string };
+      const base = repository.url.replace(/^git\+/, '').replace(/\.git$/, '');
+      expect(base).toMatch(/^https:\/\//);
+      expect(manifest.homepage).toBe(`${base}/tree/main/${repository.directory}#readme`);
+      expect(manifest.bugs).toEqual({ url: `${base}/issues` });
+      const folder = packages.find((p) => p.name === name)?.dir ?? '';
+      expect(folder.endsWith(repository.directory)).toBe(true);
+    },
+  );
 
   it('names @fleetcron/core as a range, and no workspace-only or private package', () => {
     const { manifest } = pkg();

@@ -9,7 +9,8 @@ export const baseTsup: Options = {
   entry: ['src/index.ts'],
   format: ['esm', 'cjs'],
   dts: true,
-  sourcemap: true,
+  // No source maps: they pointed at src/, which is not published; dist/ is unminified and readable.
+  sourcemap: false,
   clean: true,
   target: 'node20',
   splitting: false,

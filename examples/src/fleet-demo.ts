@@ -44,6 +44,8 @@ export interface FleetDemoOptions {
 export interface FleetDemoResult {
   /** Fires expected in the span (every `everyMs`). */
   fires: number;
+  /** Distinct fires that ran at all, inside the span or not (the first and last may lie outside). */
+  ranInAll: number;
   /** Runs of those fires. */
   runs: number;
   /** Fires that ran more than once. */
@@ -66,7 +68,7 @@ export const time = (ms: number) => new Date(ms).toISOString().slice(11, 23);
 
 /** The one summary line the demo ends with. */
 export function summaryLine(r: FleetDemoResult): string {
-  return `fires ${r.fires}, runs ${r.runs}, duplicates ${r.duplicates}, missed ${r.missed}`;
+  return `fires ${r.fires} inside the observed span (${r.ranInAll} ran in all), runs ${r.runs}, duplicates ${r.duplicates}, missed ${r.missed}`;
 }
 
 /**
@@ -85,6 +87,7 @@ export function tallyFires(observed: {
   const { from, to, everyMs, runs, skipped, claims } = observed;
   const result: FleetDemoResult = {
     fires: 0,
+    ranInAll: [...runs.values()].filter((ran) => ran.length > 0).length,
     runs: 0,
     duplicates: 0,
     missed: 0,

@@ -14,6 +14,7 @@ export interface CliOptions {
   after?: string;
   json?: boolean;
   help?: boolean;
+  version?: boolean;
   postgres?: string;
   redis?: string;
   etcd?: string;
@@ -37,6 +38,7 @@ const OPTIONS = {
   after: { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'V' },
   postgres: { type: 'string' },
   redis: { type: 'string' },
   etcd: { type: 'string' },
@@ -106,6 +108,9 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
     throw new UsageError((error as Error).message);
   }
   const [command = null, ...rest] = parsed.positionals;
+  if (parsed.values.version && !parsed.values.help) {
+    return { command: 'version', operand: null, options: parsed.values };
+  }
   if (parsed.values.help || command === null || command === 'help') {
     return { command: null, operand: null, options: parsed.values };
   }

@@ -23,6 +23,10 @@ export interface BackendOptions {
   prefix?: string;
 }
 
+/** Every URL form `FLEETCRON_URL` accepts (the bad-URL message lists them all). */
+export const ACCEPTED_URL_FORMS =
+  'postgres://…, postgresql://…, redis://…, rediss://…, etcd://host:port, http://host:port or https://host:port (etcd)';
+
 /** The kind of a `FLEETCRON_URL` from its scheme. */
 function kindOfUrl(url: string): BackendKind {
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1]?.toLowerCase();
@@ -30,7 +34,7 @@ function kindOfUrl(url: string): BackendKind {
   if (scheme === 'redis' || scheme === 'rediss') return 'redis';
   if (scheme === 'etcd' || scheme === 'http' || scheme === 'https') return 'etcd';
   throw new UsageError(
-    `FLEETCRON_URL ${JSON.stringify(url)} has no known scheme: use postgres://, redis://, rediss:// or etcd://host:port`,
+    `FLEETCRON_URL ${JSON.stringify(url)} has no known scheme: use ${ACCEPTED_URL_FORMS}`,
   );
 }
 

@@ -8,6 +8,7 @@ import { type Backend, connectBackend } from './connect.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 import { type CliIo, processIo } from './io.js';
 import { USAGE } from './usage.js';
+import { cliVersion } from './version.js';
 
 async function withBackend(parsed: ParsedCommand, io: CliIo): Promise<ExitCode> {
   const backend: Backend = await connectBackend(parsed.options, io.env, parsed.command === 'serve');
@@ -67,6 +68,10 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo): Pr
     const parsed = parseCommandLine(argv);
     if (parsed.command === null) {
       io.out(USAGE);
+      return EXIT.ok;
+    }
+    if (parsed.command === 'version') {
+      io.out(cliVersion());
       return EXIT.ok;
     }
     if (parsed.command === 'next') return nextCommand(parsed, io);

@@ -29,6 +29,7 @@ Backend options
 Output
   --json                  machine-readable JSON on stdout
   -h, --help              this text
+  -V, --version           the version of @fleetcron/cli
 
 Exit codes: 0 ok, 1 invalid input (expression, zone, value) or unexpected error,
 2 bad arguments, 3 backend unreachable, 4 unknown job.`;

@@ -41,16 +41,6 @@ const INSTALLED = [...APP_PACKAGES];
 /** Public packages with a CommonJS build (the others are ESM only). */
 const DUAL = new Set(packages.filter((pkg) => isDualFormat(pkg.manifest)).map((pkg) => pkg.name));
 
-/**
- * The SQLite packages' manifests are being reworked on another branch (the libsql driver, and
- * sqlite-shared made private): they get keywords, homepage and bugs there. Remove this set then.
- */
-const METADATA_PENDING = new Set([
-  '@fleetcron/lock-sqlite',
-  '@fleetcron/sqlite-shared',
-  '@fleetcron/store-sqlite',
-]);
-
 const packed = new Map<string, PackedPackage>();
 let work = '';
 let app = '';
@@ -136,21 +126,18 @@ describe.each(names)('the packed %s', (name) => {
     }
   });
 
-  it.skipIf(METADATA_PENDING.has(name))(
-    'has keywords, a homepage and a bugs URL on the same repository as `repository`',
-    () => {
-      const { manifest } = pkg();
-      const keywords = manifest.keywords as string[];
-      expect(keywords.length).toBeGreaterThan(0);
-      const repository = manifest.repository as { url: string; directory: string };
-      const base = repository.url.replace(/^git\+/, '').replace(/\.git$/, '');
-      expect(base).toMatch(/^https:\/\//);
-      expect(manifest.homepage).toBe(`${base}/tree/main/${repository.directory}#readme`);
-      expect(manifest.bugs).toEqual({ url: `${base}/issues` });
-      const folder = packages.find((p) => p.name === name)?.dir ?? '';
-      expect(folder.endsWith(repository.directory)).toBe(true);
-    },
-  );
+  it('has keywords, a homepage and a bugs URL on the same repository as `repository`', () => {
+    const { manifest } = pkg();
+    const keywords = manifest.keywords as string[];
+    expect(keywords.length).toBeGreaterThan(0);
+    const repository = manifest.repository as { url: string; directory: string };
+    const base = repository.url.replace(/^git\+/, '').replace(/\.git$/, '');
+    expect(base).toMatch(/^https:\/\//);
+    expect(manifest.homepage).toBe(`${base}/tree/main/${repository.directory}#readme`);
+    expect(manifest.bugs).toEqual({ url: `${base}/issues` });
+    const folder = packages.find((p) => p.name === name)?.dir ?? '';
+    expect(folder.endsWith(repository.directory)).toBe(true);
+  });
 
   it('names @fleetcron/core as a range, and no workspace-only or private package', () => {
     const { manifest } = pkg();
@@ -179,15 +166,6 @@ describe.each(names)('the packed %s', (name) => {
   });
 });
 
-/** ESM-only packages whose `require` export is still `esm-only.cjs` (the SQLite ones, item 1). */
-const THROWING_REQUIRE = new Set(
-  names.filter((name) => {
-    const manifest = packages.find((pkg) => pkg.name === name)?.manifest;
-    const exports = manifest?.exports as Record<string, { require?: unknown }>;
-    return exports?.['.']?.require !== undefined;
-  }),
-);
-
 describe.each(names.filter((name) => !DUAL.has(name)))('the ESM-only %s', (name) => {
   const project = () => {
     const { unpacked } = packed.get(name) as PackedPackage;
@@ -196,50 +174,29 @@ describe.each(names.filter((name) => !DUAL.has(name)))('the ESM-only %s', (name)
     return dir;
   };
 
-  it.skipIf(METADATA_PENDING.has(name))(
-    'has no `require` export: a .cts import fails to compile, as require() fails at run time',
-    async () => {
-      const dir = project();
-      writeFileSync(
-        join(dir, 'app.cts'),
-        `import m = require(${JSON.stringify(name)});\nvoid m;\n`,
-      );
-      writeFileSync(
-        join(dir, 'tsconfig.json'),
-        JSON.stringify({
-          compilerOptions: {
-            module: 'NodeNext',
-            moduleResolution: 'NodeNext',
-            strict: false,
-            types: [],
-            noEmit: true,
-          },
-          files: ['app.cts'],
-        }),
-      );
-      const compiled = await run('node', [TSC, '-p', 'tsconfig.json'], { cwd: dir });
-      expect(compiled.code).not.toBe(0);
-      expect(compiled.stdout).toContain(
-        `app.cts(1,20): error TS2307: Cannot find module '${name}'`,
-      );
-      const required = await run('node', ['-e', `require(${JSON.stringify(name)})`], { cwd: dir });
-      expect(required.code).toBe(1);
-      expect(required.stderr).toContain('ERR_PACKAGE_PATH_NOT_EXPORTED');
-    },
-  );
-
-  it.skipIf(!THROWING_REQUIRE.has(name))(
-    'fails require() with a message saying how to import it from CommonJS',
-    async () => {
-      const result = await run('node', ['-e', `require(${JSON.stringify(name)})`], {
-        cwd: project(),
-      });
-      expect(result.code).toBe(1);
-      expect(result.stderr).toContain(`${name} is ESM only and cannot be loaded with require()`);
-      expect(result.stderr).toContain(`await import('${name}')`);
-      expect(result.stderr).toContain('ERR_FLEETCRON_ESM_ONLY');
-    },
-  );
+  it('has no `require` export: a .cts import fails to compile, as require() fails at run time', async () => {
+    const dir = project();
+    writeFileSync(join(dir, 'app.cts'), `import m = require(${JSON.stringify(name)});\nvoid m;\n`);
+    writeFileSync(
+      join(dir, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: false,
+          types: [],
+          noEmit: true,
+        },
+        files: ['app.cts'],
+      }),
+    );
+    const compiled = await run('node', [TSC, '-p', 'tsconfig.json'], { cwd: dir });
+    expect(compiled.code).not.toBe(0);
+    expect(compiled.stdout).toContain(`app.cts(1,20): error TS2307: Cannot find module '${name}'`);
+    const required = await run('node', ['-e', `require(${JSON.stringify(name)})`], { cwd: dir });
+    expect(required.code).toBe(1);
+    expect(required.stderr).toContain('ERR_PACKAGE_PATH_NOT_EXPORTED');
+  });
 });
 
 describe('@fleetcron/exporter-otel and the OpenTelemetry SDK', () => {

@@ -15,6 +15,21 @@ const COLUMNS = `id, job, fire_at, status, attempt, instance_id, token, started_
 
 const TERMINAL = TERMINAL_STATUSES.map((s) => `'${s}'`).join(', ');
 
+/** The execution upsert's conflict clause: a row is rewritten only while it is `running`. */
+const UPDATE_RUNNING_ROW = `ON CONFLICT (id) DO UPDATE SET
+    job = excluded.job, fire_at = excluded.fire_at, status = excluded.status,
+    attempt = excluded.attempt, instance_id = excluded.instance_id, token = excluded.token,
+    started_at = excluded.started_at, finished_at = excluded.finished_at,
+    error = excluded.error, reason = excluded.reason, requested_by = excluded.requested_by,
+    shard = excluded.shard
+  WHERE e.status = 'running'`;
+
+/** The job state upsert's conflict clause: the job's last outcome is the written one. */
+const UPDATE_JOB_STATE = `ON CONFLICT (job) DO UPDATE SET
+  last_status = excluded.last_status,
+  last_fire_at = excluded.last_fire_at,
+  last_finished_at = excluded.last_finished_at`;
+
 /**
  * Upserts an execution by id and, when its status is terminal, the job's last outcome, in one
  * statement. Once a row is terminal no later write changes it (the first outcome wins; a late
@@ -27,22 +42,13 @@ export function recordSql(t: StoreTables): string {
   INSERT INTO ${t.executions} AS e (${COLUMNS})
   VALUES ($1::text, $2::text, $3::bigint, $4::text, $5::integer, $6::text, $7::bigint,
           $8::bigint, $9::bigint, $10::text, $11::text, $12::text, $13::text)
-  ON CONFLICT (id) DO UPDATE SET
-    job = excluded.job, fire_at = excluded.fire_at, status = excluded.status,
-    attempt = excluded.attempt, instance_id = excluded.instance_id, token = excluded.token,
-    started_at = excluded.started_at, finished_at = excluded.finished_at,
-    error = excluded.error, reason = excluded.reason, requested_by = excluded.requested_by,
-    shard = excluded.shard
-  WHERE e.status = 'running'
+  ${UPDATE_RUNNING_ROW}
   RETURNING 1
 )
 INSERT INTO ${t.jobs} AS j (job, last_status, last_fire_at, last_finished_at)
 SELECT $2::text, $4::text, $3::bigint, $9::bigint
 FROM execution WHERE $4::text IN (${TERMINAL})
-ON CONFLICT (job) DO UPDATE SET
-  last_status = excluded.last_status,
-  last_fire_at = excluded.last_fire_at,
-  last_finished_at = excluded.last_finished_at`;
+${UPDATE_JOB_STATE}`;
 }
 
 /**
@@ -61,13 +67,7 @@ export function recordManySql(t: StoreTables): string {
 ), execution AS (
   INSERT INTO ${t.executions} AS e (${COLUMNS})
   SELECT ${COLUMNS} FROM input ORDER BY id
-  ON CONFLICT (id) DO UPDATE SET
-    job = excluded.job, fire_at = excluded.fire_at, status = excluded.status,
-    attempt = excluded.attempt, instance_id = excluded.instance_id, token = excluded.token,
-    started_at = excluded.started_at, finished_at = excluded.finished_at,
-    error = excluded.error, reason = excluded.reason, requested_by = excluded.requested_by,
-    shard = excluded.shard
-  WHERE e.status = 'running'
+  ${UPDATE_RUNNING_ROW}
   RETURNING e.id
 ), latest AS (
   SELECT DISTINCT ON (i.job) i.job, i.status, i.fire_at, i.finished_at
@@ -77,10 +77,7 @@ export function recordManySql(t: StoreTables): string {
 )
 INSERT INTO ${t.jobs} AS j (job, last_status, last_fire_at, last_finished_at)
 SELECT job, status, fire_at, finished_at FROM latest ORDER BY job
-ON CONFLICT (job) DO UPDATE SET
-  last_status = excluded.last_status,
-  last_fire_at = excluded.last_fire_at,
-  last_finished_at = excluded.last_finished_at`;
+${UPDATE_JOB_STATE}`;
 }
 
 /**

@@ -31,7 +31,10 @@ describe('node:cluster example', () => {
     });
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
     expect(code, out).toBe(0);
-    const summary = /fires (\d+), runs (\d+), duplicates 0, missed 0/.exec(out);
+    const summary =
+      /fires (\d+) inside the observed span \((\d+) ran in all\), runs (\d+), duplicates 0, missed 0/.exec(
+        out,
+      );
     expect(summary, out).not.toBeNull();
     expect(Number(summary?.[1])).toBeGreaterThanOrEqual(3);
     const workers = new Set(out.match(/won by worker-\d+/g));

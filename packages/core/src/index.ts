@@ -79,6 +79,7 @@ export type {
   Lock,
   LockCapabilities,
   LockInspection,
+  MarkReading,
   LostReason,
 } from './lock.js';
 export { MemoryElector, type MemoryElectorOptions } from './memory-elector.js';

@@ -137,6 +137,17 @@ export interface LockInspection {
   mark: number | null;
 }
 
+/** What {@link Lock.readMarks} answers. */
+export interface MarkReading {
+  /** `marks[i]` is the mark of `keys[i]`: the newest fire ever claimed for it, or `null`. */
+  marks: (number | null)[];
+  /**
+   * The backend's clock when it read the marks (epoch ms), where the backend has one; the
+   * scheduler samples the fleet's clock from it as from a claim's answer.
+   */
+  backendTime?: number;
+}
+
 /**
  * What a backend can do, declared as data. The scheduler reads it to validate options at
  * `add()` time, the conformance suite to adapt its timings and pick the scenarios that apply.
@@ -269,6 +280,20 @@ export interface Lock {
   withdraw?(lease: Lease): Promise<boolean>;
   /** Reads what the backend holds for `key`. */
   inspect(key: string): Promise<LockInspection>;
+  /**
+   * Reads the marks of many keys at once: `marks[i]` is what `inspect(keys[i]).mark` would
+   * answer, in as few round trips as the backend allows (PostgreSQL: one statement; Redis: one
+   * pipeline per hash slot; see each adapter's README), with the backend's clock at the read
+   * (`backendTime`, where the backend has one). Any number of keys: the adapter splits them where
+   * its backend bounds a request (etcd: `--max-txn-ops`). Checks every key as
+   * {@link assertLockKey} does before sending any. An empty array answers `{ marks: [] }` without a
+   * round trip. Throws {@link BackendUnavailableError} when the backend cannot be reached.
+   * The scheduler reads the marks of all its jobs with it at `start()` (the catch-up pass), so a
+   * scheduler with 10,000 jobs holds none of them back for a mark read each. Optional; only for
+   * locks that declare `capabilities.durableMark` (others answer `null` marks). Without it the
+   * scheduler calls {@link Lock.inspect} per job.
+   */
+  readMarks?(keys: readonly string[], options?: BatchOptions): Promise<MarkReading>;
   /**
    * Frees resources the adapter created itself (timers, etcd leases). Never closes the client
    * the user passed in. Optional.

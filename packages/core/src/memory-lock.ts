@@ -14,6 +14,7 @@ import {
   type Lock,
   type LockCapabilities,
   type LockInspection,
+  type MarkReading,
 } from './lock.js';
 import { assertNonNegativeMs, assertPositiveMs } from './validate.js';
 
@@ -241,6 +242,13 @@ export class MemoryLock implements Lock {
       .sort((a, b) => a.fireAt - b.fireAt)
       .map((l) => ({ ...l }));
     return { leases, newestFireAt: fires.at(-1)?.fireAt ?? null, fires, mark: state.mark };
+  }
+
+  async readMarks(keys: readonly string[], options: BatchOptions = {}): Promise<MarkReading> {
+    for (const key of keys) assertLockKey(key);
+    this.assertNotAborted('readMarks', options);
+    const marks = keys.map((key) => this.keys.get(key)?.mark ?? null);
+    return { marks, backendTime: this.clock.now() };
   }
 
   /** Answers a claim re-sent by the owner that already holds the fire's record. */

@@ -79,8 +79,8 @@ export type {
   Lock,
   LockCapabilities,
   LockInspection,
-  MarkReading,
   LostReason,
+  MarkReading,
 } from './lock.js';
 export { MemoryElector, type MemoryElectorOptions } from './memory-elector.js';
 export { MemoryLock, type MemoryLockOptions } from './memory-lock.js';

@@ -94,6 +94,7 @@ const MAIN = [
   'Lock',
   'LockCapabilities',
   'LockInspection',
+  'MarkReading',
   'Logger',
   'LostReason',
   'ManualRunOutcome',

@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.js';
 import { toError } from '../errors.js';
+import type { ClockSample } from '../fleet-clock/offset-estimator.js';
 import type { Lock } from '../lock.js';
 import type { Logger } from '../middleware.js';
 import type { Trigger } from '../trigger.js';
@@ -117,26 +118,22 @@ export interface CatchUpDeps {
   launch(job: NormalizedJob, fireAt: number, kind: FireKind): FireRun;
   /** Whether the scheduler still runs (catching up stops with `stop()`). */
   isRunning(): boolean;
+  /**
+   * Hands the backend's time carried by a mark read's answer to the fleet's clock (`job`: the
+   * first key of the read, for the `clock.offset` event).
+   */
+  sampled(sample: ClockSample, job: string): void;
 }
 
 /**
- * At `start()`, before the job's first regular claim: finds the fires of `job` missed while the
- * whole fleet was down, from the lock's mark, and decides them with ONE catch-up claim of the
- * newest of them. That claim wins only ahead of the mark and unclaimed, on exactly one instance
- * fleet-wide, and moves the mark past every missed fire; its winner handles all of them, oldest
- * first, one at a time, under that one lease (`FireKind.series`): runs them, or records them
- * `skipped`/`missed` under `'skip'`. No claim per missed fire, so no missed fire can meet the
- * lease of another one's run (`busy`), and no regular claim can move the mark past a missed fire
- * not yet claimed. Resolves once the claim is answered (the runs go on as a fire of the fire
- * path): the job's regular claims are held only until then. Never rejects.
+ * Reads the catch-up mark of `job` with `inspect` (the path of locks without
+ * {@link Lock.readMarks}), bounded by the job's lease. `undefined` when it could not be read
+ * (logged: that job is not caught up).
  */
-export async function catchUp(
+export async function readMark(
   d: CatchUpDeps,
   job: NormalizedJob,
-  startedAt: number,
-): Promise<void> {
-  if (d.lock.capabilities.durableMark === undefined) return; // no mark: nothing is known
-  let mark: number | null;
+): Promise<number | null | undefined> {
   try {
     const noAnswer = () => new Error(`inspect: no answer within ${job.leaseMs} ms`);
     const inspection = await settleWithin(
@@ -145,14 +142,35 @@ export async function catchUp(
       noAnswer,
       d.queue,
     );
-    mark = inspection.mark ?? null;
+    return inspection.mark ?? null;
   } catch (error) {
     d.log.warn('fleetcron: could not read the catch-up mark; no catch-up', {
       job: job.name,
       error: toError(error),
     });
-    return;
+    return undefined;
   }
+}
+
+/**
+ * At `start()`, before the job's first regular claim, once its mark (newest claimed fire,
+ * fleet-wide) is read: finds the fires of `job` missed while the whole fleet was down, and
+ * decides them with ONE catch-up claim of the newest of them. That claim wins only ahead of the
+ * mark and unclaimed, on exactly one instance fleet-wide, and moves the mark past every missed
+ * fire; its winner handles all of them, oldest first, one at a time, under that one lease
+ * (`FireKind.series`): runs them, or records them `skipped`/`missed` under `'skip'`. No claim per
+ * missed fire, so no missed fire can meet the lease of another one's run (`busy`), and no regular
+ * claim can move the mark past a missed fire not yet claimed. Resolves once the claim is answered
+ * (the runs go on as a fire of the fire path): the job's regular claims are held only until
+ * then. `mark` `null`: never claimed, nothing was missed. Rejects only when the trigger throws
+ * while the missed fires are walked (the pass reports it).
+ */
+export async function decideCatchUp(
+  d: CatchUpDeps,
+  job: NormalizedJob,
+  startedAt: number,
+  mark: number | null,
+): Promise<void> {
   if (mark === null) return; // never claimed: nothing was missed
   for (let attempt = 0; attempt < MAX_EARLY_REPLANS && d.isRunning(); attempt++) {
     // fires due after start() - grace are the live fleet's (or this scheduler's own) to claim

@@ -78,6 +78,8 @@ export class FirePath {
     this.catchUps = new CatchUpStart({
       ...{ lock, clock, queue, log, launch },
       isRunning: () => host.isRunning(),
+      sampled: (sample, job) =>
+        clockWatch.sample(sample, () => ({ instanceId, job, fireAt: 0, backend: lock.backend })),
     });
     this.scheduled = {
       ...{ queue, log, gate: host.gate, instanceId, graceMs: host.options.leader.shardGraceMs },

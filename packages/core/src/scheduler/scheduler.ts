@@ -57,6 +57,8 @@ export class Scheduler {
   /** Aborted when `stop()` begins (fires waiting to claim again are dropped); renewed by start(). */
   private claimsStopped = new AbortController();
   private phase: Phase = 'idle';
+  /** Whether the first fires are scheduled: after the fleet's clock is learned at start(). */
+  private fireTimesKnown = false;
   private stopping: Promise<void> | null = null;
 
   /** Validates `options` (typed errors naming the field) and creates an idle scheduler. */
@@ -78,7 +80,8 @@ export class Scheduler {
       ...{ queue: this.queue, clock, instanceId, log: this.log, windowMs: lock.windowMs },
       // leader mode decides at the fire time whether this instance claims it (see JobSlots)
       prepareAhead: this.options.leader.mode !== 'leader',
-      isRunning: () => this.phase === 'running',
+      // fires are scheduled once the fleet's clock is learned at start() (see start())
+      isRunning: () => this.phase === 'running' && this.fireTimesKnown,
       launch: (job, fireAt) => this.path.launchScheduled(job, fireAt),
     });
     this.path = new FirePath({
@@ -149,11 +152,18 @@ export class Scheduler {
       throw new SchedulerStoppedError('start() while stop() is in progress; await stop() first');
     }
     this.phase = 'running';
-    this.claimsStopped = new AbortController();
-    // before scheduleAll(): each job's catch-up pass goes ahead of its first regular claim
+    this.fireTimesKnown = false;
+    const run = new AbortController();
+    this.claimsStopped = run;
+    // before scheduleAll(): each job's catch-up pass goes ahead of its first regular claim, and
+    // the fleet's clock is learned (one round trip, bounded) before the first fire is scheduled
     const defs = [...this.slots.byName.values()].map((slot) => slot.def);
-    this.path.catchUps.begin(defs.filter((def) => def.shards === null)); // sharded: 'skip' only
-    this.slots.scheduleAll();
+    const clockKnown = this.path.catchUps.begin(defs.filter((def) => def.shards === null));
+    void clockKnown.then(() => {
+      if (this.phase !== 'running' || this.claimsStopped !== run) return; // stopped meanwhile
+      this.fireTimesKnown = true;
+      this.slots.scheduleAll();
+    });
     this.fleet?.start();
     this.gate.start();
   }

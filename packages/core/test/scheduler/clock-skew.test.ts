@@ -9,7 +9,7 @@ import {
   offsetClock,
   Scheduler,
 } from '../../src/index.js';
-import { recordEvents } from './helpers.js';
+import { recordEvents, withoutMarkReads } from './helpers.js';
 
 /** A scheduler whose clock runs `skewMs` off the MemoryLock's (the backend's) clock. */
 function skewed(
@@ -41,9 +41,47 @@ function skewed(
 }
 
 describe("the fleet's clock: a scheduler whose clock is off the backend's", () => {
-  it('a clock 3 s fast: the early refusal is claimed again on time; ctx times are the backend’s', async () => {
+  it('a clock 3 s fast: learns the fleet clock at start(); every fire is claimed on time, none refused early', async () => {
     const rec = recordEvents();
     const { fake, scheduler, starts } = skewed(3000);
+    expect(scheduler.clockOffset()).toBeNull();
+    scheduler.start();
+    await fake.flush(); // the mark read at start() is answered with the backend's time
+    expect(scheduler.clockOffset()).toMatchObject({ offsetMs: -3000, rttMs: 0 });
+    await fake.advance(10_000);
+    await scheduler.stop();
+    rec.stop();
+    // started 0.5 s into the backend's minute: every fire from 1 s on, by the backend's clock
+    expect(starts.map((s) => (s.fireAt - Date.UTC(2026, 0, 1)) / 1000)).toEqual([
+      1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
+    ]);
+    for (const s of starts) {
+      expect(s.backendAt, `fire ${s.fireAt} started by the backend's clock`).toBe(s.fireAt);
+      expect(s.ctxStartedAt).toBe(s.backendAt);
+      expect(s.ctxNow).toBe(s.backendAt);
+    }
+    expect(rec.events.filter((e) => e.type === 'claim.lost')).toEqual([]);
+    const started = rec.events.filter((e) => e.type === 'run.started');
+    expect(started.every((e) => e.type === 'run.started' && e.lagMs === 0)).toBe(true);
+  });
+
+  it('a clock 2 s slow: learns the fleet clock at start(); the first fire starts on time too', async () => {
+    const { fake, scheduler, starts } = skewed(-2000);
+    scheduler.start();
+    await fake.advance(10_000);
+    await scheduler.stop();
+    expect(scheduler.clockOffset()).toMatchObject({ offsetMs: 2000 });
+    expect(starts.map((s) => (s.fireAt - Date.UTC(2026, 0, 1)) / 1000)).toEqual([
+      1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
+    ]);
+    for (const s of starts) expect(s.backendAt).toBe(s.fireAt);
+  });
+
+  it('a clock 3 s fast, lock without readMarks: the early refusal is claimed again on time; ctx times are the backend’s', async () => {
+    const rec = recordEvents();
+    const fake = new FakeClock(Date.UTC(2026, 0, 1, 0, 0, 0, 500));
+    const lock = withoutMarkReads(new MemoryLock({ clock: fake }));
+    const { scheduler, starts } = skewed(3000, { fake, lock });
     expect(scheduler.clockOffset()).toBeNull();
     scheduler.start();
     await fake.advance(10_000);
@@ -68,8 +106,10 @@ describe("the fleet's clock: a scheduler whose clock is off the backend's", () =
     expect(started.every((e) => e.type === 'run.started' && e.lagMs === 0)).toBe(true);
   });
 
-  it('a clock 2 s slow: after the first answer, fires start on time by the backend’s clock', async () => {
-    const { fake, scheduler, starts } = skewed(-2000);
+  it('a clock 2 s slow, lock without readMarks: after the first answer, fires start on time by the backend’s clock', async () => {
+    const fake = new FakeClock(Date.UTC(2026, 0, 1, 0, 0, 0, 500));
+    const lock = withoutMarkReads(new MemoryLock({ clock: fake }));
+    const { scheduler, starts } = skewed(-2000, { fake, lock });
     scheduler.start();
     await fake.advance(10_000);
     await scheduler.stop();

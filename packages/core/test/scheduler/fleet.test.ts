@@ -81,7 +81,8 @@ async function expectEachFireOnce(fleet: Fleet, expected: number[]): Promise<voi
     expect(skipped).toEqual([]);
     expect(ran).toEqual(expected);
   } else {
-    expect(new Set(skipped.map((e) => e.reason))).toEqual(new Set(['overlap']));
+    // skips only for overlap (with clocks learned at start(), there may be none)
+    for (const e of skipped) expect(e.reason, `fire ${e.fireAt} skipped`).toBe('overlap');
     expect(sorted([...ran, ...skipped.map((e) => e.fireAt)])).toEqual(expected);
     expect(ran.length).toBeGreaterThan(expected.length / 3);
   }

@@ -10,6 +10,7 @@ import {
   type JobState,
   type Lease,
   type Lock,
+  type MemoryLock,
   type LockInspection,
   type Scheduler,
   type Store,
@@ -240,4 +241,13 @@ export class HeldAnswerStore implements Store {
   setPaused(job: string, paused: boolean): Promise<void> {
     return this.inner.setPaused(job, paused);
   }
+}
+
+/**
+ * `lock` without `readMarks`, as a third-party lock may be: the scheduler reads catch-up marks
+ * with `inspect` and learns the fleet's clock only from its first claim's answer.
+ */
+export function withoutMarkReads<L extends MemoryLock>(lock: L): L {
+  Object.defineProperty(lock, 'readMarks', { value: undefined });
+  return lock;
 }

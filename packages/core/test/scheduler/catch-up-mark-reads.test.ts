@@ -1,0 +1,129 @@
+import { describe, expect, it } from 'vitest';
+import {
+  type BatchOptions,
+  every,
+  FakeClock,
+  type Logger,
+  type MarkReading,
+  MemoryLock,
+  Scheduler,
+} from '../../src/index.js';
+import { MARK_READ_CHUNK } from '../../src/scheduler/catch-up-start.js';
+import { withoutMarkReads } from './helpers.js';
+
+const MIN = 60_000;
+
+/** A MemoryLock that counts mark reads (`readMarks` calls and their keys, `inspect` calls). */
+class CountingLock extends MemoryLock {
+  readonly reads: number[] = [];
+  inspects = 0;
+  failReads = false;
+  override async readMarks(keys: readonly string[], options?: BatchOptions): Promise<MarkReading> {
+    this.reads.push(keys.length);
+    if (this.failReads) throw new Error('marks unreadable');
+    return super.readMarks(keys, options);
+  }
+  override async inspect(key: string) {
+    this.inspects++;
+    return super.inspect(key);
+  }
+}
+
+const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+
+/**
+ * `jobs` jobs on `every(1 min)` claimed once at 1 min by a first fleet, then the whole fleet down
+ * across the 2 and 3 min fires; a new scheduler starts at 3.5 min with `catchUp: 'latest'`.
+ */
+async function restartWith(jobs: number, lock: CountingLock, fake: FakeClock, logger = quiet) {
+  const ran = new Map<string, number[]>();
+  const make = () => {
+    const s = new Scheduler({ lock, clock: fake, logger });
+    for (let i = 0; i < jobs; i++) {
+      const name = `job-${i}`;
+      s.add({
+        name,
+        trigger: every(MIN),
+        catchUp: 'latest',
+        run: (ctx) => void ran.set(name, [...(ran.get(name) ?? []), ctx.fireAt.getTime()]),
+      });
+    }
+    return s;
+  };
+  const first = make();
+  first.start();
+  await fake.advance(1.2 * MIN);
+  const stopping = first.stop();
+  await fake.advance(0);
+  await stopping;
+  await fake.advance(3.5 * MIN - fake.now());
+  ran.clear();
+  lock.reads.length = 0;
+  lock.inspects = 0;
+  const again = make();
+  again.start();
+  for (let i = 0; i < 20; i++) await fake.flush();
+  return { again, ran };
+}
+
+async function stopOn(fake: FakeClock, s: Scheduler) {
+  const stopping = s.stop();
+  await fake.advance(0);
+  await stopping;
+}
+
+describe('catch-up reads the marks of many jobs with readMarks (bounded at 10,000 jobs)', () => {
+  it('reads 2,500 marks in 3 calls (and one of one key for the clock), no inspect; every job catches up', async () => {
+    const fake = new FakeClock(0);
+    const lock = new CountingLock({ clock: fake });
+    const { again, ran } = await restartWith(2500, lock, fake);
+    expect(MARK_READ_CHUNK).toBe(1000);
+    expect([...lock.reads].sort((a, b) => a - b)).toEqual([1, 500, 1000, 1000]);
+    expect(lock.inspects).toBe(0);
+    expect(ran.size).toBe(2500);
+    for (const [name, fires] of ran) expect(fires, name).toEqual([3 * MIN]);
+    await fake.advance(MIN);
+    for (const [name, fires] of ran) expect(fires, name).toEqual([3 * MIN, 4 * MIN]);
+    await stopOn(fake, again);
+  });
+
+  it('a lock without readMarks: one inspect per job, every job catches up', async () => {
+    const fake = new FakeClock(0);
+    const lock = withoutMarkReads(new CountingLock({ clock: fake }));
+    const { again, ran } = await restartWith(40, lock, fake);
+    expect(lock.reads).toEqual([]);
+    expect(lock.inspects).toBe(40);
+    for (const [name, fires] of ran) expect(fires, name).toEqual([3 * MIN]);
+    expect(ran.size).toBe(40);
+    await stopOn(fake, again);
+  });
+
+  it('marks that cannot be read: a warning, no catch-up, and the regular fires run', async () => {
+    const fake = new FakeClock(0);
+    const lock = new CountingLock({ clock: fake });
+    const warnings: string[] = [];
+    const logger: Logger = { ...quiet, warn: (message) => void warnings.push(message) };
+    const first = new Scheduler({ lock, clock: fake, logger });
+    const ran: number[] = [];
+    first.add({ name: 'job', trigger: every(MIN), catchUp: 'latest', run: () => {} });
+    first.start();
+    await fake.advance(1.2 * MIN);
+    await stopOn(fake, first);
+    await fake.advance(3.5 * MIN - fake.now());
+    lock.failReads = true;
+    const again = new Scheduler({ lock, clock: fake, logger });
+    again.add({
+      name: 'job',
+      trigger: every(MIN),
+      catchUp: 'latest',
+      run: (ctx) => void ran.push(ctx.fireAt.getTime()),
+    });
+    again.start();
+    await fake.advance(MIN);
+    expect(warnings).toContain(
+      'fleetcron: could not read the catch-up marks; no catch-up for these jobs',
+    );
+    expect(ran).toEqual([4 * MIN]); // 3 min not caught up; 4 min claimed on time
+    await stopOn(fake, again);
+  });
+});

@@ -163,6 +163,9 @@ const OUTCOMES: Execution['status'][] = [
   'skipped',
 ];
 
+/** How many of the newest executions the later writes of {@link writeSequence} pick from. */
+const RECENT = 10;
+
 /**
  * The writes of a scheduler fleet, jumbled: starts, outcomes, second outcomes, late starts,
  * restarts with a moved `startedAt`, skips, over `jobs` jobs. Ids are `<n>` (zero-padded, so
@@ -173,7 +176,10 @@ function writeSequence(random: () => number, jobs: number, length: number): Exec
   const known: Execution[] = [];
   for (let n = 0; out.length < length; n++) {
     const pick = random();
-    const old = known.length > 0 ? known[Math.floor(random() * known.length)]! : null;
+    // later writes go to one of the RECENT executions (as a scheduler's do), so a store whose
+    // history bound is at least RECENT never trims a row between two writes of it
+    const recent = known.slice(-RECENT);
+    const old = recent.length > 0 ? recent[Math.floor(random() * recent.length)]! : null;
     const status = OUTCOMES[Math.floor(random() * OUTCOMES.length)]!;
     if (old && pick < 0.45) {
       // an outcome (or a second one) of an execution seen before, maybe with a moved startedAt
@@ -200,8 +206,10 @@ function writeSequence(random: () => number, jobs: number, length: number): Exec
  * Store scenario: `recordMany` and `record` agree on a jumbled fleet's writes. The same sequence
  * is written twice in one namespace: with `record`, one by one, under jobs `single-*`, and with
  * `recordMany` in batches of 1 to 80 under jobs `batch-*`; every job's history and state must
- * read back the same. Holds for any history bound, so adapters also run it with a small one
- * (`maxHistory`), where the trims of a batch must equal those of single records.
+ * read back the same. Adapters also run it with a small history bound (`maxHistory` >=
+ * {@link RECENT}), where the trims of a batch must equal those of single records. (Below that, a
+ * row trimmed away between two writes of it is written again by the second `record`, as new; a
+ * batch may instead drop that second write, by the first-outcome rule.)
  */
 export const recordManyMatchesRecord: StoreScenario = {
   title: 'recordMany (when present) and record agree on a jumbled sequence of writes',

@@ -47,6 +47,8 @@ export interface RecordBatchContext {
 const OPERATION = 'recordMany';
 const isTerminal = (e: Execution): boolean => TERMINAL_STATUSES.includes(e.status);
 const statusOf = (row: string): string => (JSON.parse(row) as Execution).status;
+/** A row's identity in this store: its job and id (its keys are `x/<job>/<id>`, `e/<job>/…`). */
+const rowId = (e: Execution): string => `${e.job}\u0000${e.id}`;
 
 /**
  * `recordMany` on etcd: the writes of `record` for a batch in a few round trips. The batch is
@@ -130,7 +132,7 @@ export class RecordBatch {
           const row = responses[i * 2 + 1]?.response_range.kvs[0];
           const previous = index ? index.value.toString() : null;
           const guessed = previous === keys.member(e.startedAt, e.id);
-          seen.set(e.id, {
+          seen.set(rowId(e), {
             previous,
             revision: index ? index.mod_revision : null,
             row: guessed && row ? row.value.toString() : null,
@@ -140,17 +142,19 @@ export class RecordBatch {
     );
     // then, for rows whose startedAt changed: the row under the member the index names
     const moved = executions.filter((e) => {
-      const s = seen.get(e.id)!;
+      const s = seen.get(rowId(e))!;
       return s.previous !== null && s.previous !== keys.member(e.startedAt, e.id);
     });
     if (moved.length > 0) {
       await this.ranges(
-        moved.map((e) => ({ key: Buffer.from(keys.executions(e.job) + seen.get(e.id)!.previous) })),
+        moved.map((e) => ({
+          key: Buffer.from(keys.executions(e.job) + seen.get(rowId(e))!.previous),
+        })),
         this.context.maxTxnOps,
         (responses) => {
           moved.forEach((e, i) => {
             const row = responses[i]?.response_range.kvs[0];
-            seen.get(e.id)!.row = row ? row.value.toString() : null;
+            seen.get(rowId(e))!.row = row ? row.value.toString() : null;
           });
         },
       );
@@ -187,7 +191,7 @@ export class RecordBatch {
     };
     for (const group of groups) {
       for (const e of group) {
-        const s = seen.get(e.id)!;
+        const s = seen.get(rowId(e))!;
         if (s.row !== null && statusOf(s.row) !== 'running') continue; // the first outcome wins
         const member = keys.member(e.startedAt, e.id);
         const indexKey = keys.index(e.job, e.id);
@@ -305,16 +309,16 @@ export class RecordBatch {
 }
 
 /**
- * The batch as single records would leave it, one write per id in the order of its last
- * accepted write: once a write of an id is terminal, later writes of that id are dropped.
+ * The batch as single records would leave it, one write per row (job and id) in the order of its last
+ * accepted write: once a write of a row is terminal, later writes of that row are dropped.
  */
 export function mergeById(executions: readonly Execution[]): Execution[] {
   const merged = new Map<string, Execution>();
   for (const execution of executions) {
-    const before = merged.get(execution.id);
+    const before = merged.get(rowId(execution));
     if (before && isTerminal(before)) continue; // the first outcome wins
-    merged.delete(execution.id); // re-inserted: the batch order is the order of last writes
-    merged.set(execution.id, execution);
+    merged.delete(rowId(execution)); // re-inserted: the batch order is the order of last writes
+    merged.set(rowId(execution), execution);
   }
   return [...merged.values()];
 }

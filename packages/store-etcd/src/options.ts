@@ -1,4 +1,4 @@
-import { type Clock, realClock } from '@fleetcron/core';
+import { type Clock, InvalidOptionError, realClock } from '@fleetcron/core';
 import {
   assertNonEmptyString,
   assertPositiveInteger,
@@ -17,6 +17,11 @@ export interface EtcdStoreOptions {
   /** Deadline of every etcd request, in ms; past it the call throws `BackendUnavailableError`. Default 5000. */
   requestTimeoutMs?: number;
   /**
+   * Most compares, and most operations, in one transaction of `recordMany`: the server's
+   * `--max-txn-ops` (etcd's default 128). At least 4. Default 128.
+   */
+  maxTxnOps?: number;
+  /**
    * Clock of `lastSeenAt`, `pausedAt` and `requestedAt` (etcd reports no server time). Instance
    * liveness is NOT judged by it: registry keys expire with etcd leases. Default: real clock.
    */
@@ -29,8 +34,12 @@ export interface ResolvedStoreOptions {
   maxHistory: number;
   maxErrorLength: number;
   requestTimeoutMs: number;
+  maxTxnOps: number;
   clock: Clock;
 }
+
+/** Default of {@link EtcdStoreOptions.maxTxnOps}: etcd's default `--max-txn-ops`. */
+export const DEFAULT_MAX_TXN_OPS = 128;
 
 /** Default of {@link EtcdStoreOptions.maxHistory}. */
 export const DEFAULT_MAX_HISTORY = 1000;
@@ -45,8 +54,17 @@ export function resolveStoreOptions(options: EtcdStoreOptions = {}): ResolvedSto
   assertPositiveInteger('maxErrorLength', maxErrorLength);
   const requestTimeoutMs = options.requestTimeoutMs ?? 5_000;
   assertPositiveMs('requestTimeoutMs', requestTimeoutMs);
+  const maxTxnOps = options.maxTxnOps ?? DEFAULT_MAX_TXN_OPS;
+  assertPositiveInteger('maxTxnOps', maxTxnOps);
+  if (maxTxnOps < 4) {
+    throw new InvalidOptionError(
+      'maxTxnOps',
+      `must be at least 4 (one execution writes up to 4 keys), got ${maxTxnOps}.`,
+    );
+  }
   return {
     prefix,
+    maxTxnOps,
     maxHistory,
     maxErrorLength,
     requestTimeoutMs,

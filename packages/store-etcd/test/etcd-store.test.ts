@@ -35,6 +35,7 @@ describe('EtcdStore options', () => {
     ['maxHistory', { maxHistory: 0 }],
     ['maxErrorLength', { maxErrorLength: 1.5 }],
     ['requestTimeoutMs', { requestTimeoutMs: 0 }],
+    ['maxTxnOps', { maxTxnOps: 3 }],
   ])('rejects a bad %s at construction with a typed error naming it', (field, options) => {
     const client = new Etcd3({ hosts: ['http://127.0.0.1:1'] });
     let error: unknown;
@@ -102,6 +103,10 @@ describe('EtcdStore on etcd', () => {
         expect(Date.now() - started).toBeLessThan(5_000);
         const take = await store.takeRunRequests(['job'], 'i').catch((e: unknown) => e);
         expect(isFleetcronError(take, 'BACKEND_UNAVAILABLE'), String(take)).toBe(true);
+        const batch = await store
+          .recordMany([execution('down', 1000, { status: 'succeeded', finishedAt: 1001 })])
+          .catch((e: unknown) => e);
+        expect(isFleetcronError(batch, 'BACKEND_UNAVAILABLE'), String(batch)).toBe(true);
       } finally {
         await etcd.start?.();
       }

@@ -25,6 +25,7 @@ import {
   TERMINAL_STATUSES,
 } from '@fleetcron/core/backend';
 import {
+  hashSlot,
   type RedisClient,
   RedisCommands,
   RedisScript,
@@ -41,8 +42,9 @@ import {
   type StoreKeys,
   storeKeys,
 } from './keys.js';
+import { planRecordCalls, type RecordWrite } from './record-calls.js';
 import { RedisFleet } from './redis-fleet.js';
-import { HISTORY, PRUNE, RECORD } from './scripts.js';
+import { HISTORY, PRUNE, RECORD, RECORD_MANY } from './scripts.js';
 
 /** Options of {@link RedisStore}. */
 export interface RedisStoreOptions {
@@ -69,6 +71,7 @@ export const DEFAULT_MAX_HISTORY = 1000;
 const REGISTRY_REFRESH_MS = 60_000;
 
 const recordScript = new RedisScript(RECORD);
+const recordManyScript = new RedisScript(RECORD_MANY);
 const historyScript = new RedisScript(HISTORY);
 const pruneScript = new RedisScript(PRUNE);
 const setPausedScript = new RedisScript(SET_PAUSED);
@@ -118,39 +121,33 @@ export class RedisStore implements Store {
   }
 
   async record(execution: Execution): Promise<void> {
-    const { id, job, startedAt } = execution;
-    if (!Number.isSafeInteger(startedAt) || startedAt < 0 || startedAt > MAX_STARTED_AT) {
-      throw new InvalidOptionError(
-        'startedAt',
-        `must be an integer epoch ms between 0 and ${MAX_STARTED_AT}, got ${String(startedAt)}.`,
-      );
-    }
-    const shard = normalizeShard(execution.shard);
-    const { shard: _given, ...rest } = execution;
-    const stored: Execution = {
-      ...rest,
-      error: boundErrorText(execution.error, this.maxErrorLength),
-      ...(shard ? { shard } : {}), // a part of a sharded fire; absent for a plain fire
-    };
-    const keys = this.keysOf(job);
+    const write = this.writeOf(execution);
     await this.commands.call('record', async () => {
-      await this.register(job);
-      await recordScript.run(
-        this.redis,
-        [keys.index, keys.executions, keys.state],
-        [
-          id,
-          indexMember(startedAt, id),
-          padTime(startedAt) + JSON.stringify(stored),
-          isTerminal(execution.status) ? '1' : '0',
-          execution.status,
-          String(execution.fireAt),
-          execution.finishedAt === null ? '' : String(execution.finishedAt),
-          String(this.maxHistory),
-          this.maxAgeMs === undefined ? '' : String(this.maxAgeMs),
-        ],
-      );
+      await this.register(execution.job);
+      await recordScript.run(this.redis, [...write.keys], [...write.args, ...this.trimArgs]);
     });
+  }
+
+  /**
+   * `record` of each execution, in order, as one `EVALSHA` of the record script's loop per
+   * group of jobs (at most {@link RECORD_CALL_SIZE} executions, never splitting a job; on a
+   * Cluster, per hash slot), all written at once: one round trip per node. Every execution is
+   * checked before anything is sent. The executions of one job go in one call, so their order
+   * holds even when a call has to be re-sent as `EVAL` (`NOSCRIPT`).
+   */
+  async recordMany(executions: readonly Execution[]): Promise<void> {
+    if (executions.length === 0) return;
+    const writes = executions.map((execution) => this.writeOf(execution));
+    const calls = planRecordCalls(writes, this.slotOf());
+    const jobs = [...new Set(executions.map((e) => e.job))];
+    await this.commands.call('recordMany', (signal) =>
+      Promise.all([
+        this.registerMany(jobs),
+        ...calls.map((call) =>
+          recordManyScript.run(this.redis, call.keys, [...this.trimArgs, ...call.args], signal),
+        ),
+      ]),
+    );
   }
 
   async history(job: string, query: HistoryQuery = {}): Promise<HistoryPage> {
@@ -328,6 +325,56 @@ export class RedisStore implements Store {
     );
   }
 
+  /**
+   * The record script's KEYS and per-execution ARGV of `execution` (error bounded, shard
+   * checked). Throws `InvalidOptionError` for a bad `startedAt` or `shard`, before anything is sent.
+   */
+  private writeOf(execution: Execution): RecordWrite {
+    const { id, job, startedAt } = execution;
+    if (!Number.isSafeInteger(startedAt) || startedAt < 0 || startedAt > MAX_STARTED_AT) {
+      throw new InvalidOptionError(
+        'startedAt',
+        `must be an integer epoch ms between 0 and ${MAX_STARTED_AT}, got ${String(startedAt)}.`,
+      );
+    }
+    const shard = normalizeShard(execution.shard);
+    const { shard: _given, ...rest } = execution;
+    const stored: Execution = {
+      ...rest,
+      error: boundErrorText(execution.error, this.maxErrorLength),
+      ...(shard ? { shard } : {}), // a part of a sharded fire; absent for a plain fire
+    };
+    const keys = this.keysOf(job);
+    return {
+      job,
+      keys: [keys.index, keys.executions, keys.state],
+      args: [
+        id,
+        indexMember(startedAt, id),
+        padTime(startedAt) + JSON.stringify(stored),
+        isTerminal(execution.status) ? '1' : '0',
+        execution.status,
+        String(execution.fireAt),
+        execution.finishedAt === null ? '' : String(execution.finishedAt),
+      ],
+    };
+  }
+
+  /** The record script's trailing ARGV: `maxHistory`, `maxAgeMs` (or `''`). */
+  private get trimArgs(): string[] {
+    return [String(this.maxHistory), this.maxAgeMs === undefined ? '' : String(this.maxAgeMs)];
+  }
+
+  /**
+   * On a Cluster: the hash slot of a job's keys (with the client's `keyPrefix`, as the server
+   * sees them). On a single node: `undefined` (any keys may share a script call).
+   */
+  private slotOf(): ((write: RecordWrite) => number) | undefined {
+    if (!this.redis.isCluster) return undefined;
+    const keyPrefix = this.redis.options.keyPrefix ?? '';
+    return (write) => hashSlot(keyPrefix + write.keys[0]!);
+  }
+
   private keysOf(job: string): StoreKeys {
     return storeKeys(this.prefix, job);
   }
@@ -342,5 +389,17 @@ export class RedisStore implements Store {
     if (at !== undefined && now - at < REGISTRY_REFRESH_MS) return;
     await this.redis.sadd(registryKey(this.prefix), job);
     this.registered.set(job, now);
+  }
+
+  /** {@link register} for many jobs: one `SADD` of those not added in the last minute. */
+  private async registerMany(jobs: readonly string[]): Promise<void> {
+    const now = Date.now();
+    const due = jobs.filter((job) => {
+      const at = this.registered.get(job);
+      return at === undefined || now - at >= REGISTRY_REFRESH_MS;
+    });
+    if (due.length === 0) return;
+    await this.redis.sadd(registryKey(this.prefix), ...due);
+    for (const job of due) this.registered.set(job, now);
   }
 }

@@ -16,45 +16,77 @@ end
 `;
 
 /**
- * record(KEYS = index, executions, state; ARGV = id, member, value, terminal '1'|'0', status,
- * fireAt, finishedAt|'' , maxHistory, maxAgeMs|'') → 1, or 0 when refused: a terminal execution
- * is never changed again (the first outcome wins; a late start or a second outcome is dropped).
- * Upserts the execution (moving its index member if startedAt changed), updates the job state
- * for terminal statuses, then trims to maxHistory and (with maxAgeMs) by age on the Redis
- * clock, and lets the job's history keys expire maxAgeMs after the last record.
+ * `record(idx, execs, state, id, member, value, terminal, status, fireAt, finishedAt,
+ * maxHistory, maxAge)` → 1, or 0 when refused: a terminal execution is never changed again (the
+ * first outcome wins; a late start or a second outcome is dropped). Upserts the execution (moving
+ * its index member if startedAt changed), updates the job state for terminal statuses, then
+ * trims to maxHistory and (with maxAge, '' when unset) by age on the Redis clock, and lets the
+ * job's history keys expire maxAge ms after the last record. Shared by {@link RECORD} and
+ * {@link RECORD_MANY}, so a batch writes exactly as single records do.
  */
-export const RECORD = `${DROP}
-local idx, execs, state = KEYS[1], KEYS[2], KEYS[3]
-local id, member = ARGV[1], ARGV[2]
-local old = redis.call('HGET', execs, id)
-if old and cjson.decode(string.sub(old, 17)).status ~= 'running' then
-  return 0
-end
-if old then
-  local oldMember = string.sub(old, 1, 16) .. ':' .. id
-  if oldMember ~= member then redis.call('ZREM', idx, oldMember) end
-end
-redis.call('HSET', execs, id, ARGV[3])
-redis.call('ZADD', idx, 0, member)
-if ARGV[4] == '1' then
-  redis.call('HSET', state, 'lastStatus', ARGV[5], 'lastFireAt', ARGV[6], 'lastFinishedAt', ARGV[7])
-end
-local maxHistory = tonumber(ARGV[8])
-local n = redis.call('ZCARD', idx)
-if n > maxHistory then
-  drop(idx, execs, redis.call('ZRANGE', idx, 0, n - maxHistory - 1))
-end
-if ARGV[9] ~= '' then
-  local maxAge = tonumber(ARGV[9])
-  local t = redis.call('TIME')
-  local cutoff = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) - maxAge
-  if cutoff > 0 then
-    drop(idx, execs, redis.call('ZRANGEBYLEX', idx, '-', '(' .. string.format('%016d', cutoff)))
+const RECORD_FUNCTION = `${DROP}
+local function record(idx, execs, state, id, member, value, terminal, status, fireAt,
+                      finishedAt, maxHistory, maxAge)
+  local old = redis.call('HGET', execs, id)
+  if old and cjson.decode(string.sub(old, 17)).status ~= 'running' then
+    return 0
   end
-  redis.call('PEXPIRE', idx, maxAge)
-  redis.call('PEXPIRE', execs, maxAge)
+  if old then
+    local oldMember = string.sub(old, 1, 16) .. ':' .. id
+    if oldMember ~= member then redis.call('ZREM', idx, oldMember) end
+  end
+  redis.call('HSET', execs, id, value)
+  redis.call('ZADD', idx, 0, member)
+  if terminal == '1' then
+    redis.call('HSET', state, 'lastStatus', status, 'lastFireAt', fireAt, 'lastFinishedAt', finishedAt)
+  end
+  local limit = tonumber(maxHistory)
+  local n = redis.call('ZCARD', idx)
+  if n > limit then
+    drop(idx, execs, redis.call('ZRANGE', idx, 0, n - limit - 1))
+  end
+  if maxAge ~= '' then
+    local age = tonumber(maxAge)
+    local t = redis.call('TIME')
+    local cutoff = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) - age
+    if cutoff > 0 then
+      drop(idx, execs, redis.call('ZRANGEBYLEX', idx, '-', '(' .. string.format('%016d', cutoff)))
+    end
+    redis.call('PEXPIRE', idx, age)
+    redis.call('PEXPIRE', execs, age)
+  end
+  return 1
 end
-return 1
+`;
+
+/**
+ * record(KEYS = index, executions, state; ARGV = id, member, value, terminal '1'|'0', status,
+ * fireAt, finishedAt|'' , maxHistory, maxAgeMs|'') → 1, or 0 when refused (see the `record`
+ * function above).
+ */
+export const RECORD = `${RECORD_FUNCTION}
+return record(KEYS[1], KEYS[2], KEYS[3], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6],
+              ARGV[7], ARGV[8], ARGV[9])
+`;
+
+/** Values {@link RECORD_MANY} takes per execution, after its two shared ones. */
+export const RECORD_MANY_ARGS = 7;
+
+/**
+ * recordMany(KEYS = index, executions, state per execution; ARGV = maxHistory, maxAgeMs|'', then
+ * per execution: id, member, value, terminal, status, fireAt, finishedAt|'') → how many were
+ * written. Runs the `record` function of {@link RECORD} on each execution in order, so a batch is
+ * exactly the single records one after the other (several of one id included). On a Cluster
+ * every key of one call is in one hash slot.
+ */
+export const RECORD_MANY = `${RECORD_FUNCTION}
+local written = 0
+for i = 0, #KEYS / 3 - 1 do
+  local a = 2 + i * ${RECORD_MANY_ARGS}
+  written = written + record(KEYS[i * 3 + 1], KEYS[i * 3 + 2], KEYS[i * 3 + 3], ARGV[a + 1],
+    ARGV[a + 2], ARGV[a + 3], ARGV[a + 4], ARGV[a + 5], ARGV[a + 6], ARGV[a + 7], ARGV[1], ARGV[2])
+end
+return written
 `;
 
 /**

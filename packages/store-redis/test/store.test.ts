@@ -210,6 +210,10 @@ describe('failures', () => {
       await server.stop();
       const stopped = await store.record(execution('f', 'b', 2)).catch((e: unknown) => e);
       expect(isFleetcronError(stopped, 'BACKEND_UNAVAILABLE')).toBe(true);
+      const batch = await store.recordMany([execution('f', 'b', 2)]).catch((e: unknown) => e);
+      expect(isFleetcronError(batch, 'BACKEND_UNAVAILABLE'), 'recordMany, server stopped').toBe(
+        true,
+      );
       await server.start();
       const deadline = Date.now() + 20_000;
       for (;;) {

@@ -1,7 +1,8 @@
 /**
  * The store's operations, run on one connection (worker thread, or inline on your `Database`).
  * `record` is one `BEGIN IMMEDIATE` transaction (execution row and job state together); a
- * terminal row is never changed again (the first outcome wins).
+ * terminal row is never changed again (the first outcome wins). `recordMany` runs the same two
+ * statements for each execution in order, in one `BEGIN IMMEDIATE` transaction.
  * Only type imports from outside: the worker thread loads this file by URL.
  */
 import type { Execution, JobState, RunStatus } from '@fleetcron/core';
@@ -61,10 +62,14 @@ function prepare(db: SqliteDatabase) {
      ON CONFLICT (job) DO UPDATE SET last_status = excluded.last_status,
        last_fire_at = excluded.last_fire_at, last_finished_at = excluded.last_finished_at`,
   );
+  /** One record: a refused write (the row is terminal already) leaves the job's last outcome alone. */
+  const write = (row: Record<string, unknown>) => {
+    if (upsert.run(row).changes > 0) last.run(row);
+  };
   return {
-    record: db.transaction((row: Record<string, unknown>) => {
-      // a refused write (the row is terminal already) leaves the job's last outcome alone
-      if (upsert.run(row).changes > 0) last.run(row);
+    record: db.transaction(write),
+    recordMany: db.transaction((rows: Record<string, unknown>[]) => {
+      for (const row of rows) write(row);
     }),
     history: db.prepare<
       [string, number | null, number | null, string | null, string | null, string | null, number],
@@ -110,6 +115,14 @@ function statements(db: SqliteDatabase): Statements {
   return found;
 }
 
+/** The named parameters of the record statements for `execution`. */
+const recordParams = (execution: ExecutionRecord): Record<string, unknown> => ({
+  reason: null,
+  ...execution,
+  requestedBy: execution.requestedBy ?? null,
+  shard: execution.shard ?? null,
+});
+
 const toExecution = (row: ExecutionRow): ExecutionRecord => ({
   id: row.id,
   job: row.job,
@@ -134,12 +147,10 @@ export const storeOperations: SqliteOperations = {
   },
   ops: {
     record: (db, execution: ExecutionRecord) => {
-      statements(db).record.immediate({
-        reason: null,
-        ...execution,
-        requestedBy: execution.requestedBy ?? null,
-        shard: execution.shard ?? null,
-      });
+      statements(db).record.immediate(recordParams(execution));
+    },
+    recordMany: (db, executions: ExecutionRecord[]) => {
+      statements(db).recordMany.immediate(executions.map(recordParams));
     },
     history: (db, args: HistoryArgs) => {
       const at = args.after;

@@ -40,6 +40,11 @@ describe('SqliteStore', () => {
     const store = new SqliteStore(db);
     await store.record(run('a', 'succeeded'));
     expect((await store.getJobState('j')).lastStatus).toBe('succeeded');
+    await store.recordMany([run('c', 'running'), run('c', 'succeeded'), run('c', 'running')]);
+    expect((await store.history('j')).executions.map((e) => [e.id, e.status])).toEqual([
+      ['c', 'succeeded'],
+      ['a', 'succeeded'],
+    ]);
     await store.close();
     expect(db.open).toBe(true);
     expect(db.prepare('PRAGMA journal_mode').all()).toEqual([{ journal_mode: 'wal' }]);
@@ -75,6 +80,23 @@ describe('SqliteStore', () => {
     }
   });
 
+  it('recordMany is one transaction: a row SQLite refuses rolls the whole batch back', async () => {
+    const store = new SqliteStore(fileOf());
+    const refused = await store
+      .recordMany([
+        run('kept-out', 'succeeded'),
+        { ...run('bad', 'running'), status: 'nope' as 'running' },
+      ])
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
+    expect(isFleetcronError(refused, 'BACKEND_UNAVAILABLE'), String(refused)).toBe(true);
+    expect((await store.history('j')).executions, 'nothing of the batch written').toEqual([]);
+    expect((await store.getJobState('j')).lastStatus).toBeNull();
+    await store.close();
+  });
+
   it('an unreadable path rejects with BackendUnavailableError, never crashes', async () => {
     const store = new SqliteStore('/proc/no/such/dir/fleetcron.db');
     const error = await store.getJobState('j').then(
@@ -82,6 +104,11 @@ describe('SqliteStore', () => {
       (e: unknown) => e,
     );
     expect(isFleetcronError(error, 'BACKEND_UNAVAILABLE'), String(error)).toBe(true);
+    const batch = await store.recordMany([run('a', 'running')]).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(isFleetcronError(batch, 'BACKEND_UNAVAILABLE'), String(batch)).toBe(true);
     await store.close();
   });
 });

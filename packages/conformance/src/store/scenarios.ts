@@ -13,7 +13,7 @@ import { firstOutcomeWins } from './first-outcome-scenario.js';
 import { fleetClientView } from './fleet-client-scenario.js';
 import { fleetStoreScenarios } from './fleet-scenarios.js';
 import { lateRunningWrite } from './late-running-scenario.js';
-import { recordManyAsRecord } from './record-many-scenario.js';
+import { recordManyAsRecord, recordManyMatchesRecord } from './record-many-scenario.js';
 import { shardKept } from './shard-scenario.js';
 
 const BASE = Date.UTC(2026, 0, 1);
@@ -383,6 +383,7 @@ export const storeScenarios = {
   lateRunningWrite,
   firstOutcomeWins,
   recordManyAsRecord,
+  recordManyMatchesRecord,
   shardKept,
   errorTextBounded,
   badQueryTyped,

@@ -2,11 +2,9 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    // one Redis server for the run, from the published testkit; fault scenarios start their own
+    // one Redis server for the whole run; the fault scenarios start servers of their own
     globalSetup: ['@fleetcron/testkit/global-setup/redis'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    reporters: ['default', ['json', { outputFile: 'report.json' }]],
   },
 });

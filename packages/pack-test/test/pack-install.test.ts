@@ -327,7 +327,8 @@ describe('an adapter package written outside the workspace, on the tarballs', ()
     const env = cleanEnv();
     for (const key of Object.keys(env)) if (/^VITEST/.test(key)) delete env[key];
     const vitest = join(adapter, 'node_modules', 'vitest', 'vitest.mjs');
-    const result = await run('node', [vitest, 'run'], { cwd: adapter, env });
+    const reporters = ['--reporter=default', '--reporter=json', '--outputFile.json=report.json'];
+    const result = await run('node', [vitest, 'run', ...reporters], { cwd: adapter, env });
     expect(result.code, result.stdout + result.stderr).toBe(0);
 
     const report = JSON.parse(readFileSync(join(adapter, 'report.json'), 'utf8')) as VitestReport;
@@ -355,6 +356,46 @@ describe('an adapter package written outside the workspace, on the tarballs', ()
   }, 600_000);
 });
 
+describe('the adapter guides (conformance and testkit READMEs, CONTRIBUTING.md)', () => {
+  it.each([
+    ['packages/testkit/README.md', 'packages/pack-test/adapter/vitest.config.ts'],
+    ['packages/testkit/README.md', 'packages/pack-test/adapter/test/redis-fixture.ts'],
+    ['packages/testkit/README.md', 'packages/pack-test/adapter/test/redis.conformance.test.ts'],
+    ['packages/conformance/README.md', 'packages/lock-postgres/test/conformance.test.ts'],
+    ['packages/conformance/README.md', 'packages/store-postgres/test/conformance.test.ts'],
+  ])('%s quotes %s as it is, from its first import on', (guide, file) => {
+    const text = readFileSync(join(WORKSPACE_ROOT, guide), 'utf8');
+    const source = readFileSync(join(WORKSPACE_ROOT, file), 'utf8');
+    const code = source.slice(source.search(/^import /m)).trimEnd();
+    expect(code.length).toBeGreaterThan(0);
+    expect(text).toContain(code);
+  });
+
+  it('import only what the published packages export, as the adapter project resolves them', async () => {
+    const quoted = guideImports([
+      'packages/conformance/README.md',
+      'packages/testkit/README.md',
+      'CONTRIBUTING.md',
+    ]);
+    const specifiers = [...new Set(quoted.map((q) => q.specifier))];
+    expect(specifiers).toEqual(
+      expect.arrayContaining(['@fleetcron/testkit', '@fleetcron/testkit/vitest']),
+    );
+    for (const specifier of specifiers) {
+      expect(ADAPTER_PACKAGES, specifier).toContain(specifier.split('/').slice(0, 2).join('/'));
+    }
+    const script = `const wanted = ${JSON.stringify(quoted)};
+const missing = [];
+for (const { guide, specifier, names } of wanted) {
+  const m = await import(specifier);
+  for (const name of names) if (!(name in m)) missing.push(guide + ': ' + name + ' from ' + specifier);
+}
+console.log(JSON.stringify(missing));`;
+    const result = await runOk('node', ['--input-type=module', '-e', script], { cwd: adapter });
+    expect(JSON.parse(result.stdout)).toEqual([]);
+  });
+});
+
 describe('the prepack guard', () => {
   it('refuses to pack a package whose dist/index.d.ts is missing, saying how to fix it', async () => {
     const core = packed.get('@fleetcron/core') as PackedPackage;
@@ -379,6 +420,27 @@ describe('the prepack guard', () => {
     expect(intact.code, intact.stderr).toBe(0);
   });
 });
+
+/** The value imports (`import { a, b } from '@fleetcron/...'`) in the code of the given guides. */
+function guideImports(
+  guides: readonly string[],
+): { guide: string; specifier: string; names: string[] }[] {
+  const out: { guide: string; specifier: string; names: string[] }[] = [];
+  for (const guide of guides) {
+    const text = readFileSync(join(WORKSPACE_ROOT, guide), 'utf8');
+    for (const match of text.matchAll(
+      /^import (type )?\{([^}]*)\} from '(@fleetcron\/[^']+)';$/gm,
+    )) {
+      if (match[1]) continue; // a type-only import has nothing to find at run time
+      const names = (match[2] ?? '')
+        .split(',')
+        .map((name) => name.trim())
+        .filter((name) => name !== '' && !name.startsWith('type '));
+      out.push({ guide, specifier: match[3] ?? '', names });
+    }
+  }
+  return out;
+}
 
 /** The part of vitest's JSON report (`reporters: ['json']`) the adapter test reads. */
 interface VitestReport {

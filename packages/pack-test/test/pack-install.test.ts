@@ -363,6 +363,7 @@ describe('the adapter guides (conformance and testkit READMEs, CONTRIBUTING.md)'
     ['packages/testkit/README.md', 'packages/pack-test/adapter/test/redis.conformance.test.ts'],
     ['packages/conformance/README.md', 'packages/lock-postgres/test/conformance.test.ts'],
     ['packages/conformance/README.md', 'packages/store-postgres/test/conformance.test.ts'],
+    ['CONTRIBUTING.md', 'packages/lock-etcd/test/conformance.test.ts'],
   ])('%s quotes %s as it is, from its first import on', (guide, file) => {
     const text = readFileSync(join(WORKSPACE_ROOT, guide), 'utf8');
     const source = readFileSync(join(WORKSPACE_ROOT, file), 'utf8');

@@ -3,7 +3,7 @@ import { baseTsup } from '../../tsup.config.base.js';
 
 export default defineConfig({
   ...baseTsup,
-  // Private and ESM only: vitest global setups import it.
+  // ESM only: the vitest entries import vitest, which is ESM only.
   format: ['esm'],
   entry: [
     'src/index.ts',
@@ -13,6 +13,9 @@ export default defineConfig({
     'src/global-setup/etcd.ts',
     'src/vitest/index.ts',
   ],
-  // Loaded lazily, only when a container runtime answers.
+  // One chunk for the code the entries share: the servers the global setup starts are the same
+  // classes (and the same reaper, the same container-runtime check) as the main entry's.
+  splitting: true,
+  // Optional peers, loaded lazily (pg, testcontainers) or only by the vitest entries.
   external: ['testcontainers', 'pg', 'vitest'],
 });

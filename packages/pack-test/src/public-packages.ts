@@ -30,15 +30,25 @@ export const APP_PACKAGES = new Set([
 ]);
 
 /**
- * True when the manifest's `require` export is a CommonJS build (`dist/index.cjs`); false for an
- * ESM-only package, whose `require` export is `esm-only.cjs` (it throws, saying what to do).
+ * The packages `adapter/` (an adapter package written outside this repository) installs: what a
+ * contributor needs to write a backend and run the conformance suite on it, and the Redis lock
+ * its second fixture wraps.
+ */
+export const ADAPTER_PACKAGES = new Set([
+  '@fleetcron/conformance',
+  '@fleetcron/core',
+  '@fleetcron/lock-redis',
+  '@fleetcron/testkit',
+]);
+
+/**
+ * True when the manifest's `.` export has a `require` condition pointing at a CommonJS build
+ * (`dist/index.cjs`); false for an ESM-only package, which has no `require` condition at all.
  */
 export function isDualFormat(manifest: Record<string, unknown>): boolean {
   const exports = manifest.exports as Record<string, { require?: { default?: string } }>;
   const required = exports?.['.']?.require?.default;
-  return (
-    typeof required === 'string' && required.endsWith('.cjs') && !required.includes('esm-only')
-  );
+  return typeof required === 'string' && required.endsWith('.cjs');
 }
 
 /** Every package under `packages/` whose manifest is not `private`, sorted by name. */

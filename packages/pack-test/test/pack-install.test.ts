@@ -11,6 +11,7 @@ import {
   repackAsNextPatch,
 } from '../src/pack.js';
 import {
+  ADAPTER_PACKAGES,
   APP_PACKAGES,
   isDualFormat,
   privatePackageNames,
@@ -21,6 +22,7 @@ import {
 const packages = publicPackages();
 const names = packages.map((pkg) => pkg.name);
 const FIXTURE = new URL('../fixture/', import.meta.url).pathname;
+const ADAPTER_FIXTURE = new URL('../adapter/', import.meta.url).pathname;
 const PACK_TEST_BIN = new URL('../node_modules/.bin/', import.meta.url).pathname;
 const TSC = join(WORKSPACE_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 /** Third-party packages the app installs from the npm registry (the versions the workspace tests). */
@@ -38,6 +40,8 @@ const THIRD_PARTY = [
  * and linted only (conformance needs vitest to load).
  */
 const INSTALLED = [...APP_PACKAGES];
+/** Third-party packages of the adapter project (`adapter/`): its test runner and Redis client. */
+const ADAPTER_THIRD_PARTY = ['vitest@4.1.12', 'ioredis@6.0.0', '@types/node@20.19.25'];
 /** Public packages with a CommonJS build (the others are ESM only). */
 const DUAL = new Set(packages.filter((pkg) => isDualFormat(pkg.manifest)).map((pkg) => pkg.name));
 
@@ -45,6 +49,7 @@ const packed = new Map<string, PackedPackage>();
 let work = '';
 let app = '';
 let coreNextPatch = '';
+let adapter = '';
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'fleetcron-pack-'));
@@ -61,18 +66,25 @@ beforeAll(async () => {
   const ours = INSTALLED.map((name) =>
     name === '@fleetcron/core' ? coreNextPatch : (packed.get(name)?.tarball ?? name),
   );
-  const install = [
-    'install',
-    '--no-audit',
-    '--no-fund',
-    '--prefer-offline',
-    ...ours,
-    ...THIRD_PARTY,
-  ];
-  // One retry: the third-party packages may come from the registry, and a request can fail.
-  const first = await run('npm', install, { cwd: app, env: cleanEnv() });
-  if (first.code !== 0) await runOk('npm', install, { cwd: app, env: cleanEnv() });
+
+  // The adapter project: its own package.json, outside the workspace, on the tarballs.
+  adapter = join(work, 'adapter');
+  cpSync(ADAPTER_FIXTURE, adapter, { recursive: true });
+  cpSync(join(ADAPTER_FIXTURE, 'adapter-package.json'), join(adapter, 'package.json'));
+  const adapterOurs = [...ADAPTER_PACKAGES].map((name) => packed.get(name)?.tarball ?? name);
+
+  await Promise.all([
+    npmInstall(app, [...ours, ...THIRD_PARTY]),
+    npmInstall(adapter, [...adapterOurs, ...ADAPTER_THIRD_PARTY]),
+  ]);
 });
+
+/** `npm install` into `dir`, retried once: third-party packages may come from the registry. */
+async function npmInstall(dir: string, specs: readonly string[]): Promise<void> {
+  const install = ['install', '--no-audit', '--no-fund', '--prefer-offline', ...specs];
+  const first = await run('npm', install, { cwd: dir, env: cleanEnv() });
+  if (first.code !== 0) await runOk('npm', install, { cwd: dir, env: cleanEnv() });
+}
 
 afterAll(() => {
   if (work && process.env.FLEETCRON_KEEP_PACK !== '1')
@@ -139,12 +151,23 @@ describe.each(names)('the packed %s', (name) => {
     expect(folder.endsWith(repository.directory)).toBe(true);
   });
 
-  it('names @fleetcron/core as a range, and no workspace-only or private package', () => {
-    const { manifest } = pkg();
+  it('names @fleetcron/core as a range if it imports it, and no workspace-only or private package', () => {
+    const { files, manifest, unpacked } = pkg();
     const text = JSON.stringify(manifest);
     expect(text).not.toContain('workspace:');
     const peers = (manifest.peerDependencies ?? {}) as Record<string, string>;
-    if (name !== '@fleetcron/core') expect(peers['@fleetcron/core']).toMatch(/^\^\d+\.\d+\.\d+$/);
+    const importsCore = files
+      .filter((file) => /\.(c|m)?js$/.test(file))
+      .some((file) =>
+        /(from |import\(|require\()"@fleetcron\/core[/"]/.test(
+          readFileSync(join(unpacked, 'package', file), 'utf8'),
+        ),
+      );
+    if (importsCore && name !== '@fleetcron/core') {
+      expect(peers['@fleetcron/core']).toMatch(/^\^\d+\.\d+\.\d+$/);
+    } else {
+      expect(peers).not.toHaveProperty('@fleetcron/core');
+    }
     const runtime = { ...(manifest.dependencies ?? {}), ...peers } as Record<string, string>;
     for (const internal of privatePackageNames()) expect(runtime).not.toHaveProperty(internal);
     expect((manifest.scripts as Record<string, string> | undefined)?.prepack).toBeUndefined();
@@ -276,6 +299,104 @@ describe('a fresh npm project with the tarballs and core at the next patch versi
   });
 });
 
+describe('an adapter package written outside the workspace, on the tarballs', () => {
+  it('resolves core, conformance and testkit (the imports of the guides) from its own node_modules', async () => {
+    const specifiers = [
+      '@fleetcron/core',
+      '@fleetcron/core/backend',
+      '@fleetcron/conformance',
+      '@fleetcron/testkit',
+      '@fleetcron/testkit/vitest',
+      '@fleetcron/testkit/global-setup/redis',
+    ];
+    const script = `for (const s of ${JSON.stringify(specifiers)}) console.log(import.meta.resolve(s));`;
+    const resolved = await runOk('node', ['--input-type=module', '-e', script], { cwd: adapter });
+    const paths = resolved.stdout.trim().split('\n');
+    expect(paths).toHaveLength(specifiers.length);
+    for (const path of paths) {
+      expect(path).toMatch(new RegExp(`^file://${adapter}/node_modules/@fleetcron/[a-z-]+/dist/`));
+    }
+  });
+
+  it('type-checks its lock, fixtures and conformance tests (no TS2307)', async () => {
+    const result = await run('node', [TSC, '-p', 'tsconfig.json'], { cwd: adapter });
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+  });
+
+  it('passes the whole lock suite on its own lock (MemoryLock inside) and on a testkit Redis server', async () => {
+    const env = cleanEnv();
+    for (const key of Object.keys(env)) if (/^VITEST/.test(key)) delete env[key];
+    const vitest = join(adapter, 'node_modules', 'vitest', 'vitest.mjs');
+    const reporters = ['--reporter=default', '--reporter=json', '--outputFile.json=report.json'];
+    const result = await run('node', [vitest, 'run', ...reporters], { cwd: adapter, env });
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+
+    const report = JSON.parse(readFileSync(join(adapter, 'report.json'), 'utf8')) as VitestReport;
+    expect(report.numFailedTests).toBe(0);
+    expect(report.numPendingTests + report.numTodoTests).toBe(0);
+    expect(report.numPassedTests).toBe(report.numTotalTests);
+    const byFile = (file: string) => {
+      const found = report.testResults.find((r) => r.name.endsWith(`/test/${file}`));
+      expect(found, file).toBeDefined();
+      return found?.assertionResults ?? [];
+    };
+    const example = byFile('example.conformance.test.ts');
+    const redis = byFile('redis.conformance.test.ts');
+    expect(example.length).toBeGreaterThan(0);
+    for (const [results, suite] of [
+      [example, 'example lock conformance'],
+      [redis, 'redis lock conformance'],
+    ] as const) {
+      expect(results.every((r) => r.status === 'passed')).toBe(true);
+      expect(results.every((r) => r.ancestorTitles.includes(suite))).toBe(true);
+    }
+    // the same scenarios ran against both
+    expect(redis.map((r) => r.title).sort()).toEqual(example.map((r) => r.title).sort());
+    expect(report.numTotalTests).toBe(example.length + redis.length);
+  }, 600_000);
+});
+
+describe('the adapter guides (conformance and testkit READMEs, CONTRIBUTING.md)', () => {
+  it.each([
+    ['packages/testkit/README.md', 'packages/pack-test/adapter/vitest.config.ts'],
+    ['packages/testkit/README.md', 'packages/pack-test/adapter/test/redis-fixture.ts'],
+    ['packages/testkit/README.md', 'packages/pack-test/adapter/test/redis.conformance.test.ts'],
+    ['packages/conformance/README.md', 'packages/lock-postgres/test/conformance.test.ts'],
+    ['packages/conformance/README.md', 'packages/store-postgres/test/conformance.test.ts'],
+    ['CONTRIBUTING.md', 'packages/lock-etcd/test/conformance.test.ts'],
+  ])('%s quotes %s as it is, from its first import on', (guide, file) => {
+    const text = readFileSync(join(WORKSPACE_ROOT, guide), 'utf8');
+    const source = readFileSync(join(WORKSPACE_ROOT, file), 'utf8');
+    const code = source.slice(source.search(/^import /m)).trimEnd();
+    expect(code.length).toBeGreaterThan(0);
+    expect(text).toContain(code);
+  });
+
+  it('import only what the published packages export, as the adapter project resolves them', async () => {
+    const quoted = guideImports([
+      'packages/conformance/README.md',
+      'packages/testkit/README.md',
+      'CONTRIBUTING.md',
+    ]);
+    const specifiers = [...new Set(quoted.map((q) => q.specifier))];
+    expect(specifiers).toEqual(
+      expect.arrayContaining(['@fleetcron/testkit', '@fleetcron/testkit/vitest']),
+    );
+    for (const specifier of specifiers) {
+      expect(ADAPTER_PACKAGES, specifier).toContain(specifier.split('/').slice(0, 2).join('/'));
+    }
+    const script = `const wanted = ${JSON.stringify(quoted)};
+const missing = [];
+for (const { guide, specifier, names } of wanted) {
+  const m = await import(specifier);
+  for (const name of names) if (!(name in m)) missing.push(guide + ': ' + name + ' from ' + specifier);
+}
+console.log(JSON.stringify(missing));`;
+    const result = await runOk('node', ['--input-type=module', '-e', script], { cwd: adapter });
+    expect(JSON.parse(result.stdout)).toEqual([]);
+  });
+});
+
 describe('the prepack guard', () => {
   it('refuses to pack a package whose dist/index.d.ts is missing, saying how to fix it', async () => {
     const core = packed.get('@fleetcron/core') as PackedPackage;
@@ -300,6 +421,40 @@ describe('the prepack guard', () => {
     expect(intact.code, intact.stderr).toBe(0);
   });
 });
+
+/** The value imports (`import { a, b } from '@fleetcron/...'`) in the code of the given guides. */
+function guideImports(
+  guides: readonly string[],
+): { guide: string; specifier: string; names: string[] }[] {
+  const out: { guide: string; specifier: string; names: string[] }[] = [];
+  for (const guide of guides) {
+    const text = readFileSync(join(WORKSPACE_ROOT, guide), 'utf8');
+    for (const match of text.matchAll(
+      /^import (type )?\{([^}]*)\} from '(@fleetcron\/[^']+)';$/gm,
+    )) {
+      if (match[1]) continue; // a type-only import has nothing to find at run time
+      const names = (match[2] ?? '')
+        .split(',')
+        .map((name) => name.trim())
+        .filter((name) => name !== '' && !name.startsWith('type '));
+      out.push({ guide, specifier: match[3] ?? '', names });
+    }
+  }
+  return out;
+}
+
+/** The part of vitest's JSON report (`reporters: ['json']`) the adapter test reads. */
+interface VitestReport {
+  numTotalTests: number;
+  numPassedTests: number;
+  numFailedTests: number;
+  numPendingTests: number;
+  numTodoTests: number;
+  testResults: {
+    name: string;
+    assertionResults: { ancestorTitles: string[]; title: string; status: string }[];
+  }[];
+}
 
 /** Versions of every `@fleetcron/core` node in an `npm ls --json` tree. */
 function coreVersions(tree: { dependencies?: Record<string, unknown> }): string[] {

@@ -21,7 +21,7 @@ const INSTALL: Record<ServerKind, string> = {
 /** Error for "no way to run this server", saying exactly what to do. */
 export function notInstalled(kind: ServerKind, detail: string): ServerNotInstalledError {
   return new ServerNotInstalledError(
-    `@fleetcron/testkit cannot start ${kind}: ${detail}. Either ${INSTALL[kind]}, or set ${ENV_VARS[kind]} to an existing server, or start a Docker-compatible container runtime for Testcontainers.`,
+    `@fleetcron/testkit cannot start ${kind}: ${detail}. Either ${INSTALL[kind]}, or set ${ENV_VARS[kind]} to an existing server, or start a Docker-compatible container runtime (with the testcontainers package installed: npm i -D testcontainers).`,
   );
 }
 
@@ -48,16 +48,24 @@ function containerRuntimeHinted(): boolean {
 }
 
 let runtime: Promise<boolean> | undefined;
+/** Set when a runtime was hinted but `testcontainers` (an optional peer) could not be imported. */
+let testcontainersMissing = false;
 
 /**
  * True when Testcontainers finds a working container runtime. Checked once per process;
- * testcontainers is imported only if a runtime is hinted.
+ * testcontainers (an optional peer dependency) is imported only if a runtime is hinted.
  */
 export function containerRuntimeAvailable(): Promise<boolean> {
   runtime ??= (async () => {
     if (!containerRuntimeHinted()) return false;
+    let tc: typeof import('testcontainers');
     try {
-      const tc = await import('testcontainers');
+      tc = await import('testcontainers');
+    } catch {
+      testcontainersMissing = true;
+      return false;
+    }
+    try {
       await tc.getContainerRuntimeClient();
       return true;
     } catch {
@@ -95,7 +103,12 @@ export async function chooseStrategy(
   }
   if (await containerRuntimeAvailable()) return 'container';
   if (pref === 'container') {
-    throw notInstalled(kind, "strategy 'container' but no working container runtime was found");
+    throw notInstalled(
+      kind,
+      testcontainersMissing
+        ? "strategy 'container' but the optional peer dependency `testcontainers` is not installed (npm i -D testcontainers)"
+        : "strategy 'container' but no working container runtime was found",
+    );
   }
   if (localAvailable()) return 'local';
   throw notInstalled(kind, 'no container runtime answered and no local binary was found');

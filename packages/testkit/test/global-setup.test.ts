@@ -2,13 +2,13 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { describe, expect, inject, it, vi } from 'vitest';
 import { etcdHealthy } from '../src/etcd.js';
+import { isolatedPostgres, uniquePrefix } from '../src/isolation.js';
 import {
   type ProvidingProject,
   parseServerList,
   provideServers,
   serversToStart,
-} from '../src/global-setup.js';
-import { isolatedPostgres, uniquePrefix } from '../src/isolation.js';
+} from '../src/provide-servers.js';
 import type { FleetcronProvidedContext } from '../src/provided-context.js';
 import { portOpen } from './helpers.js';
 

@@ -1,4 +1,4 @@
-import { createGlobalSetup } from '../global-setup.js';
+import { createGlobalSetup } from '../provide-servers.js';
 
 /**
  * vitest global setup that starts one shared etcd server per test run:

@@ -16,8 +16,11 @@ export interface DedicatedServer<F, S extends ServerFaults> {
   close(): Promise<void>;
 }
 
-/** Turns an adapter's fixture factory on an address into a fixture factory on `address`. */
-type Fixtures<A, F> = (address: () => Promise<A>) => () => Promise<F>;
+/**
+ * An adapter's fixture factory written as a function of the server's address getter (a URL, or
+ * etcd's endpoints), so that one factory serves the shared server and a dedicated one.
+ */
+export type Fixtures<A, F> = (address: () => Promise<A>) => () => Promise<F>;
 
 function dedicated<S extends ServerFaults, A, F>(
   start: () => Promise<S>,

@@ -5,8 +5,9 @@
 // Reports go to <package>/.reports/node-<version>.json; .ci/count-tests.mjs adds them in.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { delimiter, join, resolve } from 'node:path';
+import { delimiter, dirname, join, resolve } from 'node:path';
 import { LINE_SUITES, lineReport, NODE_LINES } from './node-lines.config.mjs';
 
 const root = resolve(import.meta.dirname, '..');
@@ -24,7 +25,9 @@ for (const version of NODE_LINES) {
   const node = join(bin, 'node');
   for (const suite of LINE_SUITES) {
     const cwd = join(root, suite.dir);
-    const vitest = join(cwd, 'node_modules', 'vitest', 'vitest.mjs');
+    // the package's vitest (hoisted to the root's node_modules here), run by this line's node
+    const manifest = createRequire(join(cwd, 'package.json')).resolve('vitest/package.json');
+    const vitest = join(dirname(manifest), 'vitest.mjs');
     console.log(`\n-- Node ${version}: ${suite.dir} ${suite.files.join(' ') || '(all tests)'}`);
     const run = spawnSync(node, [vitest, 'run', ...suite.files], { cwd, env, stdio: 'inherit' });
     if (run.status !== 0) failed = true;

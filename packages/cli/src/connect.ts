@@ -128,7 +128,8 @@ async function connectSqlite(url: string): Promise<Backend> {
   try {
     if (!statSync(path).isFile()) throw new Error('not a file');
   } catch (error) {
-    const why = (error as { code?: string }).code === 'ENOENT' ? 'no such file' : String(error);
+    const why =
+      (error as { code?: string }).code === 'ENOENT' ? 'no such file' : (error as Error).message;
     throw new BackendUnavailableError(
       'sqlite',
       `opening ${path}`,

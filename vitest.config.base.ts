@@ -8,7 +8,8 @@ const conditions = ['source', 'node', 'default'];
 /**
  * Shared vitest settings. Workspace packages resolve to their TypeScript sources through the
  * `source` export condition, so tests never need a prior build. Each package writes a JSON report
- * to `.reports/vitest.json`, which `.ci/run` sums into one `N passed, N failed` line.
+ * to `.reports/vitest.json` (or `FLEETCRON_VITEST_REPORT`), which `.ci/run` sums into one
+ * `N passed, N failed` line.
  */
 export function baseVitest(overrides: ViteUserConfig['test'] = {}): ViteUserConfig {
   return defineConfig({
@@ -18,7 +19,11 @@ export function baseVitest(overrides: ViteUserConfig['test'] = {}): ViteUserConf
       include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
       testTimeout: 30_000,
       hookTimeout: 60_000,
-      reporters: ['default', ['json', { outputFile: '.reports/vitest.json' }]],
+      // FLEETCRON_VITEST_REPORT: another report file (.ci/node-lines.mjs, a run on another Node line)
+      reporters: [
+        'default',
+        ['json', { outputFile: process.env.FLEETCRON_VITEST_REPORT ?? '.reports/vitest.json' }],
+      ],
       ...overrides,
     },
   });

@@ -1,8 +1,10 @@
-// pnpm demo [--seconds 20] [--backend sqlite|memory|postgres|redis|etcd] [--every 2000]
+// pnpm demo [--seconds 20] [--backend sqlite|memory|postgres|redis|etcd] [--every 2000] [--file PATH]
 // Three scheduler instances with skewed clocks share one backend; each fire runs exactly once.
-// Default (sqlite): three real OS processes on one SQLite file, no server. Other backends: three
+// Default (sqlite): three real OS processes on one SQLite file, no server (a temporary file, or
+// --file PATH, kept afterwards for `fleetcron jobs` with FLEETCRON_URL=sqlite://PATH). Other backends: three
 // schedulers inside this process on a shared client (memory needs no server; postgres, redis and
 // etcd start a throwaway server from @fleetcron/testkit).
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { realClock } from '@fleetcron/core';
 import { openBackend } from './backends.js';
@@ -14,6 +16,7 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '20' },
     backend: { type: 'string', default: 'sqlite' },
     every: { type: 'string', default: '2000' },
+    file: { type: 'string' },
   },
 });
 const seconds = Number(values.seconds);
@@ -62,7 +65,16 @@ async function mainProcesses(): Promise<void> {
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   try {
-    report(await runProcessFleet({ seconds, everyMs, signal: interrupt.signal }));
+    report(
+      await runProcessFleet({
+        seconds,
+        everyMs,
+        signal: interrupt.signal,
+        ...(values.file === undefined
+          ? {}
+          : { file: resolve(process.env.INIT_CWD ?? process.cwd(), values.file) }),
+      }),
+    );
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);

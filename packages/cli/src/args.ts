@@ -18,6 +18,7 @@ export interface CliOptions {
   postgres?: string;
   redis?: string;
   etcd?: string;
+  sqlite?: string;
   schema?: string;
   prefix?: string;
   by?: string;
@@ -42,6 +43,7 @@ const OPTIONS = {
   postgres: { type: 'string' },
   redis: { type: 'string' },
   etcd: { type: 'string' },
+  sqlite: { type: 'string' },
   schema: { type: 'string' },
   prefix: { type: 'string' },
   by: { type: 'string' },
@@ -55,7 +57,7 @@ const OPTIONS = {
   'base-path': { type: 'string' },
 } as const;
 
-const BACKEND = ['postgres', 'redis', 'etcd', 'schema', 'prefix'] as const;
+const BACKEND = ['postgres', 'redis', 'etcd', 'sqlite', 'schema', 'prefix'] as const;
 
 /** Which options each command accepts, and how many positional arguments it takes. */
 export const COMMAND_OPTIONS: Record<

@@ -1,9 +1,12 @@
+import { statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { hostname, userInfo } from 'node:os';
 import { BackendUnavailableError, FleetClient, type Store } from '@fleetcron/core';
 import { UsageError } from './args.js';
+import { SQLITE_URL_FORMS, sqlitePath } from './sqlite-url.js';
 
 /** Which backend a URL names. */
-export type BackendKind = 'postgres' | 'redis' | 'etcd';
+export type BackendKind = 'postgres' | 'redis' | 'etcd' | 'sqlite';
 
 /** A connected store with its fleet client; `close()` ends the clients the CLI made. */
 export interface Backend {
@@ -19,13 +22,13 @@ export interface BackendOptions {
   postgres?: string;
   redis?: string;
   etcd?: string;
+  sqlite?: string;
   schema?: string;
   prefix?: string;
 }
 
 /** Every URL form `FLEETCRON_URL` accepts (the bad-URL message lists them all). */
-export const ACCEPTED_URL_FORMS =
-  'postgres://…, postgresql://…, redis://…, rediss://…, etcd://host:port, http://host:port or https://host:port (etcd)';
+export const ACCEPTED_URL_FORMS = `postgres://…, postgresql://…, redis://…, rediss://…, etcd://host:port, http://host:port or https://host:port (etcd), ${SQLITE_URL_FORMS}`;
 
 /** The kind of a `FLEETCRON_URL` from its scheme. */
 function kindOfUrl(url: string): BackendKind {
@@ -33,26 +36,33 @@ function kindOfUrl(url: string): BackendKind {
   if (scheme === 'postgres' || scheme === 'postgresql') return 'postgres';
   if (scheme === 'redis' || scheme === 'rediss') return 'redis';
   if (scheme === 'etcd' || scheme === 'http' || scheme === 'https') return 'etcd';
+  if (scheme === 'sqlite') return 'sqlite';
   throw new UsageError(
     `FLEETCRON_URL ${JSON.stringify(url)} has no known scheme: use ${ACCEPTED_URL_FORMS}`,
   );
 }
 
-/** Picks the backend URL: exactly one of --postgres/--redis/--etcd, else FLEETCRON_URL. */
+/** Picks the backend URL: exactly one of --postgres/--redis/--etcd/--sqlite, else FLEETCRON_URL. */
 export function chooseBackend(
   options: BackendOptions,
   env: Record<string, string | undefined>,
 ): { kind: BackendKind; url: string } {
-  const given = (['postgres', 'redis', 'etcd'] as const).filter((k) => options[k] !== undefined);
+  const given = (['postgres', 'redis', 'etcd', 'sqlite'] as const).filter(
+    (k) => options[k] !== undefined,
+  );
   if (given.length > 1) throw new UsageError(`give one backend, got --${given.join(' and --')}`);
   const kind = given[0];
   const url = kind ? (options[kind] as string) : env.FLEETCRON_URL;
   if (url === undefined || url === '') {
     throw new UsageError(
-      'no backend: pass --postgres URL, --redis URL or --etcd URL, or set FLEETCRON_URL',
+      'no backend: pass --postgres URL, --redis URL, --etcd URL or --sqlite FILE, or set FLEETCRON_URL',
     );
   }
   const resolved = kind ?? kindOfUrl(url);
+  if (resolved === 'sqlite') {
+    sqlitePath(url); // throws a UsageError naming the two forms
+    return { kind: resolved, url };
+  }
   try {
     new URL(resolved === 'etcd' ? url.replace(/^etcd:/i, 'http:') : url);
   } catch {
@@ -104,7 +114,51 @@ export async function connectBackend(
   const { kind, url } = chooseBackend(options, env);
   if (kind === 'postgres') return connectPostgres(url, options, longLived);
   if (kind === 'redis') return connectRedis(url, options, longLived);
+  if (kind === 'sqlite') return connectSqlite(url);
   return connectEtcd(url, options, longLived);
+}
+
+/**
+ * Opens the fleet's SQLite file (the embedded default: `SqliteStore` of `@fleetcron/store-sqlite`)
+ * on its own libsql connection, on this thread. The file must exist: a mistyped path is exit 3,
+ * never a new empty database that shows no jobs.
+ */
+async function connectSqlite(url: string): Promise<Backend> {
+  const path = sqlitePath(url);
+  try {
+    if (!statSync(path).isFile()) throw new Error('not a file');
+  } catch (error) {
+    const why =
+      (error as { code?: string }).code === 'ENOENT' ? 'no such file' : (error as Error).message;
+    throw new BackendUnavailableError(
+      'sqlite',
+      `opening ${path}`,
+      new Error(`${why}; give the file the fleet's processes open (${SQLITE_URL_FORMS})`),
+    );
+  }
+  const { SqliteStore, SqliteDriverError } = await import('@fleetcron/store-sqlite');
+  let Database: typeof import('libsql');
+  try {
+    Database = createRequire(import.meta.url)('libsql');
+  } catch (error) {
+    throw new SqliteDriverError(
+      `the SQLite driver libsql could not be loaded (${(error as Error).message}); reinstall @fleetcron/cli for this platform (npm install -g @fleetcron/cli).`,
+      error,
+    );
+  }
+  let db: InstanceType<typeof Database> | undefined;
+  const close = async () => {
+    db?.close();
+  };
+  try {
+    db = new Database(path);
+    const store = new SqliteStore(db);
+    await store.open();
+    return { kind: 'sqlite', url, store, fleet: new FleetClient({ store }), close };
+  } catch (error) {
+    await close();
+    throw new BackendUnavailableError('sqlite', `opening ${path}`, error);
+  }
 }
 
 /** Rejects with a timeout error when `promise` takes longer than `ms`. */

@@ -10,7 +10,7 @@ Schedules
                           field, the year), unix 0-7 with 0 and 7 = SUN; required when
                           an expression has ? and numeric weekdays
 
-Fleet (backend: --postgres URL | --redis URL | --etcd URL, or FLEETCRON_URL)
+Fleet (backend: --postgres URL | --redis URL | --etcd URL | --sqlite FILE, or FLEETCRON_URL)
   instances               live instances
   jobs                    jobs fleet-wide: trigger, next fire, paused, last outcome, drift
   history <job> [--status S[,S]] [--limit N] [--cursor C]
@@ -24,6 +24,8 @@ Fleet (backend: --postgres URL | --redis URL | --etcd URL, or FLEETCRON_URL)
 Backend options
   --schema NAME           PostgreSQL schema of the store (default public)
   --prefix NAME           Redis / etcd key prefix of the store (default fleetcron)
+  --sqlite FILE           the fleet's SQLite file (a path, or sqlite:///abs/path.db;
+                          sqlite:rel/path.db is relative to the current directory)
   --by NAME               who asks, recorded with pause/resume/run (default cli:<user>@<host>)
 
 Output

@@ -7,7 +7,7 @@ import { BUILT_BIN } from './built-bin.js';
  * vitest global setup: builds `src/bin.ts` with tsup once per run, so the CLI tests run a built
  * `fleetcron` as a subprocess. Workspace packages (core, admin, the stores) are bundled in from
  * their sources, so no prior `pnpm build` of them is needed; the client libraries `pg`,
- * `ioredis` and `etcd3` stay external, as in the published package. About a second with esbuild.
+ * `ioredis`, `etcd3` and `libsql` stay external, as in the published package. About a second with esbuild.
  */
 export default async function setup(): Promise<void> {
   await build({
@@ -25,6 +25,6 @@ export default async function setup(): Promise<void> {
       options.conditions = ['source'];
     },
     // Bundle everything but the client libraries (tsup's noExternal wins over external).
-    noExternal: [/^(?!(pg|pg-native|ioredis|etcd3)$)/],
+    noExternal: [/^(?!(pg|pg-native|ioredis|etcd3|libsql)$)/],
   });
 }

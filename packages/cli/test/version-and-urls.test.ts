@@ -32,6 +32,7 @@ describe('FLEETCRON_URL forms', () => {
     ['etcd://etcd:2379', 'etcd'],
     ['http://etcd:2379', 'etcd'],
     ['https://etcd:2379', 'etcd'],
+    ['sqlite:///var/lib/app/fleet.db', 'sqlite'],
   ];
 
   it.each(accepted)('accepts %s (%s), and the bad-URL message names its form', (url, kind) => {
@@ -40,13 +41,14 @@ describe('FLEETCRON_URL forms', () => {
     expect(ACCEPTED_URL_FORMS).toContain(scheme);
   });
 
-  it('an unknown scheme exits 2 listing every accepted form, http://host:port included', async () => {
+  it('an unknown scheme exits 2 listing every accepted form, http://host:port and sqlite: included', async () => {
     const run = await runFleetcron(['jobs'], { FLEETCRON_URL: 'mysql://db/x' });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('has no known scheme');
     for (const [url] of accepted)
       expect(run.stderr).toContain(url.slice(0, url.indexOf('://') + 3));
     expect(run.stderr).toContain('http://host:port');
+    expect(run.stderr).toContain('sqlite:///absolute/path.db, sqlite:relative/path.db');
     expect(hasStackTrace(run.stderr)).toBe(false);
   });
 });

@@ -29,11 +29,18 @@ export function resolveTimeZone(field: string, zone: unknown): { zone: string; u
   if (typeof zone !== 'string' || zone.trim() === '') {
     throw new UnknownTimezoneError(field, String(zone));
   }
+  let resolved: string;
   try {
-    return { zone, utc: formatter(zone).resolvedOptions().timeZone === 'UTC' };
+    resolved = formatter(zone).resolvedOptions().timeZone;
   } catch {
     throw new UnknownTimezoneError(field, zone);
   }
+  // Node 22+ (ECMA-402 offset zones) accepts "+01:00", Node 20 does not: refuse offsets on every
+  // line, so a job's zone does not depend on the Node version (and an offset has no DST anyway).
+  if (/^[+\-\u2212]/.test(zone.trim()) || /^[+-]\d/.test(resolved)) {
+    throw new UnknownTimezoneError(field, zone);
+  }
+  return { zone, utc: resolved === 'UTC' };
 }
 
 /**

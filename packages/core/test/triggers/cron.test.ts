@@ -265,7 +265,8 @@ describe('cron(expression, { tz })', () => {
     ).toBe(true);
   });
 
-  it.each([['Mars/Olympus'], [''], ['+01:00'], ['Europe/Berlinn']])(
+  // Offset zones: Node 22+ Intl accepts them, Node 20 does not; refused on every Node line.
+  it.each([['Mars/Olympus'], [''], ['+01:00'], ['-0530'], ['+01'], ['Europe/Berlinn']])(
     'rejects the unknown zone %j with UnknownTimezoneError(tz)',
     (tz) => {
       const error = thrown(() => cron('* * * * *', { tz }));

@@ -10,6 +10,7 @@ import {
   type Lock,
   type LockCapabilities,
   type LockInspection,
+  type MarkReading,
 } from '@fleetcron/core';
 import {
   assertBatchSize,
@@ -29,6 +30,7 @@ import { KeyLayout } from './keys.js';
 import { JobLeasePool } from './lease-pool.js';
 import { lockClientOf } from './lock-client.js';
 import { type EtcdLockOptions, type ResolvedOptions, resolveOptions } from './options.js';
+import { readEtcdMarks } from './read-marks.js';
 import { RecordLeases } from './record-leases.js';
 import { BACKEND, createdAt, deleteOp, ETCD_MIN_LEASE_MS, EtcdRpc, getOp, kvsOf } from './rpc.js';
 
@@ -80,6 +82,8 @@ export class EtcdLock implements Lock {
   /** The etcd host's clock (README, "The fleet's clock"); `null` when turned off. */
   private readonly etcdClock: EtcdClock | null;
   private closed = false;
+  /** etcd's `--max-txn-ops` as declared (the most range reads one `readMarks` txn carries). */
+  private readonly maxTxnOps: number;
 
   /**
    * @param client Your `Etcd3` client; never closed. The lock makes its calls through a client
@@ -93,6 +97,7 @@ export class EtcdLock implements Lock {
     this.prefix = resolved.prefix;
     this.clock = resolved.clock;
     this.keys = new KeyLayout(resolved.prefix);
+    this.maxTxnOps = resolved.maxTxnOps;
     this.client = lockClientOf(client);
     this.rpc = new EtcdRpc(this.client, resolved.requestTimeoutMs);
     this.pool = new JobLeasePool(this.rpc, {
@@ -274,6 +279,28 @@ export class EtcdLock implements Lock {
     assertLockKey(key);
     this.assertOpen('inspect');
     return inspectKey(this.rpc, this.keys, this.held, this.windowMs, key, () => this.clock.now());
+  }
+
+  /**
+   * Reads the marks of many keys (see {@link Lock.readMarks}): one transaction of range reads
+   * per `maxTxnOps` keys (128 with etcd's defaults), sent concurrently. Any number of keys;
+   * every key is checked before anything is sent. `backendTime` is the etcd host's clock as
+   * measured (the read waits for the first measurement, as a claim does); without one
+   * (`etcdClock: false`, or it failed) it is left out.
+   */
+  async readMarks(keys: readonly string[], options: BatchOptions = {}): Promise<MarkReading> {
+    this.assertOpen('readMarks');
+    if (!Array.isArray(keys)) {
+      throw new InvalidOptionError('keys', `must be an array of keys, got ${typeof keys}`);
+    }
+    for (const key of keys) assertLockKey(key);
+    if (keys.length === 0) return { marks: [] };
+    const [marks] = await Promise.all([
+      readEtcdMarks(this.rpc, this.keys, keys, this.maxTxnOps, options.signal),
+      this.etcdClock?.ready(),
+    ]);
+    const backendTime = this.etcdClock?.now() ?? null;
+    return backendTime === null ? { marks } : { marks, backendTime };
   }
 
   /**

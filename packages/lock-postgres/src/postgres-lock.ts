@@ -9,6 +9,7 @@ import {
   type Lock,
   type LockCapabilities,
   type LockInspection,
+  type MarkReading,
 } from '@fleetcron/core';
 import {
   assertBatchSize,
@@ -45,6 +46,7 @@ import {
   type LeaseRow,
   type LockStatement,
   lockStatements,
+  type ReadMarksRow,
 } from './statements.js';
 
 /** Most claims (and lease renewals or releases) one batched call takes: see the README. */
@@ -323,6 +325,34 @@ export class PostgresLock implements Lock {
     fires.sort((a, b) => a.fireAt - b.fireAt);
     leases.sort((a, b) => a.fireAt - b.fireAt);
     return { leases, newestFireAt: fires.at(-1)?.fireAt ?? null, fires, mark };
+  }
+
+  /**
+   * Reads the marks of many keys in one statement (one round trip, any number of keys: they go
+   * as one `text[]` parameter), with the database's `now()` as `backendTime` (see
+   * {@link Lock.readMarks}). Every key is checked before anything is sent; re-sent once after a
+   * broken connection (a read); once `options.signal` is aborted it is neither sent nor re-sent.
+   */
+  async readMarks(keys: readonly string[], options: BatchOptions = {}): Promise<MarkReading> {
+    if (!Array.isArray(keys)) {
+      throw new InvalidOptionError('keys', `must be an array of keys, got ${typeof keys}`);
+    }
+    for (const key of keys) assertLockKey(key);
+    if (keys.length === 0) return { marks: [] };
+    const [row] = await this.statements.run<ReadMarksRow>(
+      'readMarks',
+      'readMarks',
+      [keys.map(encodeText)],
+      { retry: true, signal: options.signal },
+    );
+    const backendTime = Number(row?.now_ms);
+    if (!row || !Array.isArray(row.marks) || row.marks.length !== keys.length) {
+      const got = row ? `${Array.isArray(row.marks) ? row.marks.length : 'no'} marks` : 'no row';
+      const cause = new Error(`malformed reply: ${got} for ${keys.length} keys`);
+      throw new BackendUnavailableError(this.backend, 'readMarks', cause);
+    }
+    const marks = row.marks.map((mark) => (mark === null ? null : Number(mark)));
+    return { marks, backendTime };
   }
 
   /** Nothing to free: the lock holds no timers or connections of its own (the pool is yours). */

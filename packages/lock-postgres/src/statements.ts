@@ -48,6 +48,25 @@ SELECT 'mark', k.mark, '', NULL, NULL, NULL
 FROM ${t.keys} k JOIN p ON k.key = p.key WHERE k.mark IS NOT NULL`;
 }
 
+/**
+ * Reads the catch-up marks of many keys: $1 the keys (text[], encoded). One row: `marks`, the
+ * mark of each key in array order (NULL for a key without one; a repeated key answers its mark
+ * each time), and `now_ms`, the database's `now()`. One statement, one index lookup per key.
+ */
+export function readMarksSql(t: LockTables): string {
+  return `SELECT ${NOW_MS} AS now_ms, coalesce((
+  SELECT array_agg(k.mark ORDER BY q.ord)
+  FROM unnest($1::text[]) WITH ORDINALITY AS q(key, ord)
+  LEFT JOIN ${t.keys} k ON k.key = q.key
+), '{}') AS marks`;
+}
+
+/** The row of {@link readMarksSql}: bigints arrive as strings (in the array too). */
+export interface ReadMarksRow {
+  now_ms: string;
+  marks: (string | null)[];
+}
+
 /** A row of {@link inspectSql} (bigints arrive as strings). */
 export interface InspectRow {
   kind: 'fire' | 'exclusive' | 'per_fire' | 'mark';
@@ -79,7 +98,8 @@ export type LockStatement =
   | 'extend'
   | 'release'
   | 'withdraw'
-  | 'inspect';
+  | 'inspect'
+  | 'readMarks';
 
 /** Every statement of the lock on tables `t`, by name. */
 export function lockStatements(t: LockTables): Record<LockStatement, string> {
@@ -92,5 +112,6 @@ export function lockStatements(t: LockTables): Record<LockStatement, string> {
     release: releaseSql(t),
     withdraw: withdrawSql(t),
     inspect: inspectSql(t),
+    readMarks: readMarksSql(t),
   };
 }

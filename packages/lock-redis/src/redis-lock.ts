@@ -7,6 +7,7 @@ import {
   type Lock,
   type LockCapabilities,
   type LockInspection,
+  type MarkReading,
 } from '@fleetcron/core';
 import {
   assertBatchSize,
@@ -38,7 +39,8 @@ import {
 } from './claim-codec.js';
 import { type DurabilityReport, verifyDurability } from './durability.js';
 import { type LockKeys, lockKeys } from './keys.js';
-import { CLAIM, EXTEND, INSPECT, RELEASE, WITHDRAW } from './scripts.js';
+import { decodeMarks, READ_MARKS_CALL_SIZE } from './read-marks.js';
+import { CLAIM, EXTEND, INSPECT, READ_MARKS, RELEASE, WITHDRAW } from './scripts.js';
 
 /**
  * Most requests {@link RedisLock.claimMany} (and `extendMany`, `releaseMany`) take in one call:
@@ -78,6 +80,7 @@ const extendScript = new RedisScript(EXTEND);
 const releaseScript = new RedisScript(RELEASE);
 const inspectScript = new RedisScript(INSPECT);
 const withdrawScript = new RedisScript(WITHDRAW);
+const readMarksScript = new RedisScript(READ_MARKS);
 
 /**
  * A {@link Lock} on Redis (standalone, Sentinel or Cluster, through an ioredis client the user
@@ -307,6 +310,42 @@ export class RedisLock implements Lock {
       fires,
       mark: mark === '' ? null : Number(mark),
     };
+  }
+
+  /**
+   * Reads the marks of many keys (see {@link Lock.readMarks}): one read-only `EVALSHA` per
+   * hash slot (per {@link READ_MARKS_CALL_SIZE} keys on a single node), all written at once, so
+   * one round trip per node; `backendTime` is the Redis `TIME` of the last call to run. Any
+   * number of keys; every key is checked before anything is sent.
+   */
+  async readMarks(keys: readonly string[], options: BatchOptions = {}): Promise<MarkReading> {
+    if (!Array.isArray(keys)) {
+      throw new InvalidOptionError('keys', `must be an array of keys, got ${typeof keys}`);
+    }
+    for (const key of keys) assertLockKey(key);
+    if (keys.length === 0) return { marks: [] };
+    const calls = planBatch(
+      keys,
+      this.slotFinder((key: string) => this.keysOf(key).job),
+      plainCall,
+      (call, key) => call.keys.push(this.keysOf(key).job),
+      READ_MARKS_CALL_SIZE,
+    );
+    let backendTime = Number.NEGATIVE_INFINITY;
+    const marks = await this.commands.call(
+      'readMarks',
+      (signal) =>
+        runBatch<BatchCall, number | null>(
+          calls,
+          keys.length,
+          this.sender(readMarksScript, signal),
+          (call, reply, into) => {
+            backendTime = Math.max(backendTime, decodeMarks(call, reply, into));
+          },
+        ),
+      options.signal,
+    );
+    return { marks, backendTime };
   }
 
   /**

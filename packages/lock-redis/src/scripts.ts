@@ -292,6 +292,23 @@ return {records, live, mark and fmt(mark) or ''}
 `;
 
 /**
+ * readMarks(KEYS = job per key) → one string: `<now>` then, per key in order, `|` and its mark
+ * (empty when it has none). The mark is read as {@link INSPECT} reads it: the hash's `m`, or the
+ * layout-1 mark when that is larger (by a name derived from the declared job key: same slot).
+ * Read-only.
+ */
+export const READ_MARKS = `${NOW}
+local out = {nowText}
+for i, job in ipairs(KEYS) do
+  local mark = tonumber(redis.call('HGET', job, 'm'))
+  local old = tonumber(redis.call('GET', string.sub(job, 1, -2) .. 'mark'))
+  if old and (not mark or old > mark) then mark = old end
+  out[i + 1] = mark and fmt(mark) or ''
+end
+return table.concat(out, '|')
+`;
+
+/**
  * withdraw(KEYS = fire, fires, job; ARGV = fireAt, slot, token) → 1 when withdrawn, else 0.
  * Hands back a won claim its owner will never run: deletes the fire's claim record (and its
  * index entry) only when the record is a win with `token`, and the lease slot only when it

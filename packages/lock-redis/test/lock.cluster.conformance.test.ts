@@ -7,6 +7,6 @@ import { clusterLockFixtures } from './fixture.js';
 
 const cluster = fileServer(startRedisCluster);
 const only = ['oneWinnerPerFire', 'replaySameLease', 'independentOverlappingLeases', 'oddKeys'];
-only.push('tokensIncrease', 'withdrawHandsBack', 'catchUpJudgedByMark');
+only.push('tokensIncrease', 'withdrawHandsBack', 'catchUpJudgedByMark', 'readMarksMatchInspect');
 only.push('claimManyMatchesSingleClaims', 'claimManyOverlappingBatches', 'claimManyThousandKeys');
 runLockConformance({ name: 'redis cluster', create: clusterLockFixtures(cluster), only });

@@ -154,6 +154,9 @@ describe('key layout', () => {
     await c.set(`${tag}:mark`, String(t - 100));
     await c.set(`${tag}:token`, String(oldToken));
     expect((await lock.inspect('old job')).mark, 'the layout-1 mark').toBe(t - 100);
+    expect((await lock.readMarks(['old job'])).marks, 'readMarks: the layout-1 mark').toEqual([
+      t - 100,
+    ]);
     // the fire layout 1 recorded is not won again, by anyone
     expect(await lock.claim(req('old job', t - 100, 'new'))).toMatchObject({
       status: 'lost',
@@ -173,6 +176,7 @@ describe('key layout', () => {
       await lock.claim({ ...req('old job', t + 20, 'new'), catchUp: { since: t - 1_000 } }),
     ).toMatchObject({ status: 'lost', reason: 'behind_mark' });
     expect((await lock.inspect('old job')).mark).toBe(t + 50);
+    expect((await lock.readMarks(['old job'])).marks, 'the larger layout-1 mark').toEqual([t + 50]);
   });
   it("works under the client's ioredis keyPrefix (inspect included)", async () => {
     const url = sharedUrl();
@@ -189,6 +193,10 @@ describe('key layout', () => {
     const raw = await client();
     expect(await raw.exists(`app:${lockKeys(prefix, 'kp').fire}${t}`)).toBe(1);
     expect(seen.mark, 'the mark read under the keyPrefix').toBe(t + 1);
+    expect((await lock.readMarks(['kp', 'none'])).marks, 'readMarks under the keyPrefix').toEqual([
+      t + 1,
+      null,
+    ]);
   });
 });
 

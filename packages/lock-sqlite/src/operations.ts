@@ -4,7 +4,7 @@
  * lock first, so two processes never read the same state and both decide to win.
  * Only type imports from outside: the worker thread loads this file by URL.
  */
-import type { ClaimedFire, ClaimResult, Lease, LockInspection } from '@fleetcron/core';
+import type { ClaimedFire, ClaimResult, Lease, LockInspection, MarkReading } from '@fleetcron/core';
 import type { SqliteDatabase, SqliteOperations } from '@fleetcron/sqlite-shared';
 import { SQLITE_LOCK_SCHEMA } from './schema.js';
 
@@ -241,6 +241,17 @@ function inspectIn(db: SqliteDatabase, key: string): LockInspection {
   return { leases, newestFireAt: fires.at(-1)?.fireAt ?? null, fires, mark };
 }
 
+/**
+ * The marks of `keys` in array order (`null` for a key without one), read in one read
+ * transaction (one snapshot of the file), as {@link inspectIn} reads a key's mark; the host's
+ * clock as `backendTime`.
+ */
+function readMarksIn(db: SqliteDatabase, keys: string[]): MarkReading {
+  const s = statements(db);
+  const marks = keys.map((key) => s.mark.get(key)?.mark ?? null);
+  return { marks, backendTime: Date.now() };
+}
+
 /** Deletes one batch of records past their window and of expired leases; returns how many. */
 function collectIn(db: SqliteDatabase): number {
   const s = statements(db);
@@ -274,6 +285,7 @@ export const lockOperations: SqliteOperations = {
         .immediate(list),
     withdraw: (db, lease: Lease) => db.transaction(withdrawIn).immediate(db, lease),
     inspect: (db, key: string) => db.transaction(inspectIn).immediate(db, key),
+    readMarks: (db, keys: string[]) => db.transaction(readMarksIn).deferred(db, keys),
     collect: (db) => db.transaction(collectIn).immediate(db),
     count: (db) => (statements(db).count.get() as { n: number }).n,
   },

@@ -7,6 +7,7 @@ import {
   type Lock,
   type LockCapabilities,
   type LockInspection,
+  type MarkReading,
 } from '@fleetcron/core';
 import {
   assertBatchSize,
@@ -185,6 +186,21 @@ export class SqliteLock implements Lock {
   async inspect(key: string): Promise<LockInspection> {
     assertLockKey(key);
     return this.executor.run<LockInspection>('inspect', key);
+  }
+
+  /**
+   * Reads the marks of many keys (see {@link Lock.readMarks}) in one read transaction (one
+   * message to the worker thread; one primary-key lookup per key, no write lock), with the host's
+   * clock as `backendTime`. Any number of keys; every key is checked before anything is sent;
+   * an aborted `options.signal` rejects with `BackendUnavailableError` and nothing runs.
+   */
+  async readMarks(keys: readonly string[], options: BatchOptions = {}): Promise<MarkReading> {
+    if (!Array.isArray(keys)) {
+      throw new InvalidOptionError('keys', `must be an array of keys, got ${typeof keys}`);
+    }
+    for (const key of keys) assertLockKey(key);
+    if (keys.length === 0) return { marks: [] };
+    return this.executor.run<MarkReading>('readMarks', [...keys], options.signal);
   }
 
   /** How many claim records the file holds, all keys together (for tests and dashboards). */

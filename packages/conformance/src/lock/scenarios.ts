@@ -22,6 +22,7 @@ import {
   staleReleaseIgnored,
   tokensIncrease,
 } from './leases.js';
+import { readMarksMatchInspect } from './read-marks.js';
 import { boundedStorage } from './storage.js';
 import { withdrawHandsBack } from './withdraw.js';
 
@@ -51,6 +52,7 @@ export const lockScenarios = readingLockCapabilities({
   mutualExclusionFuzz,
   withdrawHandsBack,
   ...catchUpScenarios,
+  readMarksMatchInspect,
   ...claimManyScenarios,
 } as const satisfies Record<string, LockScenario>);
 

@@ -283,7 +283,7 @@ export interface Lock {
   /**
    * Reads the marks of many keys at once: `marks[i]` is what `inspect(keys[i]).mark` would
    * answer, in as few round trips as the backend allows (PostgreSQL: one statement; Redis: one
-   * pipeline per hash slot; see each adapter's README), with the backend's clock at the read
+   * script call per hash slot, sent together; see each adapter's README), with the backend's clock at the read
    * (`backendTime`, where the backend has one). Any number of keys: the adapter splits them where
    * its backend bounds a request (etcd: `--max-txn-ops`). Checks every key as
    * {@link assertLockKey} does before sending any. An empty array answers `{ marks: [] }` without a

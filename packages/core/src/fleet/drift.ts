@@ -18,10 +18,24 @@ export function definitionGroups(
   instances: readonly LiveInstance[],
   name: string,
 ): DefinitionGroup[] {
-  const groups = new Map<string, DefinitionGroup>();
+  return definitionIndex(instances, new Set([name])).get(name) ?? [];
+}
+
+/**
+ * {@link definitionGroups} of every job named in `names` (default: every job of `instances`),
+ * in one pass over the instances' jobs: a check of 10,000 jobs across the fleet reads each
+ * instance's job list once, not once per job.
+ */
+export function definitionIndex(
+  instances: readonly LiveInstance[],
+  names?: ReadonlySet<string>,
+): Map<string, DefinitionGroup[]> {
+  const byName = new Map<string, Map<string, DefinitionGroup>>();
   for (const instance of instances) {
     for (const job of instance.jobs) {
-      if (job.name !== name) continue;
+      if (names !== undefined && !names.has(job.name)) continue;
+      let groups = byName.get(job.name);
+      if (groups === undefined) byName.set(job.name, (groups = new Map()));
       const group = groups.get(job.definitionHash);
       if (group) group.instances.push(instance.instanceId);
       else
@@ -32,13 +46,18 @@ export function definitionGroups(
         });
     }
   }
-  return [...groups.values()]
-    .map((g) => ({ ...g, instances: [...g.instances].sort() }))
-    .sort((a, b) => b.instances.length - a.instances.length || (a.hash < b.hash ? -1 : 1));
+  const index = new Map<string, DefinitionGroup[]>();
+  for (const [name, groups] of byName) {
+    const sorted = [...groups.values()]
+      .map((g) => ({ ...g, instances: [...g.instances].sort() }))
+      .sort((a, b) => b.instances.length - a.instances.length || (a.hash < b.hash ? -1 : 1));
+    index.set(name, sorted);
+  }
+  return index;
 }
 
 /** Names of the jobs whose live instances disagree on the definition hash, sorted. */
 export function driftingJobs(instances: readonly LiveInstance[]): string[] {
-  const names = new Set(instances.flatMap((i) => i.jobs.map((j) => j.name)));
-  return [...names].filter((name) => definitionGroups(instances, name).length > 1).sort();
+  const index = definitionIndex(instances);
+  return [...index.keys()].filter((name) => (index.get(name)?.length ?? 0) > 1).sort();
 }

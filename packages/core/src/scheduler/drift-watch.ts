@@ -1,4 +1,4 @@
-import { definitionGroups } from '../fleet/drift.js';
+import { type DefinitionGroup, definitionIndex } from '../fleet/drift.js';
 import type { Logger } from '../middleware.js';
 import type { LiveInstance } from '../registry.js';
 import { safePublish } from './safe.js';
@@ -21,9 +21,11 @@ export class DriftWatch {
 
   /** Checks `jobs` against the live `instances` (this instance's own record included). */
   check(instances: readonly LiveInstance[], jobs: readonly string[]): void {
-    for (const job of jobs) this.checkJob(instances, job);
+    const names = new Set(jobs);
+    const index = definitionIndex(instances, names); // one pass, not one per job
+    for (const job of jobs) this.checkJob(job, index.get(job) ?? []);
     for (const job of [...this.reported.keys()]) {
-      if (!jobs.includes(job)) this.reported.delete(job); // removed here: no longer ours to report
+      if (!names.has(job)) this.reported.delete(job); // removed here: no longer ours to report
     }
   }
 
@@ -32,8 +34,7 @@ export class DriftWatch {
     return [...this.reported.keys()].sort();
   }
 
-  private checkJob(instances: readonly LiveInstance[], job: string): void {
-    const groups = definitionGroups(instances, job);
+  private checkJob(job: string, groups: readonly DefinitionGroup[]): void {
     const before = this.reported.get(job);
     const { instanceId } = this;
     if (groups.length < 2) {

@@ -113,8 +113,9 @@ export class FleetControl {
       instances,
       jobs.map((j) => j.name),
     );
+    const names = new Set(jobs.map((j) => j.name));
     for (const name of [...this.checkedAt.keys()]) {
-      if (!jobs.some((j) => j.name === name)) this.checkedAt.delete(name);
+      if (!names.has(name)) this.checkedAt.delete(name);
     }
     await this.deps.sweep(this.nextBatch(jobs), instances);
   }

@@ -4,7 +4,7 @@ import { registeredJob } from '../fleet/registered-job.js';
 import { CORE_VERSION } from '../fleet/version.js';
 import type { ClockOffset } from '../fleet-clock/offset-estimator.js';
 import type { Logger } from '../middleware.js';
-import type { FleetStore, InstanceRecord, LiveInstance } from '../registry.js';
+import type { FleetStore, InstanceRecord, LiveInstance, RegisteredJob } from '../registry.js';
 import type { Store } from '../store.js';
 import { settleWithin } from './deadline.js';
 import type { NormalizedJob } from './job.js';
@@ -42,6 +42,12 @@ export class Heartbeat {
   private beating: Promise<void> | null = null;
   private running = false;
   private startedAt = 0;
+  /**
+   * Each job as its heartbeat publishes it, computed once per registered definition (a
+   * definition hash is a SHA-256 of its canonical form: 10,000 jobs would hash 10,000 times a
+   * beat otherwise). Keyed by the normalized job, which `add()` creates anew.
+   */
+  private readonly publishedJobs = new WeakMap<NormalizedJob, RegisteredJob>();
 
   constructor(private readonly deps: HeartbeatDeps) {}
 
@@ -74,8 +80,14 @@ export class Heartbeat {
       heartbeatMs,
       // the registry's offset is instance − backend; the estimator's is backend − instance
       clock: offset ? { offsetMs: -offset.offsetMs, rttMs: offset.rttMs } : null,
-      jobs: this.deps.jobs().map((job) => registeredJob(job)),
+      jobs: this.deps.jobs().map((job) => this.published(job)),
     };
+  }
+
+  private published(job: NormalizedJob): RegisteredJob {
+    let published = this.publishedJobs.get(job);
+    if (published === undefined) this.publishedJobs.set(job, (published = registeredJob(job)));
+    return published;
   }
 
   private next(ms: number): void {

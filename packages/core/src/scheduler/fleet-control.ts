@@ -9,7 +9,7 @@ import {
 import type { Store } from '../store.js';
 import { DriftWatch } from './drift-watch.js';
 import { Heartbeat } from './heartbeat.js';
-import { sweepRotation } from './holder-lost.js';
+import { HOLDER_LOST_CHECKS_PER_HEARTBEAT, sweepRotation } from './holder-lost.js';
 import type { NormalizedJob } from './job.js';
 import { RunRequestListener } from './run-requests.js';
 import type { TimerQueue } from './timer-queue.js';
@@ -43,6 +43,8 @@ export class FleetControl {
   private live: LiveInstance[] | null = null;
   /** Job name → when its holder-lost check after a fire last ran (fleet clock). */
   private readonly checkedAt = new Map<string, number>();
+  /** Checks started by fires since the last heartbeat (see HOLDER_LOST_CHECKS_PER_HEARTBEAT). */
+  private checksSinceBeat = 0;
   private readonly nextBatch = sweepRotation();
   private readonly requests: RunRequestListener;
   readonly drift: DriftWatch;
@@ -96,18 +98,22 @@ export class FleetControl {
   /**
    * A fire of `job` was claimed here: check the job for fires whose holder died now, against
    * the live instances of the last heartbeat, at most once per `heartbeatMs` per job (so the
-   * instance that runs a job notices a lost fire of it without waiting for the sweep's turn).
+   * instance that runs a job notices a lost fire of it without waiting for the sweep's turn),
+   * and at most {@link HOLDER_LOST_CHECKS_PER_HEARTBEAT} such checks between two heartbeats.
    */
   firedHere(job: NormalizedJob): void {
     const now = this.deps.now();
     const last = this.checkedAt.get(job.name);
     if (this.live === null || (last !== undefined && now - last < this.deps.heartbeatMs)) return;
+    if (this.checksSinceBeat >= HOLDER_LOST_CHECKS_PER_HEARTBEAT) return; // the sweep's turn
+    this.checksSinceBeat++;
     this.checkedAt.set(job.name, now);
     void this.deps.sweep([job], this.live);
   }
 
   private async seen(instances: LiveInstance[]): Promise<void> {
     this.live = instances;
+    this.checksSinceBeat = 0;
     const jobs = this.deps.jobs();
     this.drift.check(
       instances,

@@ -20,6 +20,13 @@ export const HOLDER_LOST_SCAN = 50;
  */
 export const HOLDER_LOST_JOBS_PER_SWEEP = 25;
 
+/**
+ * Most holder-lost checks that fires claimed here start between two heartbeats (each costs a
+ * history read, so 10,000 jobs due together would send 10,000 reads beside their claims and
+ * history writes, and starve them). Past it, a job waits for its turn in the heartbeat's sweep.
+ */
+export const HOLDER_LOST_CHECKS_PER_HEARTBEAT = 100;
+
 /** Hands out the jobs to sweep, {@link HOLDER_LOST_JOBS_PER_SWEEP} per call, round robin. */
 export function sweepRotation(): <T>(jobs: readonly T[]) => T[] {
   let cursor = 0;

@@ -11,6 +11,7 @@ import type {
   RunStatus,
   Store,
 } from '@fleetcron/core';
+import { InvalidOptionError } from '@fleetcron/core';
 import {
   assertInstanceRecord,
   assertPositiveInteger,
@@ -157,6 +158,19 @@ export class PostgresStore implements Store {
       retry: true,
     });
     return toJobState(job, row);
+  }
+
+  /** {@link getJobState} of each of `jobs`, in one statement (`unnest` of the names). */
+  async getJobStates(jobs: readonly string[]): Promise<JobState[]> {
+    if (!Array.isArray(jobs)) {
+      throw new InvalidOptionError('jobs', 'must be an array of job names');
+    }
+    if (jobs.length === 0) return [];
+    const names = jobs.map((job) => encodeText(job));
+    const rows = await this.statements.run<JobRow>('getJobStates', 'jobStates', [names], {
+      retry: true,
+    });
+    return jobs.map((job, i) => toJobState(job, rows[i]));
   }
 
   async setPaused(job: string, paused: boolean, options: PauseOptions = {}): Promise<void> {

@@ -107,6 +107,18 @@ FROM ${t.jobs} WHERE job = $1::text`;
 }
 
 /**
+ * Reads many jobs' states in one statement: $1 jobs (text[]). One row per element, in order
+ * (`ord`), with null columns for a job never seen.
+ */
+export function jobStatesSql(t: StoreTables): string {
+  return `SELECT i.ord, j.paused, j.paused_by, j.paused_at, j.last_status, j.last_fire_at,
+       j.last_finished_at
+FROM unnest($1::text[]) WITH ORDINALITY AS i(job, ord)
+LEFT JOIN ${t.jobs} j ON j.job = i.job
+ORDER BY i.ord`;
+}
+
+/**
  * Sets a job's paused flag with who and when (database clock; both cleared on resume): $1 job,
  * $2 paused, $3 by.
  */
@@ -152,6 +164,7 @@ export type StoreStatement =
   | 'history'
   | 'prune'
   | 'jobState'
+  | 'jobStates'
   | 'setPaused'
   | 'heartbeat'
   | 'instances'
@@ -168,6 +181,7 @@ export function storeStatements(t: StoreTables): Record<StoreStatement, string> 
     history: historySql(t),
     prune: pruneSql(t),
     jobState: jobStateSql(t),
+    jobStates: jobStatesSql(t),
     setPaused: setPausedSql(t),
     heartbeat: heartbeatSql(t),
     instances: instancesSql(t),

@@ -12,6 +12,7 @@ import { using } from '../util.js';
 import { firstOutcomeWins } from './first-outcome-scenario.js';
 import { fleetClientView } from './fleet-client-scenario.js';
 import { fleetStoreScenarios } from './fleet-scenarios.js';
+import { jobStatesAsJobState } from './job-states-scenario.js';
 import { lateRunningWrite } from './late-running-scenario.js';
 import { recordManyAsRecord, recordManyMatchesRecord } from './record-many-scenario.js';
 import { shardKept } from './shard-scenario.js';
@@ -384,6 +385,7 @@ export const storeScenarios = {
   firstOutcomeWins,
   recordManyAsRecord,
   recordManyMatchesRecord,
+  jobStatesAsJobState,
   shardKept,
   errorTextBounded,
   badQueryTyped,

@@ -12,6 +12,7 @@ import type { LeaderGate } from './leader-gate.js';
 import { leaseCallsFor } from './lease-batch.js';
 import { ManualRuns } from './manual-runs.js';
 import type { ResolvedOptions } from './options.js';
+import { PauseChecks } from './paused-check.js';
 import { launchScheduled, type ScheduledFireDeps } from './scheduled-fires.js';
 import type { TimerQueue } from './timer-queue.js';
 
@@ -59,6 +60,7 @@ export class FirePath {
     this.deps = {
       ...{ lock, store, history, clock, queue, instanceId, logger, middleware, clockWatch },
       claims,
+      pauseChecks: new PauseChecks(store, queue),
       claimsOnFireTime: new ClaimOnFireTime(claims, clock, queue, () => host.claimsStopped()),
       leaseCalls: leaseCallsFor(lock, claimBatchSize, clock),
       claimsStopped: () => host.claimsStopped(),

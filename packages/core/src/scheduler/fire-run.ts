@@ -11,7 +11,6 @@ import type { FireDeps, FireKind, FireOutcome } from './fire-types.js';
 import { GiveUp } from './give-up.js';
 import { HeldLease } from './held-lease.js';
 import type { NormalizedJob } from './job.js';
-import { isPaused } from './paused-check.js';
 import { type RunVerdict, runChain, verdictOf } from './run-chain.js';
 import { fireLogger, isSilentLogger, safeLogger } from './safe.js';
 
@@ -150,10 +149,10 @@ export class FireRun {
     if (held.deadline.passed()) return this.handBack('lease_expired');
     if (this.refusesRuns()) return this.handBack('stopping');
     if (this.kind.missed) return this.recordMissed(held.token); // catchUp 'skip': record only
-    const { store, queue } = this.deps;
+    const { store, pauseChecks } = this.deps;
     // with no store there is nothing to read or write: the job starts in this same stretch
     if (store) {
-      const paused = await isPaused(store, this.job.name, this.job.leaseMs / 3, queue, (e) => {
+      const paused = await pauseChecks.isPaused(this.job.name, this.job.leaseMs / 3, (e) => {
         this.events.storeFailed(e);
         this.log.warn('fleetcron: could not read the job state; running anyway', { error: e });
       });

@@ -10,6 +10,7 @@ import type { SkipReason } from './fire-events.js';
 import type { HeldLease } from './held-lease.js';
 import type { HistoryWriter } from './history.js';
 import type { LeaseCalls } from './lease-batch.js';
+import type { PauseChecks } from './paused-check.js';
 import type { TimerQueue } from './timer-queue.js';
 
 /** What one fire needs from its scheduler. */
@@ -17,6 +18,8 @@ export interface FireDeps {
   readonly lock: Lock;
   /** Read for the paused flag; history goes through `history`. */
   readonly store: Store | null;
+  /** Reads the paused flag of a won fire (batched per macrotask where the store allows). */
+  readonly pauseChecks: PauseChecks;
   readonly history: HistoryWriter;
   /** The fleet's clock (corrected by the backend's time; see `ClockWatch`). */
   readonly clock: Clock;

@@ -109,9 +109,10 @@ const isPush = (m: unknown): m is PushMessage => (m as PushMessage | null)?.t ==
 
 /**
  * Parent side: answers the child's lock and store calls with `lock` (`null`: the child has no
- * lock) and `store`. Returns a function that stops answering (and ends the child's watches).
+ * lock) and `store` (`null`: the child has no store). Returns a function that stops answering
+ * (and ends the child's watches).
  */
-export function serveBackend(child: Channel, lock: Lock | null, store: Store): () => void {
+export function serveBackend(child: Channel, lock: Lock | null, store: Store | null): () => void {
   const targets = { lock, store } as unknown as Record<
     string,
     Record<string, (...args: unknown[]) => Promise<unknown>>
@@ -132,7 +133,7 @@ export function serveBackend(child: Channel, lock: Lock | null, store: Store): (
       watches.delete(watch);
       return null;
     }
-    if (typeof store.watchRunRequests !== 'function') throw new Error(`no store.${WATCH}`);
+    if (typeof store?.watchRunRequests !== 'function') throw new Error(`no store.${WATCH}`);
     const push = (job: string) => send({ t: 'push', watch, job } satisfies PushMessage);
     watches.set(watch, store.watchRunRequests(push));
     return null;

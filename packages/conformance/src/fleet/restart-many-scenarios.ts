@@ -272,7 +272,9 @@ export const restartManyJobsLockOnly: FleetScenario = {
     withRestartSetup(options, async (fixture, ledger, tag) => {
       const run = await killAndRestart(options, fixture, ledger, tag, null);
       const verdict = judgeRestart(run);
-      expect(verdict.violations, verdict.summary).toEqual([]);
+      expect(verdict.violations, `${verdict.violations.join('\n')}\n${verdict.summary}`).toEqual(
+        [],
+      );
     }),
 };
 
@@ -292,9 +294,10 @@ export const restartManyJobsWithStore: FleetScenario = {
         const run = await killAndRestart(options, fixture, ledger, tag, source);
         const verdict = judgeRestart(run);
         const history = await restartHistoryViolations(run, source.reader);
+        const violations = [...verdict.violations, ...history.violations];
         expect(
-          [...verdict.violations, ...history.violations],
-          `${verdict.summary}\n${history.summary}`,
+          violations,
+          `${violations.join('\n')}\n${verdict.summary}\n${history.summary}`,
         ).toEqual([]);
       };
       if (options.store === undefined) {

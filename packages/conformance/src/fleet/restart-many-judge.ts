@@ -8,7 +8,7 @@ export interface RestartRun {
   entries: LedgerEntry[];
   /** Names of the jobs every process defines. */
   jobs: string[];
-  /** Instances of the fleet that was SIGKILLed. */
+  /** Instances of the fleet that was SIGKILLed (their claim lines bound each job's mark). */
   firstIds: string[];
   /** Instances of the fleet started again. */
   againIds: string[];
@@ -58,7 +58,9 @@ function firesBetween(everyMs: number, lo: number, hi: number): number[] {
  *
  * 1. No fire of any job starts twice (before or after the restart).
  * 2. Every job had a fire claimed by the first fleet, and missed at least one fire while the
- *    whole fleet was down: `(its newest claimed fire, goAt − grace]` is not empty.
+ *    whole fleet was down: `(the newest fire the first fleet sent a claim of, goAt − grace]` is
+ *    not empty. (A claim sent when the fleet was killed may or may not have been recorded: the
+ *    mark is at most that fire, so every fire after it was missed.)
  * 3. No missed fire runs (the default catch-up policy, `'skip'`).
  * 4. Every regular fire of every job in `[from, to]` starts exactly once.
  */
@@ -78,10 +80,8 @@ export function judgeRestart(run: RestartRun): RestartVerdict {
       if (again.has(e.instance)) {
         lateness.set(e.fireAt, [...(lateness.get(e.fireAt) ?? []), e.wall - e.fireAt]);
       }
-    } else if (e.kind === 'claimed' && first.has(e.instance)) {
-      if (e.status === 'won' || e.status === 'busy') {
-        lastClaimed.set(e.job, Math.max(lastClaimed.get(e.job) ?? 0, e.fireAt));
-      }
+    } else if (e.kind === 'claim' && first.has(e.instance)) {
+      lastClaimed.set(e.job, Math.max(lastClaimed.get(e.job) ?? 0, e.fireAt));
     } else if (e.kind === 'claim' && e.catchUp && again.has(e.instance)) {
       catchUpClaims.push(e.wall - goAt);
     }
@@ -103,7 +103,7 @@ export function judgeRestart(run: RestartRun): RestartVerdict {
   const neverClaimed = jobs.filter((j) => !lastClaimed.has(j));
   if (neverClaimed.length > 0) {
     violations.push(
-      `${neverClaimed.length} jobs had no fire claimed before the kill, e.g. ${neverClaimed.slice(0, EXAMPLES).join(', ')}`,
+      `${neverClaimed.length} jobs had no claim sent before the kill, e.g. ${neverClaimed.slice(0, EXAMPLES).join(', ')}`,
     );
   }
   let missedTotal = 0;
@@ -152,7 +152,7 @@ export function judgeRestart(run: RestartRun): RestartVerdict {
     .join('; ');
   const summary = [
     `jobs ${jobs.length}; first fleet killed at ${at(run.killedAt)}, restarted at ${at(goAt)} (catch-up bound ${at(bound)})`,
-    `missed fires (mark, bound]: ${missedTotal}, of which ran: ${missedRan.length}`,
+    `missed fires (newest claim sent before the kill, bound]: ${missedTotal}, of which ran: ${missedRan.length}`,
     `judged fires ${at(from)}..${at(to)}: ${judged.length} × ${jobs.length}, lost ${lostTotal}, started twice ${twice.length}`,
     `catch-up claims sent ${catchUpClaims.length}, from +${Math.round(quantile(catchUpClaims, 0))} to +${Math.round(quantile(catchUpClaims, 1))} ms after the restart; first judged fire at +${from - goAt} ms`,
     `start lateness after the restart (ms): ${late}`,
@@ -210,10 +210,8 @@ export async function restartHistoryViolations(
   const lastClaimed = new Map<string, number>();
   const first = new Set(run.firstIds);
   for (const e of run.entries) {
-    if (e.kind !== 'claimed' || !first.has(e.instance) || e.job === undefined) continue;
-    if (e.status === 'won' || e.status === 'busy') {
-      lastClaimed.set(e.job, Math.max(lastClaimed.get(e.job) ?? 0, e.fireAt ?? 0));
-    }
+    if (e.kind !== 'claim' || !first.has(e.instance) || e.job === undefined) continue;
+    lastClaimed.set(e.job, Math.max(lastClaimed.get(e.job) ?? 0, e.fireAt ?? 0));
   }
   const judged = firesBetween(everyMs, from - everyMs, to);
   const wrong: string[] = [];

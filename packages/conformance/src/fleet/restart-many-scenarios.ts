@@ -98,6 +98,7 @@ async function goTogether(children: InstanceChild[], scale: number): Promise<voi
 /** Per fire time, the jobs that started it (from the start lines read so far). */
 class StartIndex {
   readonly byFire = new Map<number, Set<string>>();
+  private readonly jobs = new Set<string>();
   /** Claim answers by status (`won`, `busy`, `lost/claimed`, …), and claims sent. */
   readonly claims = new Map<string, number>();
   private readonly tail: LedgerTail;
@@ -117,7 +118,13 @@ class StartIndex {
       const jobs = this.byFire.get(e.fireAt) ?? new Set<string>();
       jobs.add(e.job);
       this.byFire.set(e.fireAt, jobs);
+      this.jobs.add(e.job);
     }
+  }
+
+  /** How many jobs started at least one fire. */
+  jobsStarted(): number {
+    return this.jobs.size;
   }
 
   /** How many jobs started fire `t`. */
@@ -145,7 +152,7 @@ const nextFire = (t: number) =>
 
 /**
  * Runs the fleet, kills it, starts it again: 4 processes with the same {@link JOBS} jobs run
- * until one fire of every job ran; then all 4 are SIGKILLed together, stay down across at least
+ * until every job ran at least once; then all 4 are SIGKILLed together, stay down across at least
  * one fire, and 4 new processes start together just after the catch-up bound of that fire, so
  * their catch-up passes (2,000 mark reads, default policy `'skip'`) run into the next regular
  * fire. They run {@link FIRES_AFTER_RESTART} regular fires, then stop.
@@ -183,15 +190,14 @@ async function killAndRestart(
       () => {
         index.update();
         const now = Date.now();
-        const last = nextFire(now) - RESTART_EVERY_MS;
-        return index.count(last) === JOBS && nextFire(now) - now >= KILL_BEFORE_NEXT_MS
-          ? last
+        return index.jobsStarted() === JOBS && nextFire(now) - now >= KILL_BEFORE_NEXT_MS
+          ? now
           : undefined;
       },
       {
-        timeoutMs: 60_000 * scale,
+        timeoutMs: 90_000 * scale,
         intervalMs: 100,
-        message: `one fire of all ${JOBS} jobs to run on the first fleet, ${KILL_BEFORE_NEXT_MS} ms before the next`,
+        message: `every one of the ${JOBS} jobs to run on the first fleet, ${KILL_BEFORE_NEXT_MS} ms before a fire`,
       },
     ).catch((error: unknown) => {
       throw new Error(`${String(error)}; jobs started per fire: ${index.describe()}`);

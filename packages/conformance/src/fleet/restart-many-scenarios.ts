@@ -237,6 +237,7 @@ async function killAndRestart(
       againIds,
       everyMs: RESTART_EVERY_MS,
       graceMs: grace,
+      hasMark: lock.capabilities.durableMark !== undefined,
       from,
       to,
       ...phases,

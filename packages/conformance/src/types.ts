@@ -188,6 +188,12 @@ export interface FleetConformanceOptions {
    * scenario exactly once, including scenarios added later. Default: every scenario.
    */
   part?: { index: number; of: number };
+  /**
+   * The backend's store, for the fleet scenarios that run with the store on (the many-jobs
+   * restart with its history). Default: a `MemoryStore` in the test process, which the child
+   * processes reach over IPC (as every fleet-control scenario's store).
+   */
+  store?: () => Promise<StoreFixture>;
 }
 
 /**

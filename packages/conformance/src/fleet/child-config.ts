@@ -25,6 +25,11 @@ export interface ChildJob {
   onHolderLost?: 'record' | 'rerun';
   /** The job's `shards` (default: not sharded). */
   shards?: number | 'each';
+  /**
+   * This many copies of the job (a fleet with many jobs, passed in a few bytes): jobs
+   * `${name}-0` … `${name}-${copies - 1}`, alike but for the name. Default: the job once, as `name`.
+   */
+  copies?: number;
 }
 
 /** The configuration of `child-instance.ts`, passed as JSON in `argv[2]`. */
@@ -50,7 +55,8 @@ export interface InstanceChildConfig {
   ledgerPath: string;
   instanceModule: FleetInstanceModule;
   lock: RemoteLockInfo;
-  store: RemoteStoreInfo;
+  /** The fleet's store; absent: the instance runs lock only (no store). */
+  store?: RemoteStoreInfo;
 }
 
 /** Marker the child writes to stdout when it blocks at its freeze point. */
@@ -71,6 +77,13 @@ export function listTrigger(fires: number[]): Trigger {
     },
     describe: () => description,
   };
+}
+
+/** The jobs `job` stands for: itself, or its {@link ChildJob.copies} (each without `copies`). */
+export function expandCopies(job: ChildJob): ChildJob[] {
+  const { copies, ...one } = job;
+  if (copies === undefined) return [one];
+  return Array.from({ length: copies }, (_, i) => ({ ...one, name: `${job.name}-${i}` }));
 }
 
 /** The trigger of `job`. */

@@ -11,6 +11,7 @@ import { remoteElector } from '../elector/remote-elector.js';
 import {
   type ChildJob,
   childTrigger,
+  expandCopies,
   FROZEN_MARKER,
   type InstanceChildConfig,
 } from './child-config.js';
@@ -85,7 +86,7 @@ async function main(): Promise<void> {
   const instance = factory({
     instanceId,
     lock: instrumentLock(remoteLock(parent, config.lock), instrumentation),
-    store: instrumentStore(remoteStore(parent, config.store), trap),
+    ...(config.store ? { store: instrumentStore(remoteStore(parent, config.store), trap) } : {}),
     clock: realClock,
     leaseMs: config.leaseMs,
     ...(config.heartbeatMs === undefined ? {} : { heartbeatMs: config.heartbeatMs }),
@@ -93,7 +94,7 @@ async function main(): Promise<void> {
       ? { leader: { elector: remoteElector(parent, elector), ttlMs: leaderTtlMs ?? 15_000 } }
       : {}),
     ...(shardGraceMs === undefined ? {} : { shardGraceMs }),
-    jobs: config.jobs.map((job) => childJob(job, instrumentation)),
+    jobs: config.jobs.flatMap(expandCopies).map((job) => childJob(job, instrumentation)),
   });
   const start = () => {
     instance.start();

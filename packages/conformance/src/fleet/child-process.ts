@@ -90,20 +90,21 @@ function waitForMessage(
 
 /**
  * Starts a fleet instance in a child process. Its lock and store calls run here, on `lock` (its
- * own client of the backend) and `store`; with `elector`, the child runs in leader mode and its
- * elector steps run here too. Resolves once the instance started.
+ * own client of the backend) and `store` (`null`: the instance runs lock only); with `elector`,
+ * the child runs in leader mode and its elector steps run here too. Resolves once the instance
+ * started.
  */
 export async function startInstanceChild(
   config: Omit<InstanceChildConfig, 'lock' | 'store' | 'elector'>,
   lock: Lock,
-  store: Store,
+  store: Store | null,
   timeoutMs: number,
   elector?: Elector,
 ): Promise<InstanceChild> {
   const full: InstanceChildConfig = {
     ...config,
     lock: remoteLockInfo(lock),
-    store: remoteStoreInfo(store),
+    ...(store ? { store: remoteStoreInfo(store) } : {}),
     ...(elector
       ? { elector: { backend: elector.backend, capabilities: elector.capabilities } }
       : {}),

@@ -14,8 +14,8 @@ export interface FleetInstanceDeps {
   instanceId: string;
   /** Its own lock client (instrumented by the scenario). */
   lock: Lock;
-  /** The fleet's store (instrumented by the scenario). */
-  store: Store;
+  /** The fleet's store (instrumented by the scenario); absent: the instance runs lock only. */
+  store?: Store;
   clock: Clock;
   /** Lease of the jobs, ms (already accepted by the backend). */
   leaseMs: number;
@@ -58,7 +58,8 @@ const DRAIN_MS = 5_000;
 export const schedulerInstance: FleetInstanceFactory = (deps) => {
   const { instanceId, lock, store, clock, leaseMs, heartbeatMs, leader, shardGraceMs } = deps;
   const scheduler = new Scheduler({
-    ...{ instanceId, lock, store, clock, leaseMs },
+    ...{ instanceId, lock, clock, leaseMs },
+    ...(store === undefined ? {} : { store }),
     ...(heartbeatMs === undefined ? {} : { heartbeatMs }),
     ...(leader ? { mode: 'leader', elector: leader.elector, leaderTtlMs: leader.ttlMs } : {}),
     ...(shardGraceMs === undefined ? {} : { shardGraceMs }),

@@ -98,7 +98,12 @@ interface PushMessage {
 
 /** Something with a Node IPC channel: a `ChildProcess` in the parent, `process` in the child. */
 interface Channel {
-  send?(message: unknown): boolean;
+  send?(
+    message: unknown,
+    sendHandle?: undefined,
+    options?: undefined,
+    callback?: (error: Error | null) => void,
+  ): boolean;
   on(event: 'message', listener: (message: unknown) => void): unknown;
   off(event: 'message', listener: (message: unknown) => void): unknown;
 }
@@ -109,9 +114,10 @@ const isPush = (m: unknown): m is PushMessage => (m as PushMessage | null)?.t ==
 
 /**
  * Parent side: answers the child's lock and store calls with `lock` (`null`: the child has no
- * lock) and `store`. Returns a function that stops answering (and ends the child's watches).
+ * lock) and `store` (`null`: the child has no store). Returns a function that stops answering
+ * (and ends the child's watches).
  */
-export function serveBackend(child: Channel, lock: Lock | null, store: Store): () => void {
+export function serveBackend(child: Channel, lock: Lock | null, store: Store | null): () => void {
   const targets = { lock, store } as unknown as Record<
     string,
     Record<string, (...args: unknown[]) => Promise<unknown>>
@@ -132,7 +138,7 @@ export function serveBackend(child: Channel, lock: Lock | null, store: Store): (
       watches.delete(watch);
       return null;
     }
-    if (typeof store.watchRunRequests !== 'function') throw new Error(`no store.${WATCH}`);
+    if (typeof store?.watchRunRequests !== 'function') throw new Error(`no store.${WATCH}`);
     const push = (job: string) => send({ t: 'push', watch, job } satisfies PushMessage);
     watches.set(watch, store.watchRunRequests(push));
     return null;
@@ -207,10 +213,16 @@ export class ParentChannel {
     const id = this.nextId++;
     return new Promise<T>((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
-      if (!this.channel.send?.({ t: 'call', id, target, method, args } satisfies CallMessage)) {
-        this.pending.delete(id);
-        reject(new BackendUnavailableError(this.backend, method, new Error('no IPC channel')));
-      }
+      const fail = (cause: Error) => {
+        if (!this.pending.delete(id)) return;
+        reject(new BackendUnavailableError(this.backend, method, cause));
+      };
+      // `send` answers false also when the message is only queued behind a backlog (a large
+      // heartbeat): it still goes out, and the parent runs it. Only a send that failed (the
+      // callback's error) or no channel at all fails the call.
+      const message = { t: 'call', id, target, method, args } satisfies CallMessage;
+      if (this.channel.send === undefined) fail(new Error('no IPC channel'));
+      else this.channel.send(message, undefined, undefined, (error) => error && fail(error));
     });
   }
 

@@ -22,14 +22,14 @@ function copyOf<T extends object>(inner: T): T {
 
 /** fc1: the store hides the registry (no heartbeat): the fleet never learns of drift. */
 export const noRegistry: FleetInstanceFactory = (deps) => {
-  const store = copyOf(deps.store) as Store & Record<string, unknown>;
+  const store = copyOf(deps.store!) as Store & Record<string, unknown>;
   delete store.heartbeat;
   return schedulerInstance({ ...deps, store });
 };
 
 /** fc2: the scheduler never sees a run request (none taken, no push). */
 export const ignoresRunRequests: FleetInstanceFactory = (deps) => {
-  const store = copyOf(deps.store);
+  const store = copyOf(deps.store!);
   store.takeRunRequests = async () => [];
   store.watchRunRequests = () => () => {};
   return schedulerInstance({ ...deps, store });
@@ -61,7 +61,7 @@ export const refusesCatchUp: FleetInstanceFactory = (deps) => {
 
 /** fc4: a `lease_lost` outcome is never written: the dead holder's row stays `running`. */
 export const dropsLeaseLost: FleetInstanceFactory = (deps) => {
-  const store = copyOf(deps.store);
+  const store = copyOf(deps.store!);
   const record = store.record;
   store.record = (execution) =>
     execution.status === 'lease_lost' ? Promise.resolve() : record(execution);

@@ -39,7 +39,8 @@ export const naiveInstance: FleetInstanceFactory = (deps) => {
 
 /** One fire, with no deadline anywhere. */
 async function fire(deps: FleetInstanceDeps, job: JobDefinition, fireAt: number): Promise<void> {
-  const { lock, store, instanceId, leaseMs } = deps;
+  const { lock, instanceId, leaseMs } = deps;
+  const store = deps.store!; // the freeze scenarios always give a store
   const result = await lock.claim({
     key: job.name,
     fireAt,

@@ -1,0 +1,324 @@
+import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Lock, MemoryStore, type Store } from '@fleetcron/core';
+import { expect } from 'vitest';
+import type { FleetConformanceOptions, FleetScenario, LockFixture } from '../types.js';
+import { leaseFor, pollUntil, using, waitUntilTime } from '../util.js';
+import { type ChildJob, expandCopies } from './child-config.js';
+import { type InstanceChild, startInstanceChild } from './child-process.js';
+import {
+  type FleetInstanceModule,
+  loadInstanceFactory,
+  schedulerInstanceModule,
+} from './instance.js';
+import { Ledger } from './ledger.js';
+import { LedgerTail } from './ledger-tail.js';
+import { judgeRestart, type RestartRun, restartHistoryViolations } from './restart-many-judge.js';
+
+/** Processes of the fleet, before and after the restart. */
+const PROCESSES = 4;
+/** Jobs every process defines (the same jobs on every process). */
+const JOBS = 2_000;
+/** The jobs fire every this many ms (`every()`, so every process computes the same fires). */
+export const RESTART_EVERY_MS = 3_000;
+/** Regular fires after the restart that are judged (each must run exactly once, for every job). */
+const FIRES_AFTER_RESTART = 4;
+/**
+ * The first fleet is killed only when the next fire is at least this far away, ms: no claim of
+ * the next fire is in flight (the scheduler prepares a wake of 2,000 fires 400 ms ahead).
+ */
+const KILL_BEFORE_NEXT_MS = 1_200;
+/** The fleet starts again this long after the catch-up bound, ms (start − grace is past a fire). */
+const GO_AFTER_GRACE_MS = 300;
+/** The prefix of the jobs' names (`${JOB_PREFIX}-0` …). */
+const JOB_PREFIX = 'many';
+
+/**
+ * How long before `start()` a missed fire must be due to be caught up, ms, as the core README's
+ * catch-up section states it: max(1 s, the lock's `earlyToleranceMs` + 500 ms).
+ */
+function catchUpGraceMs(lock: Lock): number {
+  return Math.max(1_000, (lock.capabilities.earlyToleranceMs ?? 0) + 500);
+}
+
+/** What the first fleet's run and the restart left. */
+interface Phases {
+  /** Wall time at which the whole first fleet was SIGKILLed. */
+  killedAt: number;
+  /** Wall time at which the restarted fleet was told to start (every process together). */
+  goAt: number;
+}
+
+/** Where the processes' store lives. */
+interface StoreSource {
+  /** A store for one process (its own connection where the backend has connections). */
+  forProcess(): Promise<Store>;
+  /** The store the test process reads the history through, after the fleet stopped. */
+  reader: Store;
+}
+
+/** Starts `ids` as child processes that wait for `go`, all on their own lock clients. */
+function spawnFleet(
+  module: FleetInstanceModule,
+  fixture: LockFixture,
+  ledger: Ledger,
+  ids: string[],
+  job: ChildJob,
+  leaseMs: number,
+  store: StoreSource | null,
+  scale: number,
+): Promise<InstanceChild[]> {
+  return Promise.all(
+    ids.map(async (instanceId) =>
+      startInstanceChild(
+        {
+          instanceId,
+          leaseMs,
+          jobs: [job],
+          point: null,
+          startOnGo: true,
+          ledgerPath: ledger.path,
+          instanceModule: module,
+        },
+        await fixture.newLock(),
+        store ? await store.forProcess() : null,
+        60_000 * scale,
+      ),
+    ),
+  );
+}
+
+/** Tells every child to start, together; resolves once all started. */
+async function goTogether(children: InstanceChild[], scale: number): Promise<void> {
+  await Promise.all(children.map((c) => c.go(20_000 * scale)));
+}
+
+/** Per fire time, the jobs that started it (from the start lines read so far). */
+class StartIndex {
+  readonly byFire = new Map<number, Set<string>>();
+  private readonly jobs = new Set<string>();
+  /** Claim answers by status (`won`, `busy`, `lost/claimed`, …), and claims sent. */
+  readonly claims = new Map<string, number>();
+  private readonly tail: LedgerTail;
+
+  constructor(path: string) {
+    this.tail = new LedgerTail(path);
+  }
+
+  /** Reads the lines appended since the last call. */
+  update(): void {
+    for (const e of this.tail.next()) {
+      if (e.kind === 'claim' || e.kind === 'claimed') {
+        const status = e.kind === 'claim' ? 'sent' : (e.status ?? '');
+        this.claims.set(status, (this.claims.get(status) ?? 0) + 1);
+      }
+      if (e.kind !== 'start' || e.job === undefined || e.fireAt === undefined) continue;
+      const jobs = this.byFire.get(e.fireAt) ?? new Set<string>();
+      jobs.add(e.job);
+      this.byFire.set(e.fireAt, jobs);
+      this.jobs.add(e.job);
+    }
+  }
+
+  /** How many jobs started at least one fire. */
+  jobsStarted(): number {
+    return this.jobs.size;
+  }
+
+  /** How many jobs started fire `t`. */
+  count(t: number): number {
+    return this.byFire.get(t)?.size ?? 0;
+  }
+
+  /** `fire: jobs` for every fire seen, for failure messages. */
+  describe(): string {
+    return [...this.byFire]
+      .sort(([a], [b]) => a - b)
+      .map(([t, jobs]) => `${new Date(t).toISOString().slice(11, 23)}: ${jobs.size}`)
+      .join(', ')
+      .concat(`; claims: ${[...this.claims].map(([s, n]) => `${s} ${n}`).join(', ')}`);
+  }
+
+  close(): void {
+    this.tail.close();
+  }
+}
+
+/** The first fire time after `t` on the jobs' grid. */
+const nextFire = (t: number) =>
+  Math.floor(t / RESTART_EVERY_MS) * RESTART_EVERY_MS + RESTART_EVERY_MS;
+
+/**
+ * Runs the fleet, kills it, starts it again: 4 processes with the same {@link JOBS} jobs run
+ * until every job ran at least once; then all 4 are SIGKILLed together, stay down across at least
+ * one fire, and 4 new processes start together just after the catch-up bound of that fire, so
+ * their catch-up passes (2,000 mark reads, default policy `'skip'`) run into the next regular
+ * fire. They run {@link FIRES_AFTER_RESTART} regular fires, then stop.
+ */
+async function killAndRestart(
+  options: FleetConformanceOptions,
+  fixture: LockFixture,
+  ledger: Ledger,
+  tag: string,
+  store: StoreSource | null,
+): Promise<RestartRun> {
+  const scale = options.timeScale ?? 1;
+  const module = options.instance ?? schedulerInstanceModule;
+  const lock = await fixture.newLock();
+  const leaseMs = leaseFor(lock.capabilities, options.leaseMs ?? 2000);
+  const grace = catchUpGraceMs(lock);
+  if (grace + GO_AFTER_GRACE_MS >= RESTART_EVERY_MS - 500) {
+    throw new Error(
+      `the lock's catch-up grace (${grace} ms) leaves no room before the next fire on a ${RESTART_EVERY_MS} ms schedule`,
+    );
+  }
+  const job: ChildJob = { name: JOB_PREFIX, everyMs: RESTART_EVERY_MS, copies: JOBS };
+  const jobs = expandCopies(job).map((j) => j.name);
+  const firstIds = Array.from({ length: PROCESSES }, (_, i) => `first${i + 1}-${tag}`);
+  const againIds = Array.from({ length: PROCESSES }, (_, i) => `again${i + 1}-${tag}`);
+  const index = new StartIndex(ledger.path);
+  let first: InstanceChild[] = [];
+  let again: InstanceChild[] = [];
+  try {
+    first = await spawnFleet(module, fixture, ledger, firstIds, job, leaseMs, store, scale);
+    await goTogether(first, scale);
+    // the restarted fleet's processes are made (not started) while the first one runs
+    again = await spawnFleet(module, fixture, ledger, againIds, job, leaseMs, store, scale);
+    const complete = await pollUntil(
+      () => {
+        index.update();
+        const now = Date.now();
+        return index.jobsStarted() === JOBS && nextFire(now) - now >= KILL_BEFORE_NEXT_MS
+          ? now
+          : undefined;
+      },
+      {
+        timeoutMs: 90_000 * scale,
+        intervalMs: 100,
+        message: `every one of the ${JOBS} jobs to run on the first fleet, ${KILL_BEFORE_NEXT_MS} ms before a fire`,
+      },
+    ).catch((error: unknown) => {
+      throw new Error(`${String(error)}; jobs started per fire: ${index.describe()}`);
+    });
+    await Promise.all(first.map((c) => c.kill()));
+    const killedAt = Date.now();
+    // the whole fleet is down across the next fire; it starts just after that fire's catch-up
+    // bound, so the fire is missed (caught up by policy) and the next regular one comes soon
+    const missedFire = nextFire(Math.max(killedAt, complete));
+    const goAt = missedFire + grace + GO_AFTER_GRACE_MS;
+    await waitUntilTime(goAt, 'the moment to start the fleet again');
+    await goTogether(again, scale);
+    const from = nextFire(Date.now());
+    const to = from + (FIRES_AFTER_RESTART - 1) * RESTART_EVERY_MS;
+    const settleBy = to + (leaseMs + 10_000) * scale;
+    await pollUntil(
+      () => {
+        index.update();
+        return index.count(to) === JOBS || Date.now() > settleBy;
+      },
+      {
+        timeoutMs: settleBy - Date.now() + 10_000,
+        intervalMs: 200,
+        message: `fire ${new Date(to).toISOString()} of all ${JOBS} jobs on the restarted fleet`,
+      },
+    );
+    const codes = await Promise.all(again.map((c) => c.stop(30_000 * scale)));
+    const failures = codes.flatMap((code, i) =>
+      code === 0 ? [] : [`${againIds[i]} exited ${code}:\n${again[i]!.output().slice(-4000)}`],
+    );
+    expect(failures, 'every restarted process stops cleanly').toEqual([]);
+    const phases: Phases = { killedAt, goAt };
+    return {
+      entries: ledger.read(),
+      jobs,
+      firstIds,
+      againIds,
+      everyMs: RESTART_EVERY_MS,
+      graceMs: grace,
+      hasMark: lock.capabilities.durableMark !== undefined,
+      from,
+      to,
+      ...phases,
+    };
+  } finally {
+    index.close();
+    await Promise.all([...first, ...again].map((c) => c.kill()));
+  }
+}
+
+/** Makes the scenario's ledger and fixture, always cleans up. */
+async function withRestartSetup(
+  options: FleetConformanceOptions,
+  body: (fixture: LockFixture, ledger: Ledger, tag: string) => Promise<void>,
+): Promise<void> {
+  // the instance module under test is loaded once here, so a bad module fails before any fleet
+  await loadInstanceFactory(options.instance ?? schedulerInstanceModule);
+  const tag = randomUUID().slice(0, 8);
+  const ledger = new Ledger(join(tmpdir(), `fleetcron-restart-${tag}.jsonl`));
+  try {
+    await using(options.create, (fixture) => body(fixture, ledger, tag));
+  } finally {
+    ledger.close();
+    rmSync(ledger.path, { force: true });
+  }
+}
+
+/**
+ * A restart of a whole fleet with many jobs, lock only: 4 processes with the same 2,000 jobs
+ * every 3 s are SIGKILLed together and come back together across a fire, their catch-up passes
+ * running into the next regular fire. Judged from the ledger: every regular fire of every job in
+ * the judged span after the restart runs exactly once (none lost, none twice), and the missed
+ * fires are handled as the default catch-up policy (`'skip'`) says: none runs.
+ */
+export const restartManyJobsLockOnly: FleetScenario = {
+  title: `a fleet of ${PROCESSES} processes × ${JOBS} jobs every ${RESTART_EVERY_MS / 1000} s, lock only, SIGKILLed and restarted together across a fire: every later fire runs exactly once, no missed fire runs`,
+  timeoutMs: 150_000,
+  run: (options) =>
+    withRestartSetup(options, async (fixture, ledger, tag) => {
+      const run = await killAndRestart(options, fixture, ledger, tag, null);
+      const verdict = judgeRestart(run);
+      expect(verdict.violations, `${verdict.violations.join('\n')}\n${verdict.summary}`).toEqual(
+        [],
+      );
+    }),
+};
+
+/**
+ * The same restart with the store on (the backend's store given as `options.store`, else a
+ * `MemoryStore` in the test process): additionally, every run of the judged span has one history
+ * row, `succeeded`; no later fire is recorded skipped (`overlap`, `backend_unavailable`, …); each
+ * missed fire is recorded `skipped`/`missed` once.
+ */
+export const restartManyJobsWithStore: FleetScenario = {
+  title: `a fleet of ${PROCESSES} processes × ${JOBS} jobs every ${RESTART_EVERY_MS / 1000} s, store on, SIGKILLed and restarted together across a fire: every later fire runs exactly once with a succeeded row, each missed fire recorded skipped once`,
+  timeoutMs: 180_000,
+  run: (options) =>
+    withRestartSetup(options, async (fixture, ledger, tag) => {
+      const memory = new MemoryStore();
+      const body = async (source: StoreSource) => {
+        const run = await killAndRestart(options, fixture, ledger, tag, source);
+        const verdict = judgeRestart(run);
+        const history = await restartHistoryViolations(run, source.reader);
+        const violations = [...verdict.violations, ...history.violations];
+        expect(
+          violations,
+          `${violations.join('\n')}\n${verdict.summary}\n${history.summary}`,
+        ).toEqual([]);
+      };
+      if (options.store === undefined) {
+        await body({ forProcess: async () => memory, reader: memory });
+        return;
+      }
+      await using(options.store, async (stores) =>
+        body({ forProcess: () => stores.newStore(), reader: await stores.newStore() }),
+      );
+    }),
+};
+
+/** The many-jobs restart scenarios, in registration order. */
+export const restartManyScenarios = {
+  restartManyJobsLockOnly,
+  restartManyJobsWithStore,
+} as const satisfies Record<string, FleetScenario>;

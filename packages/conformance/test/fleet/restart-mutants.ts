@@ -1,0 +1,74 @@
+import type { ClaimRequest, ClaimResult, Execution, Lock, Store } from '@fleetcron/core';
+import { type FleetInstanceFactory, schedulerInstance } from '../../src/fleet/instance.js';
+
+/**
+ * Mutant fleets for the self-test of the many-jobs restart scenarios: the real `Scheduler`, with
+ * what it is given wrapped so that a restart's catch-up costs the next fires. Each scenario must
+ * fail on its mutant. Loaded by URL (the children import this module).
+ */
+
+/** A plain object with every method of `inner` bound to it (own and inherited). */
+function copyOf<T extends object>(inner: T): T {
+  const copy: Record<string, unknown> = {};
+  for (let o: object | null = inner; o && o !== Object.prototype; o = Object.getPrototypeOf(o)) {
+    for (const name of Object.getOwnPropertyNames(o)) {
+      const value = (inner as Record<string, unknown>)[name];
+      if (name in copy || name === 'constructor') continue;
+      copy[name] = typeof value === 'function' ? value.bind(inner) : value;
+    }
+  }
+  return copy as T;
+}
+
+/**
+ * rm1: the first regular claim of a job after its catch-up claim is answered `busy` without
+ * reaching the backend, as if the catch-up still held the job: the fire after a restart is lost
+ * on every instance.
+ */
+export const busyAfterCatchUp: FleetInstanceFactory = (deps) => {
+  const lock: Lock = copyOf(deps.lock);
+  const caughtUp = new Set<string>();
+  /** The faked answer, or `null` to send the request. */
+  const intercept = (request: ClaimRequest): ClaimResult | null => {
+    if (request.catchUp !== undefined) {
+      caughtUp.add(request.key);
+      return null;
+    }
+    if (!caughtUp.delete(request.key)) return null;
+    return { status: 'busy', key: request.key, fireAt: request.fireAt };
+  };
+  const { claim, claimMany } = lock;
+  lock.claim = (request) => {
+    const faked = intercept(request);
+    return faked ? Promise.resolve(faked) : claim(request);
+  };
+  if (claimMany) {
+    lock.claimMany = async (requests, options) => {
+      const faked = requests.map(intercept);
+      const sent = requests.filter((_, i) => faked[i] === null);
+      const answers = sent.length > 0 ? await claimMany(sent, options) : [];
+      let next = 0;
+      return faked.map((f) => f ?? answers[next++]!);
+    };
+  }
+  return schedulerInstance({ ...deps, lock });
+};
+
+/**
+ * rm2: once this instance recorded a missed fire (its catch-up under `'skip'`), every later
+ * `running` row is written one lease and a half late, as a store that falls behind: the runs'
+ * leases expire before they start, and those fires are skipped instead of run.
+ */
+export const stallingStoreAfterCatchUp: FleetInstanceFactory = (deps) => {
+  const store: Store = copyOf(deps.store!);
+  const { record } = store;
+  let behind = false;
+  store.record = async (execution: Execution) => {
+    if (execution.status === 'skipped' && execution.reason === 'missed') behind = true;
+    else if (behind && execution.status === 'running') {
+      await new Promise((resolve) => setTimeout(resolve, deps.leaseMs * 1.5));
+    }
+    return record(execution);
+  };
+  return schedulerInstance({ ...deps, store });
+};

@@ -1,4 +1,4 @@
-import { type JobState, MemoryStore } from '@fleetcron/core';
+import { type JobState, MemoryStore, type Store } from '@fleetcron/core';
 import { describe, expect, it } from 'vitest';
 import { storeScenarios } from '../src/index.js';
 import { memoryStoreFixture } from './memory-fixture.js';
@@ -70,6 +70,6 @@ describe('the getJobStates store scenario', () => {
       name: 'without',
       create: memoryStoreFixture(() => new MemoryStore()),
     });
-    expect(new MemoryStore().getJobStates).toBeUndefined();
+    expect((new MemoryStore() as Store).getJobStates).toBeUndefined();
   });
 });

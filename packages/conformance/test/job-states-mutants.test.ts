@@ -24,7 +24,10 @@ class StaleCache extends MemoryStore {
     const states: JobState[] = [];
     for (const job of jobs) {
       let state = this.cache.get(job);
-      if (state === undefined) this.cache.set(job, (state = await this.getJobState(job)));
+      if (state === undefined) {
+        state = await this.getJobState(job);
+        this.cache.set(job, state);
+      }
       states.push(state);
     }
     return states;

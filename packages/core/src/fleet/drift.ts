@@ -35,7 +35,10 @@ export function definitionIndex(
     for (const job of instance.jobs) {
       if (names !== undefined && !names.has(job.name)) continue;
       let groups = byName.get(job.name);
-      if (groups === undefined) byName.set(job.name, (groups = new Map()));
+      if (groups === undefined) {
+        groups = new Map();
+        byName.set(job.name, groups);
+      }
       const group = groups.get(job.definitionHash);
       if (group) group.instances.push(instance.instanceId);
       else

@@ -86,7 +86,10 @@ export class Heartbeat {
 
   private published(job: NormalizedJob): RegisteredJob {
     let published = this.publishedJobs.get(job);
-    if (published === undefined) this.publishedJobs.set(job, (published = registeredJob(job)));
+    if (published === undefined) {
+      published = registeredJob(job);
+      this.publishedJobs.set(job, published);
+    }
     return published;
   }
 

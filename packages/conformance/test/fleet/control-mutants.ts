@@ -75,11 +75,19 @@ export const dropsLeaseLost: FleetInstanceFactory = (deps) => {
  */
 export const laggingMarkRead: FleetInstanceFactory = (deps) => {
   const lock: Lock = copyOf(deps.lock);
-  const inspect = lock.inspect;
+  const lagging = (mark: number | null) =>
+    mark === null ? null : Math.max(mark, Date.now() - 2_500);
+  const { inspect, readMarks } = lock;
   lock.inspect = async (key) => {
     const inspection = await inspect(key);
-    const mark = inspection.mark === null ? null : Math.max(inspection.mark, Date.now() - 2_500);
-    return { ...inspection, mark };
+    return { ...inspection, mark: lagging(inspection.mark) };
   };
+  if (readMarks) {
+    // catch-up at start() reads its marks in batches through readMarks where the lock has it
+    lock.readMarks = async (keys, options) => {
+      const reading = await readMarks(keys, options);
+      return { ...reading, marks: reading.marks.map(lagging) };
+    };
+  }
   return schedulerInstance({ ...deps, lock });
 };

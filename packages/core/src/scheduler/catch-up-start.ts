@@ -1,6 +1,6 @@
 import { toError } from '../errors.js';
 import type { MarkReading } from '../lock.js';
-import { type CatchUpDeps, decideCatchUp, mayHaveMissed, readMark } from './catch-up.js';
+import { type CatchUpDeps, decideCatchUp, graceFire, mayHaveMissed, readMark } from './catch-up.js';
 import { settleWithin } from './deadline.js';
 import type { NormalizedJob } from './job.js';
 import { safeCall } from './safe.js';
@@ -175,8 +175,16 @@ export class CatchUpStart {
     mark: number | null | undefined,
   ): Promise<void> {
     try {
-      if (mark !== undefined && this.d.isRunning()) {
-        await decideCatchUp(this.d, pass.job, startedAt, mark);
+      if (mark === undefined || !this.d.isRunning()) return;
+      const late = mark === null ? null : graceFire(this.d.lock, pass.job, startedAt, mark);
+      const decision = await decideCatchUp(this.d, pass.job, startedAt, mark, late !== null);
+      if (late !== null && decision !== 'lost') {
+        // claimed late as a regular fire (under 'skip' only to record it missed), after the
+        // caught-up fires this instance handles: their lease never makes it busy
+        const kind = pass.job.catchUp === 'skip' ? { missed: true } : {};
+        const launch = () => void (this.d.isRunning() && this.d.launch(pass.job, late, kind));
+        if (decision === 'none') launch();
+        else void decision.done.then(launch);
       }
     } catch (error) {
       // a trigger that throws while walking the missed fires: no catch-up for that job

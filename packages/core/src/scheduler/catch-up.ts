@@ -83,8 +83,8 @@ export function catchUpPlan(
  * claimed on time by a live instance: its claim may leave up to `earlyToleranceMs` late by the
  * fleet's clock (a live clock that far behind is still accepted) and takes a round trip to land
  * (a few ms to a few hundred ms under load). A catch-up claim of it would win ahead of that claim
- * and run it as a catch-up. A whole fleet back after an outage leaves the fires of this last
- * grace uncaught (one fire at most for jobs firing less often than the grace).
+ * and run it as a catch-up. The newest fire of this grace nobody claimed is claimed late as a
+ * regular fire instead, see {@link graceFire}.
  */
 export function catchUpGraceMs(lock: Lock): number {
   return Math.max(1_000, (lock.capabilities.earlyToleranceMs ?? 0) + 500);
@@ -106,6 +106,28 @@ export function mayHaveMissed(lock: Lock, job: NormalizedJob, startedAt: number)
   } catch {
     return true;
   }
+}
+
+/**
+ * The fire of `job` due in the catch-up grace before `start()` (after `startedAt` less
+ * {@link catchUpGraceMs}, at or before `startedAt`) that nobody has claimed yet (after `mark`),
+ * or `null`. Neither the catch-up pass (fires at or before the grace) nor the regular schedule
+ * (fires after `startedAt`) covers it: a whole fleet back within the grace after a fire would
+ * drop it. The pass claims it late as a regular fire once the job's catch-up is decided: by
+ * the instance that won the catch-up claim, once the caught-up fires are handled (so the
+ * catch-up's lease never makes it `busy`); by every instance when no catch-up claim was won
+ * (nothing older was missed): one winner. Under `'skip'` the winner records it `skipped`
+ * (`missed`); otherwise it runs. The newest such fire only (the late-fire rule), for jobs
+ * firing more often than the grace.
+ */
+export function graceFire(
+  lock: Lock,
+  job: NormalizedJob,
+  startedAt: number,
+  mark: number,
+): number | null {
+  const after = Math.max(mark, startedAt - catchUpGraceMs(lock));
+  return missedFires(job.trigger, after, startedAt, 1)[0] ?? null;
 }
 
 /** What catching up needs from its scheduler. */
@@ -162,25 +184,32 @@ export async function readMark(
  * missed fire, so no missed fire can meet the lease of another one's run (`busy`), and no regular
  * claim can move the mark past a missed fire not yet claimed. Resolves once the claim is answered
  * (the runs go on as a fire of the fire path): the job's regular claims are held only until
- * then. `mark` `null`: never claimed, nothing was missed. Rejects only when the trigger throws
- * while the missed fires are walked (the pass reports it).
+ * then. `mark` `null`: never claimed, nothing was missed. Answers how it was decided (see
+ * {@link CatchUpDecision}). Rejects only when the trigger throws while the missed fires are
+ * walked (the pass reports it).
  */
 export async function decideCatchUp(
   d: CatchUpDeps,
   job: NormalizedJob,
   startedAt: number,
   mark: number | null,
-): Promise<void> {
-  if (mark === null) return; // never claimed: nothing was missed
+  graceFireDue = false,
+): Promise<CatchUpDecision> {
+  if (mark === null) return 'none'; // never claimed: nothing was missed
+  // a fire due in the grace is the newest missed one, claimed apart (see graceFire): it counts
+  // as one of the fires the policy runs
+  const policy = graceFireDue ? withoutNewest(job.catchUp) : job.catchUp;
+  if (policy === null) return 'none';
   for (let attempt = 0; attempt < MAX_EARLY_REPLANS && d.isRunning(); attempt++) {
     // fires due after start() - grace are the live fleet's (or this scheduler's own) to claim
     // on time; the fleet's clock is re-read for each plan (a claim's answer corrects it)
     const now = Math.min(startedAt, d.clock.now()) - catchUpGraceMs(d.lock);
-    const plan = catchUpPlan(job.catchUp, job.trigger, { mark, now, windowMs: d.lock.windowMs });
+    const plan = catchUpPlan(policy, job.trigger, { mark, now, windowMs: d.lock.windowMs });
     const newest = plan.fires.at(-1);
-    if (newest === undefined) return;
+    if (newest === undefined) return 'none';
+    let fire: FireRun | undefined;
     const answer = await new Promise<ClaimOutcome['status'] | 'dropped'>((decided) => {
-      const fire = d.launch(job, newest, {
+      fire = d.launch(job, newest, {
         catchUp: { since: plan.since },
         missed: plan.missed,
         series: plan.fires.slice(0, -1),
@@ -190,9 +219,28 @@ export async function decideCatchUp(
     });
     // `early`: this clock ran ahead of the backend's (a fresh instance that has not learned the
     // fleet's clock yet); the answer corrected it, so plan again
-    if (answer !== 'early') return;
+    if (answer !== 'early') return answer === 'won' && fire ? fire : 'lost';
   }
+  return 'lost';
 }
+
+/**
+ * The policy for the missed fires older than one that is run apart: `'latest'` has nothing
+ * left (`null`), `{ max: n }` the newest n − 1, `'skip'` records them all still.
+ */
+function withoutNewest(policy: CatchUpPolicy): CatchUpPolicy | null {
+  if (policy === 'skip') return policy;
+  if (policy === 'latest' || policy.max <= 1) return null;
+  return { ...policy, max: policy.max - 1 };
+}
+
+/**
+ * How a job's catch-up was decided at `start()`: `'none'`, no catch-up claim (nothing missed
+ * before the grace); `'lost'`, this instance's catch-up claim did not win (another instance
+ * decides, or the live fleet is past it); or the fire of the won claim, whose `done` resolves
+ * once the caught-up fires are handled.
+ */
+export type CatchUpDecision = 'none' | 'lost' | FireRun;
 
 /**
  * Most times a catch-up pass plans again after its claim was refused `early` (each answer

@@ -84,9 +84,13 @@ export class JobSlots {
     return true;
   }
 
-  /** Schedules every job's next fire after now. */
-  scheduleAll(): void {
-    for (const slot of this.slots.values()) this.scheduleFirst(slot);
+  /**
+   * Schedules every job's next fire after `after` (default now). `start()` passes the moment it
+   * began, so a fire due while the fleet's clock was being learned is claimed (late) rather than
+   * skipped.
+   */
+  scheduleAll(after?: number): void {
+    for (const slot of this.slots.values()) this.scheduleFirst(slot, after);
   }
 
   /** Takes every job's next fire off the queue. */
@@ -121,8 +125,8 @@ export class JobSlots {
     this.due.remove(slot);
   }
 
-  private scheduleFirst(slot: JobSlot): void {
-    const now = this.c.clock.now();
+  private scheduleFirst(slot: JobSlot, after?: number): void {
+    const now = Math.min(after ?? Number.POSITIVE_INFINITY, this.c.clock.now());
     let first: number | null;
     try {
       first = nextFire(slot.def.trigger, now);

@@ -158,11 +158,15 @@ export class Scheduler {
     // before scheduleAll(): each job's catch-up pass goes ahead of its first regular claim, and
     // the fleet's clock is learned (one round trip, bounded) before the first fire is scheduled
     const defs = [...this.slots.byName.values()].map((slot) => slot.def);
+    const clock = this.clockWatch.clock;
+    const startedMono = clock.monotonic();
     const clockKnown = this.path.catchUps.begin(defs.filter((def) => def.shards === null));
     void clockKnown.then(() => {
       if (this.phase !== 'running' || this.claimsStopped !== run) return; // stopped meanwhile
       this.fireTimesKnown = true;
-      this.slots.scheduleAll();
+      // from the start (on the fleet's clock as now learned), not from now: a fire due while
+      // the clock was being learned is claimed late, not skipped
+      this.slots.scheduleAll(clock.now() - (clock.monotonic() - startedMono));
     });
     this.fleet?.start();
     this.gate.start();

@@ -190,25 +190,40 @@ async function frequentJobFleetDown(catchUp: CatchUpPolicy) {
 }
 
 describe('catch-up of a job firing every second (the pass goes before the first regular claim)', () => {
-  it("'latest' runs the newest fire due a grace (1 s) before start() once fleet-wide", async () => {
+  it("'latest' runs the newest missed fire once fleet-wide, one due within the grace (1 s) before start() too", async () => {
     const { store, fireTimes } = await frequentJobFleetDown('latest');
-    // 15 s is within the grace before start() (15.5 s): left to a live instance, none here
-    expect(fireTimes).toEqual([14_000, 16_000, 17_000, 18_000]);
+    // 15 s is within the grace before start() (15.5 s): nobody claimed it (the mark is at 5 s),
+    // so it is the newest missed fire, claimed late as a regular fire; 6–14 s are not run
+    expect(fireTimes).toEqual([15_000, 16_000, 17_000, 18_000]);
     const rows = (await allHistory(store, 'job')).filter((r) => r.fireAt > 5_000);
     expect(rows.map((r) => [r.fireAt, r.status]).sort()).toEqual([
-      [14_000, 'succeeded'],
+      [15_000, 'succeeded'],
       [16_000, 'succeeded'],
       [17_000, 'succeeded'],
       [18_000, 'succeeded'],
     ]);
   });
 
-  it('{ max: 3 } runs the three newest such fires once each, oldest first', async () => {
+  it('{ max: 3 } runs the three newest missed fires once each, oldest first, the one due within the grace last', async () => {
     const { store, fireTimes } = await frequentJobFleetDown({ max: 3 });
-    expect(fireTimes).toEqual([12_000, 13_000, 14_000, 16_000, 17_000, 18_000]);
+    // 13 and 14 s under the catch-up claim, then 15 s (within the grace) claimed late by its winner
+    expect(fireTimes).toEqual([13_000, 14_000, 15_000, 16_000, 17_000, 18_000]);
     const rows = (await allHistory(store, 'job')).filter((r) => r.fireAt > 5_000);
     expect(rows.filter((r) => r.status !== 'succeeded')).toEqual([]);
     expect(rows.map((r) => r.fireAt).sort((x, y) => x - y)).toEqual(fireTimes);
+  });
+});
+
+describe('catch-up of a job firing every second under the default skip', () => {
+  it('records every missed fire skipped (missed), the one due within the grace before start() too', async () => {
+    const { store, fireTimes } = await frequentJobFleetDown('skip');
+    expect(fireTimes).toEqual([16_000, 17_000, 18_000]);
+    const rows = (await allHistory(store, 'job')).filter((r) => r.fireAt > 5_000);
+    const skipped = rows.filter((r) => r.status === 'skipped');
+    expect(skipped.map((r) => r.fireAt).sort((x, y) => x - y)).toEqual(
+      [6, 7, 8, 9, 10, 11, 12, 13, 14, 15].map((t) => t * 1_000),
+    );
+    expect(new Set(skipped.map((r) => r.reason))).toEqual(new Set(['missed']));
   });
 });
 

@@ -1,4 +1,5 @@
 import { EtcdElector, EtcdLock } from '@fleetcron/lock-etcd';
+import { EtcdStore } from '@fleetcron/store-etcd';
 import { startEtcd } from '@fleetcron/testkit';
 import { Etcd3, EtcdLockFailedError } from 'etcd3';
 import type { BackendModule, Claimer, Connection, OwnedLock } from './types.js';
@@ -40,6 +41,14 @@ export const etcdBackend: BackendModule = {
         client.close();
       },
     };
+  },
+  store: {
+    async prepare() {},
+    async open(connection) {
+      const client = connect(connection);
+      const store = new EtcdStore(client, { prefix: `${connection.namespace}st/` });
+      return { store, close: () => store.close() }; // closes the client too
+    },
   },
   async claimer(connection, variant, owner): Promise<Claimer> {
     if (variant === 'fleetcron') return fleetcronClaimer(await this.lock(connection), owner);

@@ -1,4 +1,5 @@
 import { PostgresElector, PostgresLock } from '@fleetcron/lock-postgres';
+import { PostgresStore } from '@fleetcron/store-postgres';
 import { startPostgres } from '@fleetcron/testkit';
 import pg from 'pg';
 import type { BackendModule, Claimer, Connection, OwnedLock } from './types.js';
@@ -24,6 +25,9 @@ const urlOf = (connection: Connection): string => {
   if (!connection.url) throw new Error('postgres connection without url');
   return connection.url;
 };
+
+/** The schema of the history store, beside the lock's. */
+const storeSchema = (connection: Connection): string => `${connection.namespace}_store`;
 
 /** `'text'` as a SQL literal (standard_conforming_strings is on). */
 const literal = (text: string): string => `'${text.replaceAll("'", "''")}'`;
@@ -70,6 +74,23 @@ export const postgresBackend: BackendModule = {
     const lock = new PostgresLock(pool, { schema: connection.namespace });
     const elector = () => new PostgresElector(pool, { schema: connection.namespace });
     return { lock, elector, close: () => pool.end() };
+  },
+  store: {
+    async prepare(connection) {
+      const pool = quietPool(urlOf(connection), 1);
+      try {
+        await new PostgresStore(pool, { schema: storeSchema(connection) }).migrate();
+      } finally {
+        await pool.end();
+      }
+    },
+    async open(connection, poolSize = 1) {
+      const pool = quietPool(urlOf(connection), poolSize);
+      return {
+        store: new PostgresStore(pool, { schema: storeSchema(connection) }),
+        close: () => pool.end(),
+      };
+    },
   },
   async claimer(connection, variant, owner): Promise<Claimer> {
     if (variant === 'fleetcron') return fleetcronClaimer(await this.lock(connection, 1), owner);

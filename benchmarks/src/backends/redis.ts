@@ -1,4 +1,5 @@
 import { RedisElector, RedisLock } from '@fleetcron/lock-redis';
+import { RedisStore } from '@fleetcron/store-redis';
 import { startRedis } from '@fleetcron/testkit';
 import { Redis } from 'ioredis';
 import Redlock from 'redlock';
@@ -43,6 +44,16 @@ export const redisBackend: BackendModule = {
     const lock = new RedisLock(client, { prefix: connection.namespace });
     const elector = () => new RedisElector(client, { prefix: connection.namespace });
     return { lock, elector, close: () => quit(client) };
+  },
+  store: {
+    async prepare() {},
+    async open(connection) {
+      const client = await connect(connection);
+      return {
+        store: new RedisStore(client, { prefix: `${connection.namespace}:store` }),
+        close: () => quit(client),
+      };
+    },
   },
   async claimer(connection, variant, owner): Promise<Claimer> {
     if (variant === 'fleetcron') return fleetcronClaimer(await this.lock(connection), owner);

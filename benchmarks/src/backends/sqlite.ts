@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteLock } from '@fleetcron/lock-sqlite';
+import { SqliteStore } from '@fleetcron/store-sqlite';
 import Database from 'libsql';
 import type { BackendModule, Claimer, Connection, OwnedLock } from './types.js';
 import { BENCH_LEASE_MS, fleetcronClaimer } from './types.js';
@@ -69,6 +70,19 @@ export const sqliteBackend: BackendModule = {
     const lock = new SqliteLock(fileOf(connection), { collectIntervalMs: 1000 });
     await lock.open();
     return { lock, close: () => lock.close() };
+  },
+  store: {
+    // the history in the lock's file, as an application with one SQLite file has it
+    async prepare(connection) {
+      const store = new SqliteStore(fileOf(connection));
+      await store.open();
+      await store.close();
+    },
+    async open(connection) {
+      const store = new SqliteStore(fileOf(connection));
+      await store.open();
+      return { store, close: () => store.close() };
+    },
   },
   async claimer(connection, variant, owner): Promise<Claimer> {
     if (variant === 'fleetcron') return fleetcronClaimer(await this.lock(connection), owner);

@@ -1,4 +1,4 @@
-import type { Elector, Lock } from '@fleetcron/core';
+import type { Elector, Lock, Store } from '@fleetcron/core';
 
 /**
  * The backends the benchmark knows. `memory` is the in-process reference (MemoryLock); `sqlite`
@@ -50,6 +50,20 @@ export interface OwnedLock {
   close(): Promise<void>;
 }
 
+/** A fleetcron store on its own connection, with its teardown. */
+export interface OwnedStore {
+  store: Store;
+  close(): Promise<void>;
+}
+
+/** How a backend's store is made in each instance process (the restart scenario). */
+export interface StoreModule {
+  /** Creates what the store needs on the server (tables), once, from the main process. */
+  prepare(connection: Connection): Promise<void>;
+  /** A store on its own new connection (`poolSize` connections for PostgreSQL). */
+  open(connection: Connection, poolSize?: number): Promise<OwnedStore>;
+}
+
 /** A started server, held by the main process. */
 export interface StartedBackend {
   name: BackendName;
@@ -76,6 +90,11 @@ export interface BackendModule {
   claimer(connection: Connection, variant: Variant, owner: string): Promise<Claimer>;
   /** A fleetcron lock on its own new connection (`poolSize` connections for PostgreSQL). */
   lock(connection: Connection, poolSize?: number): Promise<OwnedLock>;
+  /**
+   * The backend's history store for the restart scenario; absent where processes cannot share
+   * one (memory).
+   */
+  store?: StoreModule;
   /** What the peer is, for the report, and whether it gives once-per-fire semantics (none do). */
   peerName: string;
   /** What the floor is, for the report. */

@@ -1,8 +1,20 @@
 import { type ChildProcess, fork } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { Request, RequestEnvelope, ResponseEnvelope, Responses } from './protocol.js';
 
 const WORKER = fileURLToPath(new URL('./worker.ts', import.meta.url));
+
+/**
+ * Node arguments that load the TypeScript worker: the parent's own (`pnpm bench` runs under
+ * tsx, which they carry), or tsx and the `source` condition where the parent has no tsx loader
+ * (a vitest worker).
+ */
+function workerExecArgv(): string[] {
+  if (process.execArgv.some((arg) => arg.includes('tsx'))) return [...process.execArgv];
+  const tsx = createRequire(import.meta.url).resolve('tsx');
+  return [...process.execArgv, '--import', tsx, '--conditions=source'];
+}
 
 /** One worker process and its request/answer channel. */
 export class WorkerProcess {
@@ -18,11 +30,10 @@ export class WorkerProcess {
     readonly name: string,
     extraArgs: string[] = [],
   ) {
-    // execArgv is inherited, so the worker runs under the same tsx loader and conditions.
     this.child = fork(WORKER, [], {
       serialization: 'advanced',
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-      execArgv: [...process.execArgv, ...extraArgs],
+      execArgv: [...workerExecArgv(), ...extraArgs],
     });
     this.child.on('message', (message: ResponseEnvelope) => {
       const waiter = this.waiting.get(message.id);
@@ -53,6 +64,17 @@ export class WorkerProcess {
         }
       });
     });
+  }
+
+  /**
+   * Kills the worker with `signal` (the restart scenario's outage: SIGKILL, nothing flushed or
+   * released) and waits for it to exit.
+   */
+  async kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+    if (this.exited) return;
+    const exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
+    this.child.kill(signal);
+    await exited;
   }
 
   /** Ends the worker (it closes its connections on disconnect) and waits for it to exit. */

@@ -1,4 +1,5 @@
 import type { BackendName, Connection, Variant } from '../backends/types.js';
+import type { RestartStart, RestartStarted, RestartStats } from '../restart/instance.js';
 import type { ScaleCell } from '../scale/cell.js';
 import type { FleetResult } from '../scale/fleet.js';
 import type { SingleScaleResult } from '../scale/single.js';
@@ -28,7 +29,10 @@ export type Request =
     }
   | { type: 'scale-go'; cell: ScaleCell }
   | { type: 'scale-verify'; cell: ScaleCell; ranBy: [number, number][]; failedJobs: number[] }
-  | { type: 'scale'; jobs: number; idleSeconds: number };
+  | { type: 'scale'; jobs: number; idleSeconds: number }
+  | RestartStart
+  | { type: 'restart-stats' }
+  | { type: 'restart-stop' };
 
 /** What each request answers. */
 export interface Responses {
@@ -39,6 +43,9 @@ export interface Responses {
   'scale-go': FleetResult;
   'scale-verify': string;
   scale: SingleScaleResult;
+  'restart-start': RestartStarted;
+  'restart-stats': RestartStats;
+  'restart-stop': { stopped: true };
 }
 
 /** Envelope of a request on the IPC channel. */

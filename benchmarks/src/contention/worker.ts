@@ -4,6 +4,7 @@
  */
 import { backendModules } from '../backends/index.js';
 import type { Claimer, OwnedLock } from '../backends/types.js';
+import { restartStats, startRestartInstance, stopRestartInstance } from '../restart/instance.js';
 import { canBatch, countingLock } from '../scale/counting-lock.js';
 import { type FleetInstance, runFleet } from '../scale/fleet.js';
 import { runSingleScale } from '../scale/single.js';
@@ -83,6 +84,13 @@ async function handle(request: Request): Promise<unknown> {
     }
     case 'scale':
       return runSingleScale(request.jobs, request.idleSeconds);
+    case 'restart-start':
+      return startRestartInstance(request);
+    case 'restart-stats':
+      return restartStats();
+    case 'restart-stop':
+      await stopRestartInstance();
+      return { stopped: true };
   }
 }
 
@@ -103,5 +111,5 @@ function send(envelope: ResponseEnvelope): void {
 }
 
 process.on('disconnect', () => {
-  void closeAll().finally(() => process.exit(0));
+  void Promise.allSettled([closeAll(), stopRestartInstance()]).finally(() => process.exit(0));
 });

@@ -4,6 +4,7 @@
  * fires missed while the whole fleet was down. Pure: it reads the ledger, never a scheduler's
  * counters.
  */
+import type { CatchUpPolicy } from '@fleetcron/core';
 import { type Summary, summarize } from '../stats.js';
 
 /** One run, as an instance appends it to its ledger. */
@@ -104,4 +105,58 @@ export function judgeRestart(
       };
     });
   return { fires, stray };
+}
+
+/** Whether a parsed ledger line has the fields of a {@link RestartLedgerLine}. */
+export function isRestartLine(line: unknown): line is RestartLedgerLine {
+  const l = line as RestartLedgerLine;
+  return (
+    Number.isInteger(l.job) &&
+    Number.isFinite(l.fireAt) &&
+    Number.isInteger(l.instance) &&
+    Number.isFinite(l.startedAt)
+  );
+}
+
+/**
+ * What the catch-up policy owes each of the `missed` fires (oldest first) of an exclusive job
+ * when the fleet comes back: `true` where every job must run it once, `false` where it must
+ * not run (`'skip'`: none; `'latest'`: the newest; `{ max: n }`: the newest n).
+ */
+export function owedByCatchUp(policy: CatchUpPolicy, missed: readonly number[]): boolean[] {
+  const owed = policy === 'skip' ? 0 : policy === 'latest' ? 1 : policy.max;
+  return missed.map((_, i) => i >= missed.length - owed);
+}
+
+/**
+ * The fires of `verdict` that break the guarantees, as sentences: a duplicate anywhere, a fire
+ * before the outage or after the restart that some job did not run, a missed fire run other than
+ * as `policy` owes it.
+ */
+export function restartViolations(verdict: RestartVerdict, policy: CatchUpPolicy): string[] {
+  const missed = verdict.fires.filter((f) => f.phase === 'missed');
+  const owed = owedByCatchUp(
+    policy,
+    missed.map((f) => f.fireAt),
+  );
+  const out: string[] = [];
+  for (const fire of verdict.fires) {
+    const at = new Date(fire.fireAt).toISOString().slice(11, 19);
+    if (fire.duplicates > 0) out.push(`${at} (${fire.phase}): ${fire.duplicates} duplicate runs`);
+    if (fire.phase !== 'missed' && fire.lost > 0) {
+      out.push(`${at} (${fire.phase}): ${fire.lost} of ${fire.ran + fire.lost} jobs did not run`);
+    }
+  }
+  missed.forEach((fire, i) => {
+    const at = new Date(fire.fireAt).toISOString().slice(11, 19);
+    const total = fire.ran + fire.lost;
+    if (owed[i] && fire.lost > 0) {
+      out.push(`${at} (missed, owed by catch-up): ${fire.lost} of ${total} jobs did not run`);
+    }
+    if (!owed[i] && fire.ran > 0) {
+      out.push(`${at} (missed, not owed by catch-up): ${fire.ran} of ${total} jobs ran`);
+    }
+  });
+  if (verdict.stray > 0) out.push(`${verdict.stray} runs of fire times off the timeline`);
+  return out;
 }

@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { sqliteBackend } from '../src/backends/sqlite.js';
+import { runRestart } from '../src/restart/run.js';
+
+describe('runRestart (the restart scenario harness, on SQLite: no server to start)', () => {
+  it('kills the whole fleet, restarts it, and judges every fire from the ledgers', async () => {
+    const backend = await sqliteBackend.start();
+    try {
+      const row = await runRestart(backend, {
+        ...{ jobs: 20, periodSeconds: 4, catchUp: { max: 3 }, overlap: 'skip', runMs: 20 },
+        ...{ withStore: true, missedFires: 1, afterFires: 2, tag: `t${Date.now()}` },
+      });
+      expect(row.failure).toBeNull();
+      const phases = row.verdict?.fires.map((f) => f.phase);
+      expect(phases).toEqual(['before', 'missed', 'after', 'after']);
+      expect(row.violations).toEqual([]);
+      // the missed fire ran only once the fleet was back: the outage was real
+      const missed = row.verdict?.fires.find((f) => f.phase === 'missed');
+      expect(missed?.lateness.min).toBeGreaterThan(2_000);
+      expect(row.memory).toHaveLength(4);
+      expect(row.events['claim.won']).toBeGreaterThanOrEqual(60);
+    } finally {
+      await backend.close();
+    }
+  }, 90_000);
+});

@@ -1,6 +1,13 @@
 import { toError } from '../errors.js';
 import type { MarkReading } from '../lock.js';
-import { type CatchUpDeps, decideCatchUp, graceFire, mayHaveMissed, readMark } from './catch-up.js';
+import {
+  type CatchUpDeps,
+  decideCatchUp,
+  graceFire,
+  mayHaveMissed,
+  planCatchUp,
+  readMark,
+} from './catch-up.js';
 import { settleWithin } from './deadline.js';
 import type { NormalizedJob } from './job.js';
 import { safeCall } from './safe.js';
@@ -12,11 +19,18 @@ import { safeCall } from './safe.js';
 export const CATCH_UP_CONCURRENCY = 16;
 
 /**
- * Most marks read in one `readMarks` call at `start()`. The reads go one after another, the
- * jobs whose next fire comes first in the first read; each read's jobs send their catch-up
- * claims at once (the claim batches carry them), while the next read is on its way.
+ * Most marks read in one `readMarks` call at `start()`. The first reads go one after another,
+ * the jobs whose next fire comes first in the first read; see {@link CatchUpStart}.
  */
 export const MARK_READ_CHUNK = 1_000;
+
+/**
+ * Most catch-up claims one step of the pass sends at `start()` (the claim batches carry them);
+ * the next step's marks are read again once the step is answered. Instances that start together
+ * may claim the same job in steps that overlap in time; smaller steps make that rarer, at one
+ * more mark read per step. See {@link CatchUpStart}.
+ */
+export const CATCH_UP_STEP = 250;
 
 /**
  * Longest wait at `start()` for the answer that gives the scheduler the fleet's clock before it
@@ -34,6 +48,12 @@ interface PendingPass {
   readonly done: () => void;
 }
 
+/** A job whose catch-up claim is owed, with the mark it was planned from. */
+interface Owed {
+  readonly pass: PendingPass;
+  readonly mark: number;
+}
+
 /**
  * Runs the catch-up pass of every job at `start()` and holds each job's regular claims until its
  * pass is done. The order matters: a regular claim of a new fire moves the lock's mark past the
@@ -45,7 +65,9 @@ interface PendingPass {
  * dropped. The jobs whose next fire comes first pass first.
  *
  * Marks are read with `Lock.readMarks` where the lock has it ({@link MARK_READ_CHUNK} jobs per
- * round trip), else with one `inspect` per job, {@link CATCH_UP_CONCURRENCY} at a time. The
+ * round trip, and read again before each step of claims so that instances starting together
+ * do not all claim every job: see `passInSteps`), else with one `inspect` per job,
+ * {@link CATCH_UP_CONCURRENCY} at a time. The
  * scheduler learns the fleet's clock before it schedules its first fires from one more read (of
  * one key) at `start()`, see {@link CatchUpStart.begin}.
  */
@@ -73,7 +95,7 @@ export class CatchUpStart {
     queue.sort((a, b) => a.next - b.next); // the soonest regular fires are held the shortest
     if (this.d.lock.readMarks !== undefined) {
       const probe = queue[0]?.job ?? jobs[0];
-      void this.passInChunks(queue, startedAt);
+      void this.passInSteps(queue, startedAt);
       if (probe === undefined) return Promise.resolve();
       return this.readMarks([probe.name], CLOCK_PROBE_MS, 'clock').then(() => undefined);
     }
@@ -106,22 +128,65 @@ export class CatchUpStart {
   }
 
   /**
-   * Reads the marks of `queue`'s jobs {@link MARK_READ_CHUNK} at a time, in order, and starts
-   * each job's decision as soon as its mark is known. A read that fails or times out (bounded by
-   * the longest lease among its jobs) leaves its jobs uncaught (logged), as a failed `inspect`
-   * does. Never rejects.
+   * The pass with `readMarks`. First the marks of `queue`'s jobs are read, {@link MARK_READ_CHUNK}
+   * at a time, in order; a job that owes no catch-up claim (never claimed, nothing missed, its
+   * mark unreadable) is decided at once. The jobs that owe a claim are then claimed in steps of
+   * {@link CATCH_UP_STEP}, each step once the one before is answered, in an order of this
+   * instance's own (shuffled among jobs whose next fire is the same), and each step's marks are
+   * read again just before: a job whose mark moved past every fire it would claim was decided by
+   * another instance's catch-up claim meanwhile (this one would lose) and ends as lost, with no
+   * claim. So a fleet that starts together sends little more than one catch-up claim per job,
+   * not one per job and instance. A first read that fails or times out (bounded by the longest
+   * lease among its jobs) leaves its jobs uncaught (logged); a re-read that fails leaves them to
+   * be claimed as first planned. Never rejects.
    */
-  private async passInChunks(queue: readonly PendingPass[], startedAt: number): Promise<void> {
+  private async passInSteps(queue: readonly PendingPass[], startedAt: number): Promise<void> {
+    const owed: Owed[] = [];
     for (let from = 0; from < queue.length; from += MARK_READ_CHUNK) {
       const chunk = queue.slice(from, from + MARK_READ_CHUNK);
-      const reading = this.d.isRunning()
-        ? await this.readMarks(
-            chunk.map((pass) => pass.job.name),
-            Math.max(...chunk.map((pass) => pass.job.leaseMs)),
-            'catch-up',
-          )
-        : undefined;
-      chunk.forEach((pass, i) => void this.decide(pass, startedAt, reading?.marks[i]));
+      const marks = await this.readChunk(chunk);
+      chunk.forEach((pass, i) => {
+        const mark = marks?.[i];
+        if (mark == null || !this.owesClaim(pass, startedAt, mark)) {
+          void this.decide(pass, startedAt, mark);
+        } else owed.push({ pass, mark });
+      });
+    }
+    const order = shuffledWithinFireTimes(owed);
+    for (let from = 0; from < order.length; from += CATCH_UP_STEP) {
+      const step = order.slice(from, from + CATCH_UP_STEP);
+      const stepMarks = from === 0 ? undefined : await this.readChunk(step.map((o) => o.pass));
+      const claims = step.map(({ pass, mark: planned }, i) => {
+        const mark = stepMarks?.[i] ?? planned; // unread now: claimed as first planned
+        if (this.d.isRunning() && (mark === planned || this.owesClaim(pass, startedAt, mark))) {
+          return this.decide(pass, startedAt, mark);
+        }
+        this.end(pass); // decided by another instance meanwhile, or stopped
+        return undefined;
+      });
+      await Promise.all(claims);
+    }
+  }
+
+  /** The marks of `chunk`'s jobs (one `readMarks` call), `undefined` when unread. */
+  private async readChunk(chunk: readonly PendingPass[]): Promise<(number | null)[] | undefined> {
+    if (!this.d.isRunning()) return undefined;
+    const reading = await this.readMarks(
+      chunk.map((pass) => pass.job.name),
+      Math.max(...chunk.map((pass) => pass.job.leaseMs)),
+      'catch-up',
+    );
+    return reading?.marks;
+  }
+
+  /** Whether `pass`'s job owes a catch-up claim with its mark at `mark`. */
+  private owesClaim(pass: PendingPass, startedAt: number, mark: number): boolean {
+    try {
+      const late = graceFire(this.d.lock, pass.job, startedAt, mark);
+      const plan = planCatchUp(this.d, pass.job, startedAt, mark, late !== null);
+      return plan !== null && plan.fires.length > 0;
+    } catch {
+      return true; // a trigger that throws: `decide` reports it
     }
   }
 
@@ -190,9 +255,14 @@ export class CatchUpStart {
       // a trigger that throws while walking the missed fires: no catch-up for that job
       this.d.log.warn('fleetcron: catch-up failed', { job: pass.job.name, error: toError(error) });
     } finally {
-      this.pending.delete(pass.job.name);
-      pass.done();
+      this.end(pass);
     }
+  }
+
+  /** Ends the pass of one job: its regular claims are held no longer. */
+  private end(pass: PendingPass): void {
+    this.pending.delete(pass.job.name);
+    pass.done();
   }
 }
 
@@ -203,4 +273,23 @@ function nextFireAfter(job: NormalizedJob, at: number): number {
   } catch {
     return Number.POSITIVE_INFINITY;
   }
+}
+
+/**
+ * `owed` in a random order among jobs whose next fire is the same (it is sorted by next fire):
+ * each instance of a fleet that starts together claims them in another order, so that most
+ * jobs are claimed by one of them and read as decided by the others.
+ */
+function shuffledWithinFireTimes(owed: readonly Owed[]): Owed[] {
+  const order = [...owed];
+  for (let from = 0; from < order.length; ) {
+    let to = from + 1;
+    while (to < order.length && order[to]?.pass.next === order[from]?.pass.next) to++;
+    for (let i = to - 1; i > from; i--) {
+      const j = from + Math.floor(Math.random() * (i - from + 1));
+      [order[i], order[j]] = [order[j] as Owed, order[i] as Owed];
+    }
+    from = to;
+  }
+  return order;
 }

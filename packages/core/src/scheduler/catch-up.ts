@@ -195,18 +195,11 @@ export async function decideCatchUp(
   mark: number | null,
   graceFireDue = false,
 ): Promise<CatchUpDecision> {
-  if (mark === null) return 'none'; // never claimed: nothing was missed
-  // a fire due in the grace is the newest missed one, claimed apart (see graceFire): it counts
-  // as one of the fires the policy runs
-  const policy = graceFireDue ? withoutNewest(job.catchUp) : job.catchUp;
-  if (policy === null) return 'none';
   for (let attempt = 0; attempt < MAX_EARLY_REPLANS && d.isRunning(); attempt++) {
-    // fires due after start() - grace are the live fleet's (or this scheduler's own) to claim
-    // on time; the fleet's clock is re-read for each plan (a claim's answer corrects it)
-    const now = Math.min(startedAt, d.clock.now()) - catchUpGraceMs(d.lock);
-    const plan = catchUpPlan(policy, job.trigger, { mark, now, windowMs: d.lock.windowMs });
-    const newest = plan.fires.at(-1);
-    if (newest === undefined) return 'none';
+    // the fleet's clock is re-read for each plan (a claim's answer corrects it)
+    const plan = planCatchUp(d, job, startedAt, mark, graceFireDue);
+    const newest = plan?.fires.at(-1);
+    if (plan === null || newest === undefined) return 'none';
     let fire: FireRun | undefined;
     const answer = await new Promise<ClaimOutcome['status'] | 'dropped'>((decided) => {
       fire = d.launch(job, newest, {
@@ -222,6 +215,28 @@ export async function decideCatchUp(
     if (answer !== 'early') return answer === 'won' && fire ? fire : 'lost';
   }
   return 'lost';
+}
+
+/**
+ * The catch-up claim `job` owes at `start()` (`startedAt`) with its mark at `mark`, by the
+ * fleet's clock now: `null` or a plan without fires when there is nothing to claim (never
+ * claimed; no fire missed before the grace; `'latest'` whose one fire is the grace fire).
+ * Fires due after `startedAt` less {@link catchUpGraceMs} are the live fleet's (or this
+ * scheduler's own) to claim on time; `graceFireDue`: the newest missed fire is claimed apart
+ * (see {@link graceFire}) and counts as one of the fires the policy runs.
+ */
+export function planCatchUp(
+  d: Pick<CatchUpDeps, 'lock' | 'clock'>,
+  job: NormalizedJob,
+  startedAt: number,
+  mark: number | null,
+  graceFireDue: boolean,
+): CatchUpPlan | null {
+  if (mark === null) return null; // never claimed: nothing was missed
+  const policy = graceFireDue ? withoutNewest(job.catchUp) : job.catchUp;
+  if (policy === null) return null;
+  const now = Math.min(startedAt, d.clock.now()) - catchUpGraceMs(d.lock);
+  return catchUpPlan(policy, job.trigger, { mark, now, windowMs: d.lock.windowMs });
 }
 
 /**

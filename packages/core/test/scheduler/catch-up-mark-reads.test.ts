@@ -1,6 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   type BatchOptions,
+  type ClaimRequest,
+  type ClaimResult,
   every,
   FakeClock,
   type Logger,
@@ -8,7 +10,7 @@ import {
   MemoryLock,
   Scheduler,
 } from '../../src/index.js';
-import { MARK_READ_CHUNK } from '../../src/scheduler/catch-up-start.js';
+import { CATCH_UP_STEP, MARK_READ_CHUNK } from '../../src/scheduler/catch-up-start.js';
 import { withoutMarkReads } from './helpers.js';
 
 const MIN = 60_000;
@@ -18,6 +20,18 @@ class CountingLock extends MemoryLock {
   readonly reads: number[] = [];
   inspects = 0;
   failReads = false;
+  /** Catch-up claims sent, per job. */
+  readonly catchUpClaims = new Map<string, number>();
+  override async claimMany(
+    requests: readonly ClaimRequest[],
+    options?: BatchOptions,
+  ): Promise<ClaimResult[]> {
+    for (const request of requests) {
+      if (request.catchUp === undefined) continue;
+      this.catchUpClaims.set(request.key, (this.catchUpClaims.get(request.key) ?? 0) + 1);
+    }
+    return super.claimMany(requests, options);
+  }
   override async readMarks(keys: readonly string[], options?: BatchOptions): Promise<MarkReading> {
     this.reads.push(keys.length);
     if (this.failReads) throw new Error('marks unreadable');
@@ -36,6 +50,18 @@ const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };
  * across the 2 and 3 min fires; a new scheduler starts at 3.5 min with `catchUp: 'latest'`.
  */
 async function restartWith(jobs: number, lock: CountingLock, fake: FakeClock, logger = quiet) {
+  const { fleet, ran } = await restartFleetWith(1, jobs, lock, fake, logger);
+  return { again: fleet[0] as Scheduler, ran };
+}
+
+/** {@link restartWith} with `instances` schedulers restarted together on the one lock. */
+async function restartFleetWith(
+  instances: number,
+  jobs: number,
+  lock: CountingLock,
+  fake: FakeClock,
+  logger = quiet,
+) {
   const ran = new Map<string, number[]>();
   const make = () => {
     const s = new Scheduler({ lock, clock: fake, logger });
@@ -60,10 +86,11 @@ async function restartWith(jobs: number, lock: CountingLock, fake: FakeClock, lo
   ran.clear();
   lock.reads.length = 0;
   lock.inspects = 0;
-  const again = make();
-  again.start();
-  for (let i = 0; i < 20; i++) await fake.flush();
-  return { again, ran };
+  lock.catchUpClaims.clear();
+  const fleet = Array.from({ length: instances }, make);
+  for (const s of fleet) s.start();
+  for (let i = 0; i < 40; i++) await fake.flush();
+  return { fleet, ran };
 }
 
 async function stopOn(fake: FakeClock, s: Scheduler) {
@@ -73,18 +100,40 @@ async function stopOn(fake: FakeClock, s: Scheduler) {
 }
 
 describe('catch-up reads the marks of many jobs with readMarks (bounded at 10,000 jobs)', () => {
-  it('reads 2,500 marks in 3 calls (and one of one key for the clock), no inspect; every job catches up', async () => {
+  it('reads 2,500 marks in 3 calls, again before each step of claims, no inspect; every job catches up', async () => {
     const fake = new FakeClock(0);
     const lock = new CountingLock({ clock: fake });
     const { again, ran } = await restartWith(2500, lock, fake);
     expect(MARK_READ_CHUNK).toBe(1000);
-    expect([...lock.reads].sort((a, b) => a - b)).toEqual([1, 500, 1000, 1000]);
+    // the clock probe; the first read (1000 + 1000 + 500); before each step of claims after the
+    // first, its jobs (9 × 250)
+    expect(CATCH_UP_STEP).toBe(250);
+    const reads = [1, 1000, 1000, 500, ...Array<number>(9).fill(250)];
+    expect([...lock.reads].sort((a, b) => a - b)).toEqual(reads.sort((a, b) => a - b));
     expect(lock.inspects).toBe(0);
     expect(ran.size).toBe(2500);
     for (const [name, fires] of ran) expect(fires, name).toEqual([3 * MIN]);
     await fake.advance(MIN);
     for (const [name, fires] of ran) expect(fires, name).toEqual([3 * MIN, 4 * MIN]);
     await stopOn(fake, again);
+  });
+
+  afterEach(() => void vi.restoreAllMocks());
+
+  it('two instances starting together send about one catch-up claim per job, not two; each fire runs once', async () => {
+    const fake = new FakeClock(0);
+    const lock = new CountingLock({ clock: fake });
+    const { fleet, ran } = await restartFleetWith(2, 2500, lock, fake);
+    expect(ran.size).toBe(2500);
+    for (const [name, fires] of ran) expect(fires, name).toEqual([3 * MIN]);
+    const claims = [...lock.catchUpClaims.values()].reduce((sum, n) => sum + n, 0);
+    expect(lock.catchUpClaims.size).toBe(2500);
+    // one claim per job and instance would be 5,000; here both claim in shuffled steps of 250
+    // at the same moments (the worst case), so about one job in five is claimed by both
+    expect(claims).toBeLessThan(3300);
+    await fake.advance(MIN);
+    for (const [name, fires] of ran) expect(fires, name).toEqual([3 * MIN, 4 * MIN]);
+    for (const s of fleet) await stopOn(fake, s);
   });
 
   it('a lock without readMarks: one inspect per job, every job catches up', async () => {

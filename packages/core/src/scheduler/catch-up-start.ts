@@ -155,9 +155,9 @@ export class CatchUpStart {
     const order = shuffledWithinFireTimes(owed);
     for (let from = 0; from < order.length; from += CATCH_UP_STEP) {
       const step = order.slice(from, from + CATCH_UP_STEP);
-      const stepMarks = from === 0 ? undefined : await this.readChunk(step.map((o) => o.pass));
+      const reread = from === 0 ? undefined : await this.readChunk(step.map((o) => o.pass));
       const claims = step.map(({ pass, mark: planned }, i) => {
-        const mark = stepMarks?.[i] ?? planned; // unread now: claimed as first planned
+        const mark = reread?.[i] ?? planned; // unread now: claimed as first planned
         if (this.d.isRunning() && (mark === planned || this.owesClaim(pass, startedAt, mark))) {
           return this.decide(pass, startedAt, mark);
         }

@@ -88,26 +88,33 @@ function compile(
     throw new InvalidCronError('expression', expression, new Error('it never fires'));
   }
   // shared by every trigger of this expression: jobs on one expression ask for the same fires
-  compiled = { ...compiled, match: rememberLast(compiled.match) };
+  compiled = { ...compiled, match: rememberRecent(compiled.match) };
   if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
   cache.set(key, compiled);
   return { ...compiled, resolved: asWritten(compiled.resolved, expression, dialect), hashed };
 }
 
+/** Answers each shared cron matcher remembers (see {@link rememberRecent}). */
+const REMEMBERED_ANSWERS = 64;
+
 /**
- * `match` that answers a repeated question from its last answer: the matcher is pure, and the
- * triggers of one expression share it, so 10,000 jobs on one expression asking for the fire
- * after the same time cost one cron computation, not 10,000 (each is a few luxon date objects).
+ * `match` that answers a repeated question from its recent answers (the newest
+ * {@link REMEMBERED_ANSWERS}): the matcher is pure, and the triggers of one expression share it,
+ * so 10,000 jobs on one expression asking for the fire after the same time cost one cron
+ * computation, not 10,000 (each is a few luxon date objects). Several recent answers, not only
+ * the last: each job asks a sequence of questions (the catch-up pass walks from the job's mark to
+ * now, then from the grace before start; a zone's DST rule asks around the instant), and the
+ * jobs' sequences interleave.
  */
-function rememberLast(match: WallClockMatcher): WallClockMatcher {
-  let lastFrom = Number.NaN;
-  let lastAnswer: number | null = null;
+function rememberRecent(match: WallClockMatcher): WallClockMatcher {
+  const answers = new Map<number, number | null>();
   return (from) => {
-    if (from !== lastFrom) {
-      lastAnswer = match(from);
-      lastFrom = from;
-    }
-    return lastAnswer;
+    const known = answers.get(from);
+    if (known !== undefined) return known;
+    const answer = match(from);
+    if (answers.size >= REMEMBERED_ANSWERS) answers.delete(answers.keys().next().value as number);
+    answers.set(from, answer);
+    return answer;
   };
 }
 

@@ -9,6 +9,7 @@ import os from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runBench, totalSteps } from './bench.js';
+import { exitWith } from './exit-with.js';
 import { parseOptions, USAGE } from './options.js';
 import { Progress } from './progress.js';
 import { type ChartPoint, contentionChartSpec, renderSvg } from './report/chart.js';
@@ -105,14 +106,4 @@ async function main(): Promise<number> {
   return 0;
 }
 
-main().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    process.stderr.write(
-      `${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-    );
-    process.exitCode = 1;
-  },
-);
+exitWith(main);

@@ -79,7 +79,12 @@ const positive = (name: string, value: string, integer: boolean): number => {
 };
 
 /** A comma-separated list of names, each one of `known` (all of them when `text` is absent). */
-function names(option: string, noun: string, text: string | undefined, known: readonly string[]) {
+export function names(
+  option: string,
+  noun: string,
+  text: string | undefined,
+  known: readonly string[],
+) {
   const given = text ? text.split(',').map((n) => n.trim()) : [...known];
   for (const n of given) {
     if (!known.includes(n)) {

@@ -8,10 +8,11 @@ import os from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { backendModules } from '../backends/index.js';
+import { exitWith } from '../exit-with.js';
 import { machineInfo } from '../machine.js';
 import { parseRestartOptions, RESTART_USAGE } from './options.js';
 import { renderRestart, restartSummary } from './report.js';
-import { type RestartRow, runRestart } from './run.js';
+import { RESTART_INSTANCES, type RestartRow, runRestart } from './run.js';
 
 const RESULTS = fileURLToPath(new URL('../../results', import.meta.url));
 
@@ -42,7 +43,7 @@ async function main(): Promise<number> {
     const backend = await module.start();
     try {
       process.stdout.write(
-        `${name}: ${options.jobs} jobs × 4 processes, killed and restarted (about ${(options.missedFires + options.afterFires + 2) * options.periodSeconds} s)\n`,
+        `${name}: ${options.jobs} jobs × ${RESTART_INSTANCES} processes, killed and restarted (about ${(options.missedFires + options.afterFires + 2) * options.periodSeconds} s)\n`,
       );
       const row = await runRestart(backend, {
         ...options,
@@ -68,14 +69,4 @@ async function main(): Promise<number> {
   return rows.every((r) => !r.failure && r.violations.length === 0) ? 0 : 1;
 }
 
-main().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    process.stderr.write(
-      `${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-    );
-    process.exitCode = 1;
-  },
-);
+exitWith(main);

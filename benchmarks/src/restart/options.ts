@@ -1,18 +1,12 @@
 import { parseArgs } from 'node:util';
-import type { CatchUpPolicy, OverlapPolicy } from '@fleetcron/core';
+import type { CatchUpPolicy } from '@fleetcron/core';
 import { BACKENDS, type BackendName } from '../backends/types.js';
+import { names } from '../options.js';
+import type { RestartSettings } from './run.js';
 
-/** Command-line options of `pnpm bench:restart`. */
-export interface RestartOptions {
+/** Command-line options of `pnpm bench:restart`: what each run is asked, and where it goes. */
+export interface RestartOptions extends Omit<RestartSettings, 'tag'> {
   backends: BackendName[];
-  jobs: number;
-  periodSeconds: number;
-  catchUp: CatchUpPolicy;
-  overlap: OverlapPolicy;
-  runMs: number;
-  withStore: boolean;
-  missedFires: number;
-  afterFires: number;
   /** Output directory; `null`: benchmarks/results (a temp dir for `--quick`). */
   out: string | null;
   quick: boolean;
@@ -77,15 +71,8 @@ export function parseRestartOptions(argv: readonly string[]): RestartOptions {
     },
   });
   const quick = values.quick === true;
-  const known: readonly BackendName[] = BACKENDS.filter((b) => b !== 'memory');
-  const backends = (values.backends ?? known.join(',')).split(',').map((b) => b.trim());
-  for (const b of backends) {
-    if (!known.includes(b as BackendName)) {
-      throw new Error(
-        `--backends: unknown backend ${JSON.stringify(b)} (known: ${known.join(', ')})`,
-      );
-    }
-  }
+  const known = BACKENDS.filter((b) => b !== 'memory');
+  const backends = names('backends', 'backend', values.backends, known) as BackendName[];
   const periodSeconds = count('period', values.period ?? '10', 2);
   if (60 % periodSeconds !== 0) {
     throw new Error(
@@ -97,7 +84,7 @@ export function parseRestartOptions(argv: readonly string[]): RestartOptions {
     throw new Error(`--overlap must be skip or allow, got ${JSON.stringify(overlap)}`);
   }
   return {
-    backends: [...new Set(backends)] as BackendName[],
+    backends: [...new Set(backends)],
     jobs: count('jobs', values.jobs ?? (quick ? '200' : '10000'), 1),
     periodSeconds,
     catchUp: catchUpOf(values['catch-up'] ?? 'max:3'),

@@ -183,7 +183,7 @@ export class CatchUpStart {
   private owesClaim(pass: PendingPass, startedAt: number, mark: number): boolean {
     try {
       const late = graceFire(this.d.lock, pass.job, startedAt, mark);
-      const plan = planCatchUp(this.d, pass.job, startedAt, mark, late !== null);
+      const plan = planCatchUp(this.d, pass.job, startedAt, mark, late);
       return plan !== null && plan.fires.length > 0;
     } catch {
       return true; // a trigger that throws: `decide` reports it
@@ -242,14 +242,12 @@ export class CatchUpStart {
     try {
       if (mark === undefined || !this.d.isRunning()) return;
       const late = mark === null ? null : graceFire(this.d.lock, pass.job, startedAt, mark);
-      const decision = await decideCatchUp(this.d, pass.job, startedAt, mark, late !== null);
-      if (late !== null && decision !== 'lost') {
-        // claimed late as a regular fire (under 'skip' only to record it missed), after the
-        // caught-up fires this instance handles: their lease never makes it busy
+      const decision = await decideCatchUp(this.d, pass.job, startedAt, mark, late);
+      if (late !== null && decision === 'none') {
+        // nothing older owed: the grace fire is claimed late as a regular fire (under 'skip'
+        // only to record it missed); when older fires were owed, the catch-up claim was of it
         const kind = pass.job.catchUp === 'skip' ? { missed: true } : {};
-        const launch = () => void (this.d.isRunning() && this.d.launch(pass.job, late, kind));
-        if (decision === 'none') launch();
-        else void decision.done.then(launch);
+        if (this.d.isRunning()) this.d.launch(pass.job, late, kind);
       }
     } catch (error) {
       // a trigger that throws while walking the missed fires: no catch-up for that job

@@ -113,12 +113,14 @@ export function mayHaveMissed(lock: Lock, job: NormalizedJob, startedAt: number)
  * {@link catchUpGraceMs}, at or before `startedAt`) that nobody has claimed yet (after `mark`),
  * or `null`. Neither the catch-up pass (fires at or before the grace) nor the regular schedule
  * (fires after `startedAt`) covers it: a whole fleet back within the grace after a fire would
- * drop it. The pass claims it late as a regular fire once the job's catch-up is decided: by
- * the instance that won the catch-up claim, once the caught-up fires are handled (so the
- * catch-up's lease never makes it `busy`); by every instance when no catch-up claim was won
- * (nothing older was missed): one winner. Under `'skip'` the winner records it `skipped`
- * (`missed`); otherwise it runs. The newest such fire only (the late-fire rule), for jobs
- * firing more often than the grace.
+ * drop it. It counts as the newest missed fire: when older missed fires are owed too, it is the
+ * target of the job's one catch-up claim (see {@link planCatchUp}), so the winner's claim moves
+ * the mark to it and handles it last, after the older ones, under the same lease (an instance
+ * that reads the mark after that claim sees nothing owed, and never claims it against the
+ * series' lease, which would answer `busy`). When nothing older is owed, every instance claims
+ * it late as a regular fire: one winner. Under `'skip'` it is recorded `skipped` (`missed`);
+ * otherwise it runs. The newest such fire only (the late-fire rule), for jobs firing more often
+ * than the grace.
  */
 export function graceFire(
   lock: Lock,
@@ -184,7 +186,8 @@ export async function readMark(
  * missed fire, so no missed fire can meet the lease of another one's run (`busy`), and no regular
  * claim can move the mark past a missed fire not yet claimed. Resolves once the claim is answered
  * (the runs go on as a fire of the fire path): the job's regular claims are held only until
- * then. `mark` `null`: never claimed, nothing was missed. Answers how it was decided (see
+ * then. `mark` `null`: never claimed, nothing was missed. `grace`: the job's grace fire
+ * ({@link graceFire}), the newest missed fire when older ones are owed. Answers how it was decided (see
  * {@link CatchUpDecision}). Rejects only when the trigger throws while the missed fires are
  * walked (the pass reports it).
  */
@@ -193,11 +196,11 @@ export async function decideCatchUp(
   job: NormalizedJob,
   startedAt: number,
   mark: number | null,
-  graceFireDue = false,
+  grace: number | null = null,
 ): Promise<CatchUpDecision> {
   for (let attempt = 0; attempt < MAX_EARLY_REPLANS && d.isRunning(); attempt++) {
     // the fleet's clock is re-read for each plan (a claim's answer corrects it)
-    const plan = planCatchUp(d, job, startedAt, mark, graceFireDue);
+    const plan = planCatchUp(d, job, startedAt, mark, grace);
     const newest = plan?.fires.at(-1);
     if (plan === null || newest === undefined) return 'none';
     let fire: FireRun | undefined;
@@ -222,26 +225,31 @@ export async function decideCatchUp(
  * fleet's clock now: `null` or a plan without fires when there is nothing to claim (never
  * claimed; no fire missed before the grace; `'latest'` whose one fire is the grace fire).
  * Fires due after `startedAt` less {@link catchUpGraceMs} are the live fleet's (or this
- * scheduler's own) to claim on time; `graceFireDue`: the newest missed fire is claimed apart
- * (see {@link graceFire}) and counts as one of the fires the policy runs.
+ * scheduler's own) to claim on time. `grace`: the job's grace fire (see {@link graceFire}), or
+ * `null`; it counts as one of the fires the policy picks, the newest: when older missed fires
+ * are picked beside it, the plan ends with it (the claim's target, handled last); when none
+ * are, the plan has no fires and the grace fire is claimed apart, as a regular fire.
  */
 export function planCatchUp(
   d: Pick<CatchUpDeps, 'lock' | 'clock'>,
   job: NormalizedJob,
   startedAt: number,
   mark: number | null,
-  graceFireDue: boolean,
+  grace: number | null,
 ): CatchUpPlan | null {
   if (mark === null) return null; // never claimed: nothing was missed
-  const policy = graceFireDue ? withoutNewest(job.catchUp) : job.catchUp;
+  const policy = grace === null ? job.catchUp : withoutNewest(job.catchUp);
   if (policy === null) return null;
   const now = Math.min(startedAt, d.clock.now()) - catchUpGraceMs(d.lock);
-  return catchUpPlan(policy, job.trigger, { mark, now, windowMs: d.lock.windowMs });
+  const plan = catchUpPlan(policy, job.trigger, { mark, now, windowMs: d.lock.windowMs });
+  if (grace === null || plan.fires.length === 0) return plan;
+  return { ...plan, fires: [...plan.fires, grace] };
 }
 
 /**
- * The policy for the missed fires older than one that is run apart: `'latest'` has nothing
- * left (`null`), `{ max: n }` the newest n − 1, `'skip'` records them all still.
+ * The policy for the missed fires older than the grace fire, which counts as the newest one:
+ * `'latest'` has nothing left (`null`), `{ max: n }` the newest n − 1, `'skip'` records them
+ * all still.
  */
 function withoutNewest(policy: CatchUpPolicy): CatchUpPolicy | null {
   if (policy === 'skip') return policy;

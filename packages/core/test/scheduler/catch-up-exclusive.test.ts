@@ -25,10 +25,14 @@ interface Run {
 /**
  * Three schedulers run `every(10 s)` (overlap `'skip'`, the default: an exclusive job) until
  * 20 s, are all stopped, the whole fleet stays down across the fires at 30..60 s, and all three
- * start again together at 63 s. Each run works {@link WORK_MS} on the fake clock. Runs until
- * `until`.
+ * start again together at `restartAt` (63 s unless told). Each run works {@link WORK_MS} on the
+ * fake clock. `startAgain: false` leaves the restart to the test (`schedulers`).
  */
-async function restartTogether(catchUp: CatchUpPolicy, lockOf: (fake: FakeClock) => Lock) {
+async function restartTogether(
+  catchUp: CatchUpPolicy,
+  lockOf: (fake: FakeClock) => Lock,
+  { restartAt = 63 * SEC, startAgain = true } = {},
+) {
   const fake = new FakeClock(0);
   const lock = lockOf(fake);
   const store = new MemoryStore({ clock: fake });
@@ -61,9 +65,9 @@ async function restartTogether(catchUp: CatchUpPolicy, lockOf: (fake: FakeClock)
   await stopAll();
   expect(runs.map((r) => r.fireAt)).toEqual([10 * SEC, 20 * SEC]);
   runs.length = 0;
-  await fake.advance(63 * SEC - fake.now()); // down across 30, 40, 50 and 60 s
-  for (const s of schedulers) s.start();
-  return { fake, store, runs, stopAll };
+  await fake.advance(restartAt - fake.now()); // down across 30, 40, 50 and 60 s
+  if (startAgain) for (const s of schedulers) s.start();
+  return { fake, store, runs, stopAll, schedulers };
 }
 
 /** No two runs of the job overlap in time. */
@@ -123,6 +127,39 @@ describe.each(locks)(
       expect(runs.map((r) => r.fireAt)).toEqual([40, 50, 60, 80].map((s) => s * SEC));
       expect(overlapping(runs)).toEqual([]);
       await stopAll();
+    });
+
+    it('{ max: 3 } with the newest fire in the grace: an instance that reads the mark after the catch-up claim does not claim that fire against the series', async () => {
+      // back at 60.5 s: 60 s is the grace fire (due within the 1 s grace before start), the
+      // newest of the three; a starts first and wins the catch-up claim, b and c read the mark
+      // only once it moved (before the fix, they then claimed 60 s as a regular fire against
+      // the series' lease: busy, recorded skipped/overlap, never run)
+      const { fake, store, runs, stopAll, schedulers } = await restartTogether({ max: 3 }, lockOf, {
+        restartAt: 60 * SEC + 500,
+        startAgain: false,
+      });
+      const [a, ...others] = schedulers as [Scheduler, ...Scheduler[]];
+      a.start();
+      await settle(fake); // a's mark read and catch-up claim are answered
+      for (const s of others) s.start();
+      await fake.advance(3 * WORK_MS + SEC);
+      await settle(fake);
+      const caughtUp = runs.filter((r) => r.fireAt <= 60 * SEC);
+      expect(caughtUp.map((r) => [r.fireAt / SEC, r.instanceId])).toEqual([
+        [40, 'a'],
+        [50, 'a'],
+        [60, 'a'],
+      ]);
+      expect(overlapping(runs)).toEqual([]);
+      const rows = (await allHistory(store, 'job')).filter(
+        (r) => r.fireAt > 20 * SEC && r.fireAt <= 60 * SEC,
+      );
+      expect(rows.map((r) => [r.fireAt / SEC, r.status, r.reason]).sort()).toEqual([
+        [40, 'succeeded', null],
+        [50, 'succeeded', null],
+        [60, 'succeeded', null],
+      ]);
+      await stopAll(WORK_MS);
     });
 
     it("'latest' runs the newest missed fire once", async () => {

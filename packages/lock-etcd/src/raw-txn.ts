@@ -7,14 +7,14 @@ const TXN_METHOD = '/etcdserverpb.KV/Txn';
 
 /** The part of a `@grpc/grpc-js` client this module calls (etcd3's KV service client is one). */
 interface UnaryClient {
-  makeUnaryRequest(
+  makeUnaryRequest<T>(
     method: string,
     serialize: (value: Buffer) => Buffer,
-    deserialize: (value: Buffer) => ITxnResponse,
+    deserialize: (value: Buffer) => T,
     argument: Buffer,
     metadata: unknown,
     options: { deadline: Date },
-    callback: (error: Error | null, value?: ITxnResponse) => void,
+    callback: (error: Error | null, value?: T) => void,
   ): unknown;
 }
 
@@ -25,6 +25,13 @@ interface Pool {
     fn: (connection: { client: UnaryClient; metadata: unknown }) => Promise<T>,
   ): Promise<T>;
 }
+
+/** Sends an encoded `TxnRequest`; resolves its `TxnResponse` as `decode` reads the bytes. */
+export type RawTxnCall = <T>(
+  request: Buffer,
+  decode: (response: Buffer) => T,
+  deadline: Date,
+) => Promise<T>;
 
 /**
  * A transaction sent through the connection of an `Etcd3` client (its host choice, TLS, auth
@@ -37,29 +44,38 @@ interface Pool {
 export function rawTxnOf(
   client: Etcd3,
 ): ((txn: ITxnRequest, deadline: Date) => Promise<ITxnResponse>) | undefined {
+  const call = rawTxnCallOf(client);
+  if (!call) return undefined;
+  return (txn, deadline) => call(encodeTxnRequest(txn), decodeTxnResponse, deadline);
+}
+
+/**
+ * The wire call under {@link rawTxnOf}: already encoded bytes in, the answer's bytes given to
+ * `decode` (the codec bench and its test capture etcd's real answers with it). `undefined` as
+ * for {@link rawTxnOf}.
+ */
+export function rawTxnCallOf(client: Etcd3): RawTxnCall | undefined {
   const pool = (client as unknown as { pool?: Partial<Pool> }).pool;
   if (typeof pool?.withConnection !== 'function') return undefined;
   const connected = pool as Pool;
-  return (txn, deadline) => {
-    const request = encodeTxnRequest(txn);
-    return connected.withConnection('KV', ({ client: grpc, metadata }) => {
+  return (request, decode, deadline) =>
+    connected.withConnection('KV', ({ client: grpc, metadata }) => {
       if (typeof grpc.makeUnaryRequest !== 'function') {
         return Promise.reject(new Error('etcd3 client without a gRPC unary call'));
       }
-      return new Promise<ITxnResponse>((resolve, reject) => {
+      return new Promise((resolve, reject) => {
         grpc.makeUnaryRequest(
           TXN_METHOD,
           (buffer) => buffer,
-          decodeTxnResponse,
+          decode,
           request,
           metadata,
           { deadline },
           (error, value) => {
             if (error) reject(castGrpcError(error));
-            else resolve(value as ITxnResponse);
+            else resolve(value as Awaited<ReturnType<typeof decode>>);
           },
         );
       });
     });
-  };
 }

@@ -21,9 +21,11 @@ function copyOf<T extends object>(inner: T): T {
 }
 
 /**
- * rm1: the first regular claim of a job after its catch-up claim is answered `busy` without
- * reaching the backend, as if the catch-up still held the job: the fire after a restart is lost
- * on every instance.
+ * rm1: the first regular claim of a job after its catch-up pass (its mark read, or a catch-up
+ * claim sent) is answered `busy` without reaching the backend, as if the catch-up still held
+ * the job: the fire after a restart is lost on every instance. The mark read counts too: an
+ * instance whose re-read finds the job decided by another sends no catch-up claim, and would
+ * otherwise win that fire (the mutant then failed nothing, by timing).
  */
 export const busyAfterCatchUp: FleetInstanceFactory = (deps) => {
   const lock: Lock = copyOf(deps.lock);
@@ -37,7 +39,17 @@ export const busyAfterCatchUp: FleetInstanceFactory = (deps) => {
     if (!caughtUp.delete(request.key)) return null;
     return { status: 'busy', key: request.key, fireAt: request.fireAt };
   };
-  const { claim, claimMany } = lock;
+  const { claim, claimMany, readMarks, inspect } = lock;
+  if (readMarks) {
+    lock.readMarks = (keys, options) => {
+      for (const key of keys) caughtUp.add(key);
+      return readMarks(keys, options);
+    };
+  }
+  lock.inspect = (key) => {
+    caughtUp.add(key);
+    return inspect(key);
+  };
   lock.claim = (request) => {
     const faked = intercept(request);
     return faked ? Promise.resolve(faked) : claim(request);

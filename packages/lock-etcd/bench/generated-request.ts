@@ -1,9 +1,9 @@
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { ICompare } from 'etcd3';
-import type { Chunk, Item } from '../src/batch-request.js';
+import { type Chunk, type Item, valuesOf } from '../src/batch-request.js';
 import type { ClaimContext } from '../src/claim-reads.js';
-import { encodeFireAt } from '../src/keys.js';
-import type { ClaimValue, LeaseValue } from '../src/values.js';
+import { markValues } from '../src/rpc.js';
+import type { LeaseValue } from '../src/values.js';
 import {
   Compare_CompareResult,
   Compare_CompareTarget,
@@ -120,27 +120,4 @@ function moveMarkOp(markKey: Buffer, fireAt: number): RequestOpInit {
     targetUnion: { case: 'value', value: before },
   };
   return txnOp([atOrPast], [], [put]);
-}
-
-let lastMark: { fireAt: number; values: [Buffer, Buffer] } | undefined;
-function markValues(fireAt: number): [Buffer, Buffer] {
-  if (lastMark?.fireAt !== fireAt) {
-    const values: [Buffer, Buffer] = [
-      Buffer.from(encodeFireAt(fireAt)),
-      Buffer.from(encodeFireAt(fireAt - 1)),
-    ];
-    lastMark = { fireAt, values };
-  }
-  return lastMark.values;
-}
-
-const recordValues = new Map<string, { won: Buffer; busy: Buffer }>();
-function valuesOf(owner: string): { won: Buffer; busy: Buffer } {
-  let values = recordValues.get(owner);
-  if (!values) {
-    const encode = (value: ClaimValue) => Buffer.from(JSON.stringify(value));
-    values = { won: encode({ owner, outcome: 'won' }), busy: encode({ owner, outcome: 'busy' }) };
-    if (recordValues.size < 64) recordValues.set(owner, values);
-  }
-  return values;
 }

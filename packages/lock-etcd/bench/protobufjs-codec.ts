@@ -1,9 +1,9 @@
 import { fileURLToPath } from 'node:url';
 import protobuf from 'protobufjs';
-import type { Chunk, Item } from '../src/batch-request.js';
+import { type Chunk, type Item, valuesOf } from '../src/batch-request.js';
 import type { ClaimContext } from '../src/claim-reads.js';
-import { encodeFireAt } from '../src/keys.js';
-import type { ClaimValue, LeaseValue } from '../src/values.js';
+import { markValues } from '../src/rpc.js';
+import type { LeaseValue } from '../src/values.js';
 
 /**
  * The third codec of the bench: protobufjs (already under etcd3, through `@grpc/proto-loader`)
@@ -122,29 +122,6 @@ function moveMarkOp(markKey: Buffer, fireAt: number): Op {
   const [value, before] = markValues(fireAt);
   const atOrPast = { key: markKey, target: VALUE, result: GREATER, value: before };
   return txnOp([atOrPast], [], [putOp(markKey, value)]);
-}
-
-let lastMark: { fireAt: number; values: [Buffer, Buffer] } | undefined;
-function markValues(fireAt: number): [Buffer, Buffer] {
-  if (lastMark?.fireAt !== fireAt) {
-    const values: [Buffer, Buffer] = [
-      Buffer.from(encodeFireAt(fireAt)),
-      Buffer.from(encodeFireAt(fireAt - 1)),
-    ];
-    lastMark = { fireAt, values };
-  }
-  return lastMark.values;
-}
-
-const recordValues = new Map<string, { won: Buffer; busy: Buffer }>();
-function valuesOf(owner: string): { won: Buffer; busy: Buffer } {
-  let values = recordValues.get(owner);
-  if (!values) {
-    const encode = (value: ClaimValue) => Buffer.from(JSON.stringify(value));
-    values = { won: encode({ owner, outcome: 'won' }), busy: encode({ owner, outcome: 'busy' }) };
-    if (recordValues.size < 64) recordValues.set(owner, values);
-  }
-  return values;
 }
 
 /**

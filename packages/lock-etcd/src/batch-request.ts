@@ -120,7 +120,7 @@ function kvsOf0(op: IResponseOp | undefined): IKeyValue | undefined {
 
 /** The record values (`won`, `busy`) of `owner`, encoded as {@link putOp} would: once per owner. */
 const recordValues = new Map<string, { won: Buffer; busy: Buffer }>();
-function valuesOf(owner: string): { won: Buffer; busy: Buffer } {
+export function valuesOf(owner: string): { won: Buffer; busy: Buffer } {
   let values = recordValues.get(owner);
   if (!values) {
     const encode = (value: ClaimValue) => Buffer.from(JSON.stringify(value));

@@ -199,7 +199,7 @@ export function moveMarkOp(markKey: Buffer, fireAt: number): IRequestOp {
 
 /** The last fire time's mark values (`fireAt`, `fireAt - 1`): a batch's fires mostly share one. */
 let lastMark: { fireAt: number; values: [Buffer, Buffer] } | undefined;
-function markValues(fireAt: number): [Buffer, Buffer] {
+export function markValues(fireAt: number): [Buffer, Buffer] {
   if (lastMark?.fireAt !== fireAt) {
     const values: [Buffer, Buffer] = [
       Buffer.from(encodeFireAt(fireAt)),

@@ -18,7 +18,10 @@ describe('runRestart (the restart scenario harness, on SQLite: no server to star
       const missed = row.verdict?.fires.find((f) => f.phase === 'missed');
       expect(missed?.lateness.min).toBeGreaterThan(2_000);
       expect(row.memory).toHaveLength(4);
-      expect(row.events['claim.won']).toBeGreaterThanOrEqual(60);
+      // the restarted fleet's own count: per job, one catch-up claim and one claim per later fire,
+      // except that a restart within the catch-up grace of the first later fire makes that fire
+      // the target of the catch-up claim (one win for both): at least 2 wins per job, not 3
+      expect(row.events['claim.won']).toBeGreaterThanOrEqual(2 * 20);
     } finally {
       await backend.close();
     }

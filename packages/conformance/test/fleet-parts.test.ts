@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { fleetScenarios, fleetScenariosOfPart } from '../src/index.js';
+import {
+  fleetScenarios,
+  fleetScenariosOfPart,
+  RESTART_STORE_ENV,
+  restartStoreOption,
+  runFleetConformance,
+} from '../src/index.js';
+import { memoryLockFixture } from './memory-fixture.js';
 
 describe('runFleetConformance part: the suite split over test files', () => {
   it('the parts of a split register every scenario exactly once, in registration order', () => {
@@ -29,6 +36,40 @@ describe('runFleetConformance part: the suite split over test files', () => {
       expect(() => fleetScenariosOfPart(part)).toThrow(
         expect.objectContaining({ code: 'INVALID_OPTION' }),
       );
+    }
+  });
+});
+
+describe('runFleetConformance knownFailures, and the store of the store-on scenarios', () => {
+  it('a known failure must name a fleet scenario and give a reason', () => {
+    const create = memoryLockFixture();
+    expect(() => runFleetConformance({ name: 'x', create, knownFailures: { nope: 'r' } })).toThrow(
+      expect.objectContaining({ code: 'INVALID_OPTION', field: 'knownFailures.nope' }),
+    );
+    expect(() =>
+      runFleetConformance({ name: 'x', create, knownFailures: { restartManyJobsWithStore: ' ' } }),
+    ).toThrow(expect.objectContaining({ field: 'knownFailures.restartManyJobsWithStore' }));
+    expect(Object.keys(fleetScenarios)).toContain('restartManyJobsWithStore');
+  });
+
+  it(`${RESTART_STORE_ENV} picks the backend's store only when set to backend`, () => {
+    const store = async () => ({
+      newStore: async () => Promise.reject(new Error('unused')),
+      close: async () => {},
+    });
+    const before = process.env[RESTART_STORE_ENV];
+    try {
+      delete process.env[RESTART_STORE_ENV];
+      expect(restartStoreOption(() => store)).toEqual({});
+      process.env[RESTART_STORE_ENV] = 'backend';
+      expect(restartStoreOption(() => store)).toEqual({ store });
+      process.env[RESTART_STORE_ENV] = 'postgres';
+      expect(() => restartStoreOption(() => store)).toThrow(
+        expect.objectContaining({ field: RESTART_STORE_ENV }),
+      );
+    } finally {
+      if (before === undefined) delete process.env[RESTART_STORE_ENV];
+      else process.env[RESTART_STORE_ENV] = before;
     }
   });
 });

@@ -154,6 +154,25 @@ export class DuplicateJobError extends InvalidOptionError {
   }
 }
 
+/**
+ * No job of that name is known where it was asked for: not registered on this scheduler
+ * (`trigger()`, `pause()`), defined by no live instance (`FleetClient.requestRun()`), or unknown
+ * to the console's fleet view. `field` names the argument that carried the name.
+ */
+export class UnknownJobError extends FleetcronError {
+  /** The job name that was asked for. */
+  readonly job: string;
+  /**
+   * @param job the name asked for.
+   * @param field the argument that carried it (`name`, `job`).
+   * @param message what is unknown, and where to look.
+   */
+  constructor(job: string, field: string, message: string) {
+    super('UNKNOWN_JOB', message, { field });
+    this.job = job;
+  }
+}
+
 /** A lease shorter than the backend can hold (see `LockCapabilities.minLeaseMs`). */
 export class LeaseTooShortError extends InvalidOptionError {
   constructor(field: string, leaseMs: number, minLeaseMs: number, backend: string) {

@@ -45,6 +45,7 @@ export {
   LeaseTooShortError,
   SchedulerStoppedError,
   TriggerError,
+  UnknownJobError,
   UnknownTimezoneError,
 } from './errors.js';
 // events

@@ -140,6 +140,7 @@ const MAIN = [
   'Trigger',
   'TriggerError',
   'TriggerSpec',
+  'UnknownJobError',
   'UnknownTimezoneError',
   'wallClock',
   'WatchRunRequests',

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { LockFixture, NewLockOptions } from '@fleetcron/conformance';
 import { Etcd3 } from 'etcd3';
 import { EtcdElector, EtcdLock, type EtcdLockOptions } from '../src/index.js';
+import type { EtcdProcessConfig } from './process-client.js';
 
 /** What a fixture needs of a server: its client endpoints (a testkit `EtcdServer` has them). */
 export interface EtcdEndpoints {
@@ -52,9 +53,19 @@ export async function etcdFixture(
   const admin = clientOf(server);
   const opened: { lock: EtcdLock | EtcdElector; client: Etcd3 }[] = [];
   let closed = false;
+  const { clock: _clock, ...serializable } = defaults;
   return {
     prefix,
     admin,
+    processLock: {
+      module: new URL('./process-client.ts', import.meta.url).href,
+      exportName: 'openLock',
+      config: {
+        endpoints: [...server.endpoints],
+        prefix,
+        lock: serializable,
+      } satisfies EtcdProcessConfig,
+    },
     async newLock(options: NewLockOptions & EtcdLockOptions = {}) {
       const client = clientOf(server);
       const lock = new EtcdLock(client, { ...defaults, prefix, ...options });

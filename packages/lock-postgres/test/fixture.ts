@@ -2,6 +2,7 @@ import type { LockFixture, LockProbe, NewLockOptions } from '@fleetcron/conforma
 import { uniquePrefix } from '@fleetcron/testkit';
 import pg from 'pg';
 import { PostgresElector, PostgresLock, type PostgresLockOptions } from '../src/index.js';
+import type { PostgresProcessConfig } from './process-client.js';
 
 /** A pool whose idle-connection errors are recorded, never thrown (tests must not crash). */
 export function testPool(url: string, max = 4): pg.Pool {
@@ -36,6 +37,11 @@ export function lockFixtures(
     return {
       schema,
       admin,
+      processLock: {
+        module: new URL('./process-client.ts', import.meta.url).href,
+        exportName: 'openLock',
+        config: { url: dbUrl, schema, lock: extra } satisfies PostgresProcessConfig,
+      },
       async newLock(options: NewLockOptions = {}) {
         return new PostgresLock(ownPool(), { ...extra, schema, windowMs: options.windowMs });
       },

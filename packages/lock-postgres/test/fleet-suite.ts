@@ -1,11 +1,13 @@
-import type { FleetConformanceOptions } from '@fleetcron/conformance';
+import { type FleetConformanceOptions, restartStoreOption } from '@fleetcron/conformance';
 import { dedicatedPostgres, postgresDatabase } from '@fleetcron/testkit/vitest';
 import { lockFixtures } from './fixture.js';
+import { storeFixtures } from './store-fixture.js';
 
 /**
  * The options of part `index` of 2 of the shared fleet suite on PostgresLock (real Schedulers in real time; its
  * scenarios hold the assertions), with the opt-in prepared statements (the lock suite in
- * conformance.test.ts runs the default). Called at the top of a test file (`runFleetConformance(fleetPart(1))`): a database of its own
+ * conformance.test.ts runs the default). The store-on restart scenario runs on a `MemoryStore`, or
+ * on `PostgresStore` with `FLEETCRON_RESTART_STORE=backend` (`restartStoreOption`). Called at the top of a test file (`runFleetConformance(fleetPart(1))`): a database of its own
  * on the run's shared server.
  */
 export function fleetPart(index: 1 | 2): FleetConformanceOptions {
@@ -15,6 +17,7 @@ export function fleetPart(index: 1 | 2): FleetConformanceOptions {
     name: 'postgres (prepared statements)',
     create: prepared(url),
     faults: dedicatedPostgres(prepared),
+    ...restartStoreOption(() => storeFixtures(url)),
     part: { index, of: 2 },
   };
 }

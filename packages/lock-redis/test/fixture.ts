@@ -4,6 +4,7 @@ import { type RedisCluster, type RedisServer, startRedis } from '@fleetcron/test
 import { Cluster, Redis } from 'ioredis';
 import { inject } from 'vitest';
 import { RedisElector, RedisLock, type RedisLockOptions } from '../src/index.js';
+import type { RedisProcessConfig } from './process-client.js';
 
 /** Every 'error' event a test client emitted (tests attach this listener to every client). */
 export const clientErrors: Error[] = [];
@@ -68,6 +69,11 @@ export async function lockFixture(
   return {
     prefix,
     clients,
+    processLock: {
+      module: new URL('./process-client.ts', import.meta.url).href,
+      exportName: 'openLock',
+      config: { url, prefix, lock: options } satisfies RedisProcessConfig,
+    },
     async newLock(opts: NewLockOptions = {}) {
       // opts.clock is ignored on purpose: the Redis clock judges time (capabilities.clock 'backend').
       const client = newClient(url);

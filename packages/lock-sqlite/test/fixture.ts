@@ -5,6 +5,7 @@ import type { LockFixture, LockProbe, NewLockOptions, ServerFaults } from '@flee
 import Database from 'libsql';
 import { SqliteLock, type SqliteLockOptions } from '../src/index.js';
 import { holdWriteLock, type WriteLockHolder } from './holder.js';
+import type { SqliteProcessConfig } from './process-client.js';
 
 /** A fresh directory for one fixture's SQLite file. */
 export function tempFile(prefix = 'fleetcron-sqlite-'): { file: string; remove(): void } {
@@ -30,6 +31,11 @@ export function lockFixtures(
     const probeDb = () => new Database(file, { timeout: 10_000, readonly: true });
     return {
       file,
+      processLock: {
+        module: new URL('./process-client.ts', import.meta.url).href,
+        exportName: 'openLock',
+        config: { file, lock: extra } satisfies SqliteProcessConfig,
+      },
       async newLock(options: NewLockOptions = {}) {
         // options.clock is ignored on purpose: the host's clock judges time (capabilities.clock 'backend').
         const lock = new SqliteLock(file, { ...extra, windowMs: options.windowMs });

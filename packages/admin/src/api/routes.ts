@@ -1,8 +1,8 @@
 import {
   type FleetClient,
-  FleetcronError,
   InvalidOptionError,
   type RunStatus,
+  UnknownJobError,
 } from '@fleetcron/core';
 import type { AdminPrincipal } from '../http/auth.js';
 import { json } from '../http/responses.js';
@@ -49,10 +49,10 @@ function statusOf(params: URLSearchParams): RunStatus[] | null {
 async function assertKnownJob(fleet: AdminFleet, job: string): Promise<void> {
   const view = await fleet.fleet();
   if (!view.jobs.some((j) => j.name === job)) {
-    throw new FleetcronError(
-      'UNKNOWN_JOB',
+    throw new UnknownJobError(
+      job,
+      'job',
       `unknown job ${JSON.stringify(job)}: no live instance defines it and the store has no state for it. Check the name (GET api/jobs lists them).`,
-      { field: 'job' },
     );
   }
 }

@@ -1,5 +1,6 @@
 import { type CatchUpSpec, every, type Trigger } from '@fleetcron/core';
 import type { RemoteElectorInfo } from '../elector/remote-elector.js';
+import type { ProcessClient } from '../types.js';
 import type { FleetInstanceModule } from './instance.js';
 import type { FreezePoint } from './instrument.js';
 import type { RemoteLockInfo, RemoteStoreInfo } from './remote.js';
@@ -54,10 +55,16 @@ export interface InstanceChildConfig {
   elector?: RemoteElectorInfo;
   ledgerPath: string;
   instanceModule: FleetInstanceModule;
-  lock: RemoteLockInfo;
+  lock: ChildBackend<RemoteLockInfo>;
   /** The fleet's store; absent: the instance runs lock only (no store). */
-  store?: RemoteStoreInfo;
+  store?: ChildBackend<RemoteStoreInfo>;
 }
+
+/**
+ * A child's lock or store: the parent's client, reached over IPC (`remote`, described by `Info`),
+ * or a client the child opens itself on the backend (`own`).
+ */
+export type ChildBackend<Info> = { remote: Info } | { own: ProcessClient };
 
 /** Marker the child writes to stdout when it blocks at its freeze point. */
 export const FROZEN_MARKER = 'FROZEN';

@@ -6,9 +6,11 @@
  * it while it blocks there, so the freeze is real and pinned to the point.
  */
 import { readSync, writeSync } from 'node:fs';
-import { type JobDefinition, realClock, subscribe } from '@fleetcron/core';
+import { type JobDefinition, type Lock, realClock, type Store, subscribe } from '@fleetcron/core';
 import { remoteElector } from '../elector/remote-elector.js';
+import type { ProcessClient } from '../types.js';
 import {
+  type ChildBackend,
   type ChildJob,
   childTrigger,
   expandCopies,
@@ -24,7 +26,13 @@ import {
   ledgerJob,
 } from './instrument.js';
 import { Ledger } from './ledger.js';
-import { ParentChannel, remoteLock, remoteStore } from './remote.js';
+import {
+  ParentChannel,
+  type RemoteLockInfo,
+  type RemoteStoreInfo,
+  remoteLock,
+  remoteStore,
+} from './remote.js';
 
 /** Blocks the whole process until one byte arrives on stdin (the parent's "go"). */
 function waitForGo(): void {
@@ -54,6 +62,35 @@ function childJob(job: ChildJob, instrumentation: Instrumentation): JobDefinitio
   return { name, trigger: childTrigger(job), run, ...policies } as JobDefinition;
 }
 
+/** Opens the client `client` describes, in this process. */
+async function openOwn<T>(client: ProcessClient): Promise<T> {
+  const module = (await import(client.module)) as Record<string, unknown>;
+  const open = module[client.exportName];
+  if (typeof open !== 'function') {
+    throw new Error(`${client.module} has no function export '${client.exportName}'`);
+  }
+  return (await open(client.config)) as T;
+}
+
+/** The parent's channel, made on the first backend that needs it. */
+let channel: ParentChannel | undefined;
+const parent = (backend: string) => {
+  channel ??= new ParentChannel(process, backend);
+  return channel;
+};
+
+/** The lock of `backend`: the parent's over IPC, or the child's own. */
+async function childLock(backend: ChildBackend<RemoteLockInfo>): Promise<Lock> {
+  if ('own' in backend) return openOwn<Lock>(backend.own);
+  return remoteLock(parent(backend.remote.backend), backend.remote);
+}
+
+/** The store of `backend`: the parent's over IPC, or the child's own. */
+async function childStore(backend: ChildBackend<RemoteStoreInfo>): Promise<Store> {
+  if ('own' in backend) return openOwn<Store>(backend.own);
+  return remoteStore(parent(backend.remote.backend), backend.remote);
+}
+
 /** Writes every `leader.changed` event of `instanceId` to the ledger (a `leader` line). */
 function writeLeaderLines(ledger: Ledger, instanceId: string): void {
   subscribe((event) => {
@@ -78,20 +115,26 @@ async function main(): Promise<void> {
           writeSync(1, `${FROZEN_MARKER} ${point}\n`);
           waitForGo();
         });
-  const parent = new ParentChannel(process, config.lock.backend);
+  const lock = await childLock(config.lock);
+  const store = config.store ? await childStore(config.store) : undefined;
   const instrumentation = { ledger, instance: instanceId, trap };
   const factory = await loadInstanceFactory(config.instanceModule);
   const { elector, leaderTtlMs, shardGraceMs } = config;
   if (elector) writeLeaderLines(ledger, instanceId);
   const instance = factory({
     instanceId,
-    lock: instrumentLock(remoteLock(parent, config.lock), instrumentation),
-    ...(config.store ? { store: instrumentStore(remoteStore(parent, config.store), trap) } : {}),
+    lock: instrumentLock(lock, instrumentation),
+    ...(store ? { store: instrumentStore(store, trap) } : {}),
     clock: realClock,
     leaseMs: config.leaseMs,
     ...(config.heartbeatMs === undefined ? {} : { heartbeatMs: config.heartbeatMs }),
     ...(elector
-      ? { leader: { elector: remoteElector(parent, elector), ttlMs: leaderTtlMs ?? 15_000 } }
+      ? {
+          leader: {
+            elector: remoteElector(parent(elector.backend), elector),
+            ttlMs: leaderTtlMs ?? 15_000,
+          },
+        }
       : {}),
     ...(shardGraceMs === undefined ? {} : { shardGraceMs }),
     jobs: config.jobs.flatMap(expandCopies).map((job) => childJob(job, instrumentation)),
@@ -108,12 +151,14 @@ async function main(): Promise<void> {
     }
     if ((message as { t?: string } | null)?.t !== 'stop') return;
     instance.stop().then(
-      () => {
+      async () => {
+        await Promise.allSettled([lock.close?.(), store?.close?.()]);
         ledger.close();
         process.send?.({ t: 'stopped' }, undefined, undefined, () => process.exit(0));
       },
       (error: unknown) => {
-        process.stderr.write(`stop() rejected: ${String(error)}\n`);
+        const text = error instanceof Error ? (error.stack ?? String(error)) : String(error);
+        process.stderr.write(`stop() rejected: ${text}\n`);
         process.exit(1);
       },
     );

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { Elector, Lock, Store } from '@fleetcron/core';
+import type { ProcessClient } from '../types.js';
 import { FROZEN_MARKER, type InstanceChildConfig } from './child-config.js';
 import type { RequesterConfig } from './child-requester.js';
 import { withElector } from './leader-remote.js';
@@ -88,28 +89,45 @@ function waitForMessage(
   });
 }
 
+/** Whether `backend` describes a client for the child to open (not a client of this process). */
+function isProcessClient(backend: object): backend is ProcessClient {
+  return 'module' in backend && 'exportName' in backend;
+}
+
 /**
  * Starts a fleet instance in a child process. Its lock and store calls run here, on `lock` (its
- * own client of the backend) and `store` (`null`: the instance runs lock only); with `elector`,
- * the child runs in leader mode and its elector steps run here too. Resolves once the instance
+ * own client of the backend) and `store` (`null`: the instance runs lock only), unless they are
+ * {@link ProcessClient}s: then the child opens them and calls the backend itself. With `elector`,
+ * the child runs in leader mode and its elector steps run here. Resolves once the instance
  * started.
  */
 export async function startInstanceChild(
   config: Omit<InstanceChildConfig, 'lock' | 'store' | 'elector'>,
-  lock: Lock,
-  store: Store | null,
+  lock: Lock | ProcessClient,
+  store: Store | ProcessClient | null,
   timeoutMs: number,
   elector?: Elector,
 ): Promise<InstanceChild> {
+  const ownLock = isProcessClient(lock) ? lock : null;
+  const ownStore = store && isProcessClient(store) ? store : null;
+  if (elector && ownLock) {
+    throw new Error(
+      "startInstanceChild: the elector's steps share the parent lock's channel: pass a Lock, not a ProcessClient",
+    );
+  }
   const full: InstanceChildConfig = {
     ...config,
-    lock: remoteLockInfo(lock),
-    ...(store ? { store: remoteStoreInfo(store) } : {}),
+    lock: ownLock ? { own: ownLock } : { remote: remoteLockInfo(lock as Lock) },
+    ...(ownStore ? { store: { own: ownStore } } : {}),
+    ...(store && !ownStore ? { store: { remote: remoteStoreInfo(store as Store) } } : {}),
     ...(elector
       ? { elector: { backend: elector.backend, capabilities: elector.capabilities } }
       : {}),
   };
-  const command = childCommand('instance', config.instanceModule.url.endsWith('.ts'));
+  const typescript = [config.instanceModule.url, ownLock?.module, ownStore?.module].some((url) =>
+    url?.endsWith('.ts'),
+  );
+  const command = childCommand('instance', typescript);
   const child = spawn(process.execPath, [...command, JSON.stringify(full)], {
     stdio: ['pipe', 'pipe', 'pipe', 'ipc'],
   });
@@ -129,7 +147,9 @@ export async function startInstanceChild(
   child.stdin?.on('error', () => {}); // a child that died must not crash the test process
   child.on('error', () => {});
   const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-  const stopServing = serveBackend(child, elector ? withElector(lock, elector) : lock, store);
+  const servedLock = ownLock ? null : (lock as Lock);
+  const served = elector && servedLock ? withElector(servedLock, elector) : servedLock;
+  const stopServing = serveBackend(child, served, ownStore ? null : (store as Store | null));
   exited.then(stopServing);
   const output = () => out;
   const alive = () => child.exitCode === null && child.signalCode === null;

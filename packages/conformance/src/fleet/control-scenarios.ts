@@ -8,9 +8,8 @@ import { runRequestFromAnotherProcess } from './run-request-scenario.js';
  * The fleet-control scenarios (issue 13), registered by `runFleetConformance`: catch-up after the
  * whole fleet was down, a holder SIGKILLed mid-run, a run request from a process that registers
  * no job, drift. Judged from the append-only ledger and the store's history, never from the
- * scheduler's own counters. The many-jobs restart scenarios (`restartManyScenarios`) are not
- * registered here: their children reach the lock through the test process, which carries
- * 4 × 2,000 jobs' calls over IPC; `test/fleet-restart-mutants.test.ts` runs them on memory.
+ * scheduler's own counters. The many-jobs restart scenarios (`restartManyScenarios`) are
+ * registered beside these by `fleetScenarios`.
  */
 export const fleetControlScenarios = {
   ...catchUpScenarios,

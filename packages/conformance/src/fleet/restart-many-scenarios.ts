@@ -4,7 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Lock, MemoryStore, type Store } from '@fleetcron/core';
 import { expect } from 'vitest';
-import type { FleetConformanceOptions, FleetScenario, LockFixture } from '../types.js';
+import type {
+  FleetConformanceOptions,
+  FleetScenario,
+  LockFixture,
+  ProcessClient,
+} from '../types.js';
 import { leaseFor, pollUntil, using, waitUntilTime } from '../util.js';
 import { type ChildJob, expandCopies } from './child-config.js';
 import { type InstanceChild, startInstanceChild } from './child-process.js';
@@ -53,8 +58,11 @@ interface Phases {
 
 /** Where the processes' store lives. */
 interface StoreSource {
-  /** A store for one process (its own connection where the backend has connections). */
-  forProcess(): Promise<Store>;
+  /**
+   * A store for one process: a client the process opens itself, or one of the test process
+   * (its own connection where the backend has connections), reached over IPC.
+   */
+  forProcess(): Promise<Store | ProcessClient>;
   /** The store the test process reads the history through, after the fleet stopped. */
   reader: Store;
 }
@@ -82,7 +90,7 @@ function spawnFleet(
           ledgerPath: ledger.path,
           instanceModule: module,
         },
-        await fixture.newLock(),
+        fixture.processLock ?? (await fixture.newLock()),
         store ? await store.forProcess() : null,
         60_000 * scale,
       ),
@@ -312,7 +320,10 @@ export const restartManyJobsWithStore: FleetScenario = {
         return;
       }
       await using(options.store, async (stores) =>
-        body({ forProcess: () => stores.newStore(), reader: await stores.newStore() }),
+        body({
+          forProcess: async () => stores.processStore ?? stores.newStore(),
+          reader: await stores.newStore(),
+        }),
       );
     }),
 };

@@ -67,20 +67,22 @@ export const busyAfterCatchUp: FleetInstanceFactory = (deps) => {
 };
 
 /**
- * rm2: once this instance recorded a missed fire (its catch-up under `'skip'`), every later
- * `running` row is written one lease and a half late, as a store that falls behind: the runs'
- * leases expire before they start, and those fires are skipped instead of run.
+ * rm2: once this instance recorded a missed fire (its catch-up under `'skip'`), the outcome rows
+ * of its later runs are dropped (answered, never written), as a scheduler whose history falls
+ * behind and sheds its backlog: those runs keep a `running` row and no `succeeded` one.
  */
-export const stallingStoreAfterCatchUp: FleetInstanceFactory = (deps) => {
+export const droppingOutcomesAfterCatchUp: FleetInstanceFactory = (deps) => {
   const store: Store = copyOf(deps.store!);
   const { record } = store;
   let behind = false;
   store.record = async (execution: Execution) => {
     if (execution.status === 'skipped' && execution.reason === 'missed') behind = true;
-    else if (behind && execution.status === 'running') {
-      await new Promise((resolve) => setTimeout(resolve, deps.leaseMs * 1.5));
-    }
+    else if (behind && execution.status === 'succeeded') return;
     return record(execution);
+  };
+  // the batched path too, row by row, so both ways of writing shed the same rows
+  store.recordMany = async (executions: readonly Execution[]) => {
+    for (const execution of executions) await store.record(execution);
   };
   return schedulerInstance({ ...deps, store });
 };

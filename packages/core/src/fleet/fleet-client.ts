@@ -1,5 +1,5 @@
 import { type Clock, realClock } from '../clock.js';
-import { FleetcronError, InvalidOptionError } from '../errors.js';
+import { InvalidOptionError, UnknownJobError } from '../errors.js';
 import type { Lock } from '../lock.js';
 import {
   type FleetStore,
@@ -175,17 +175,17 @@ export class FleetClient {
    * Asks the fleet to run the job once now; an instance defining it takes the request (within
    * about a second) and records the run with `requestedBy`.
    *
-   * @throws FleetcronError `UNKNOWN_JOB` when no live instance defines the job.
+   * @throws UnknownJobError (`UNKNOWN_JOB`) when no live instance defines the job.
    */
   async requestRun(job: string, options: ActorOptions): Promise<RunRequest> {
     assertJobName(job);
     const by = assertActor(options, 'requestRun');
     const instances = await this.store.instances();
     if (!instances.some((i) => i.jobs.some((j) => j.name === job))) {
-      throw new FleetcronError(
-        'UNKNOWN_JOB',
+      throw new UnknownJobError(
+        job,
+        'job',
         `no live instance defines a job named ${JSON.stringify(job)}; start one that does, or check the name.`,
-        { field: 'job' },
       );
     }
     return this.store.requestRun({ job, requestedBy: by });

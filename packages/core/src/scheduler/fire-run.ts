@@ -101,7 +101,7 @@ export class FireRun {
       // a fire not won here (most fires of a fleet) has no lease to give back: no await for it;
       // a series member's lease is its decision fire's, given back by that fire
       if (this.holding && !this.kind.inherit) {
-        await this.holding.releaseAfter(this.history.triedOnce());
+        await this.holding.releaseAfter(this.history.triedOnce(), this.nextFireInMs());
       }
       const flushed = this.history.flushed();
       if (flushed) await flushed;
@@ -167,6 +167,21 @@ export class FireRun {
     const error = await this.runJob(held, startedAt); // 3. run the chain
     const lost = held.deadline.passed() ? held.deadline.error : null;
     this.finish(verdictOf(error, lost, this.stopReason)); // 4. finish
+  }
+
+  /**
+   * How far away the job's next fire is, ms, when it needs this fire's lease free (an exclusive
+   * job, `overlap: 'skip'`: its fires share one lease); `null` otherwise, or when the trigger has
+   * no next fire or throws (the fire path reports trigger errors where it plans fires).
+   */
+  private nextFireInMs(): number | null {
+    if (this.job.overlap !== 'skip') return null;
+    try {
+      const next = this.job.trigger.next(new Date(this.fireAt));
+      return next ? next.getTime() - this.deps.clock.now() : null;
+    } catch {
+      return null;
+    }
   }
 
   /** `stop()` gave up draining, stopped waiting, or {@link abort} (a lost term): not run. */

@@ -72,11 +72,19 @@ export class HeldLease {
    * stopped by then): a holder-lost sweep that finds the lease gone reads the outcome, or its
    * `lease_lost` is refused by the store (the first outcome wins). A failing store does not
    * delay the release; one that does not answer delays it by that bound only. With no outcome
-   * write (`null`: no store) it releases at once. Never rejects.
+   * write (`null`: no store) it releases at once. `nextFireInMs`: the job's next fire is this
+   * far away and needs this lease free (an exclusive job): the wait ends half-way to it, leaving
+   * the other half for the release to land, so a slow store does not turn that fire `busy`.
+   * Never rejects.
    */
-  async releaseAfter(outcome: Promise<void> | null): Promise<void> {
+  async releaseAfter(
+    outcome: Promise<void> | null,
+    nextFireInMs: number | null = null,
+  ): Promise<void> {
     if (outcome && !this.returned) {
-      const wait = Math.min(this.c.leaseMs / 3, this.deadline.remainingMs());
+      const bound = this.c.leaseMs / 3;
+      const beforeNext = nextFireInMs === null ? bound : nextFireInMs / 2;
+      const wait = Math.min(bound, this.deadline.remainingMs(), beforeNext);
       if (wait > 0) await settledWithin(outcome, wait, this.c.queue);
     }
     await this.giveBack('release');

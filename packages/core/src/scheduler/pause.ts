@@ -1,4 +1,4 @@
-import { FleetcronError, InvalidOptionError } from '../errors.js';
+import { InvalidOptionError, UnknownJobError } from '../errors.js';
 import type { PauseOptions } from '../registry.js';
 import type { Store } from '../store.js';
 import { assertNonEmptyString } from '../validate.js';
@@ -25,10 +25,10 @@ export async function setJobPaused(
 }
 
 /** `UNKNOWN_JOB`: no job of that name is registered on this scheduler. */
-export function unknownJob(name: string): FleetcronError {
-  return new FleetcronError(
-    'UNKNOWN_JOB',
+export function unknownJob(name: string): UnknownJobError {
+  return new UnknownJobError(
+    name,
+    'name',
     `no job named ${JSON.stringify(name)} is registered on this scheduler.`,
-    { field: 'name' },
   );
 }

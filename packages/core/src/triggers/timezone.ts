@@ -80,3 +80,13 @@ export function zoneOffset(zone: string, instant: number): number {
   const wall = new Date(Date.UTC(2000, mo - 1, d, h, mi, s)).setUTCFullYear(y);
   return wall - (instant - (((instant % 1000) + 1000) % 1000));
 }
+
+/**
+ * The wall-clock reading of instant `at` (epoch ms) in the IANA zone `zone`, as "naive" epoch
+ * ms: the local date and time written as if it were UTC, milliseconds kept. `wallClock(at, zone)
+ * - at` is the zone's UTC offset at `at`; `new Date(wall).toISOString()` prints the local time.
+ * Throws `RangeError` for a zone Intl does not know (`cron()` checks zones with a typed error).
+ */
+export function wallClock(at: number, zone: string): number {
+  return at + zoneOffset(zone, at);
+}

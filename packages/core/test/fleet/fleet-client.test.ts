@@ -20,6 +20,7 @@ import {
   type RegisteredJob,
   type Store,
   type Trigger,
+  UnknownJobError,
 } from '../../src/index.js';
 
 const START = Date.UTC(2026, 2, 28, 23, 0); // the night Europe/Berlin moves to summer time
@@ -270,6 +271,8 @@ describe('FleetClient', () => {
 
     const unknown = await client.requestRun('nobody-defines', { by: 'cli' }).catch((e) => e);
     expect(isFleetcronError(unknown, 'UNKNOWN_JOB')).toBe(true);
+    expect(unknown).toBeInstanceOf(UnknownJobError);
+    expect(unknown).toMatchObject({ job: 'nobody-defines', field: 'job' });
     const noActor = await client.pause('a', { by: '' }).catch((e) => e);
     expect(isFleetcronError(noActor, 'INVALID_OPTION') && noActor.field).toBe('by');
 

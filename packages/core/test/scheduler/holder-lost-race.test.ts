@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  at,
   type Execution,
   every,
   FakeClock,
@@ -8,6 +9,7 @@ import {
   type Lease,
   MemoryLock,
   MemoryStore,
+  type Trigger,
 } from '../../src/index.js';
 import { Scheduler } from '../../src/scheduler/scheduler.js';
 import { allHistory } from './helpers.js';
@@ -65,7 +67,8 @@ class WatchedLock extends MemoryLock {
   }
 }
 
-function setup() {
+/** A scheduler running one exclusive job on `trigger` (default every 10 s), lease {@link LEASE_MS}. */
+function setup(trigger: Trigger = every(10_000)) {
   const fake = new FakeClock(Date.UTC(2026, 0, 1));
   const store = new PausingStore({ clock: fake });
   const lock = new WatchedLock(fake, store);
@@ -86,7 +89,7 @@ function setup() {
   const gate = new Promise<void>((resolve) => {
     finish = resolve;
   });
-  s.add({ name: 'job', trigger: every(10_000), leaseMs: LEASE_MS, run: () => gate });
+  s.add({ name: 'job', trigger, leaseMs: LEASE_MS, run: () => gate });
   s.start();
   const stop = async () => {
     const stopping = s.stop();
@@ -141,7 +144,8 @@ describe('holder-lost sweep racing a run that ends', () => {
   });
 
   it('a store that never answers the outcome delays the release by a third of the lease only', async () => {
-    const { fake, store, lock, finish, stop } = setup();
+    // one fire, at 10 s: no next fire bounds the wait, only the third of the lease
+    const { fake, store, lock, finish, stop } = setup(at(new Date(Date.UTC(2026, 0, 1, 0, 0, 10))));
     await fake.advance(10_500);
     const record = store.record.bind(store);
     store.record = (e) => (e.status === 'running' ? record(e) : new Promise<void>(() => {}));
@@ -156,6 +160,34 @@ describe('holder-lost sweep racing a run that ends', () => {
     await fake.advance(LEASE_MS); // the hung try times out; the retry lands
     const first = (await allHistory(store, 'job')).at(-1);
     expect([first?.fireAt, first?.status]).toEqual([Date.UTC(2026, 0, 1, 0, 0, 10), 'succeeded']);
+    await stop();
+  });
+
+  it('the next fire of the job bounds the wait: the lease is free half-way to it, so that fire is not busy', async () => {
+    const { fake, store, lock, finish, stop } = setup();
+    await fake.advance(10_500); // the fire at 10 s runs; the next one is at 20 s
+    const record = store.record.bind(store);
+    store.record = (e) => (e.status === 'running' ? record(e) : new Promise<void>(() => {}));
+    finish();
+    await fake.flush();
+    // the outcome hangs: a third of the lease (10 s) would hold the lease up to 20.5 s, past the
+    // next fire; half-way to it (15.25 s) is the bound
+    await fake.advance(4_650);
+    expect((await lock.inspect('job')).leases).toHaveLength(1);
+    await fake.advance(200);
+    await until(async () => (await lock.inspect('job')).leases.length === 0, 'released');
+    store.record = record;
+    await fake.advance(5_000); // the fire at 20 s
+    await until(
+      async () =>
+        (await allHistory(store, 'job')).some((r) => r.fireAt === Date.UTC(2026, 0, 1, 0, 0, 20)),
+      'the next fire was recorded',
+    );
+    const next = (await allHistory(store, 'job')).find(
+      (r) => r.fireAt === Date.UTC(2026, 0, 1, 0, 0, 20),
+    );
+    expect(next?.status).toBe('succeeded');
+    await fake.advance(LEASE_MS); // the hung outcome try times out; its retry lands
     await stop();
   });
 });

@@ -93,6 +93,11 @@ describe('run now: scheduler.trigger()', () => {
     );
     s.start();
     await expect(s.trigger('nope')).rejects.toSatisfy((e) => isFleetcronError(e, 'UNKNOWN_JOB'));
+    await expect(s.trigger('nope')).rejects.toMatchObject({
+      name: 'UnknownJobError',
+      job: 'nope',
+      field: 'name',
+    });
     await s.stop();
   });
 });

@@ -41,7 +41,8 @@ export {
   newRunRequest,
 } from './registry.js';
 // deadlines and time
-export { settleWithin, type TimerSource } from './scheduler/deadline.js';
+export { settleWithin } from './scheduler/deadline.js';
+export type { TimerSource } from './scheduler/timer-source.js';
 export { eachKey, parseShardKey, partKey, SHARD_KEY_SEPARATOR } from './shards/part-keys.js';
 export {
   decodeShard,

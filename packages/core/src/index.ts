@@ -83,6 +83,8 @@ export type {
   LostReason,
   MarkReading,
 } from './lock.js';
+// logging
+export { type Logger, silentLogger } from './logger.js';
 export { MemoryElector, type MemoryElectorOptions } from './memory-elector.js';
 export { MemoryLock, type MemoryLockOptions } from './memory-lock.js';
 export { MemoryStore, type MemoryStoreOptions } from './memory-store.js';
@@ -90,17 +92,14 @@ export { recover } from './middleware/recover.js';
 export { type RetryBackoff, type RetryOptions, retry } from './middleware/retry.js';
 export { skipIfRunning } from './middleware/skip-if-running.js';
 export { timeout } from './middleware/timeout.js';
-
 // middleware
 export {
   compose,
   type JobContext,
   type JobHandler,
   type JobLease,
-  type Logger,
   type Middleware,
   type Next,
-  silentLogger,
 } from './middleware.js';
 export type {
   CatchUpSpec,
@@ -130,6 +129,7 @@ export {
   type LeaderOptions,
   type SchedulerMode,
 } from './scheduler/leader-options.js';
+export type { SchedulerState, StopOptions } from './scheduler/lifecycle.js';
 export type { ManualRunOutcome } from './scheduler/manual-runs.js';
 export {
   DEFAULT_CLAIM_BATCH_SIZE,
@@ -138,7 +138,6 @@ export {
   DEFAULT_RUN_REQUEST_POLL_MS,
   type SchedulerOptions,
 } from './scheduler/options.js';
-export type { SchedulerState, StopOptions } from './scheduler/public.js';
 // scheduler
 export { Scheduler } from './scheduler/scheduler.js';
 export { describeFireGroup, type FireGroup, groupFires } from './shards/fire-groups.js';

@@ -1,21 +1,6 @@
 import type { Clock } from './clock.js';
+import type { Logger } from './logger.js';
 import type { ShardInfo } from './shards/shard-info.js';
-
-/** Minimal structured logger the job and middleware write to. */
-export interface Logger {
-  debug(message: string, fields?: Record<string, unknown>): void;
-  info(message: string, fields?: Record<string, unknown>): void;
-  warn(message: string, fields?: Record<string, unknown>): void;
-  error(message: string, fields?: Record<string, unknown>): void;
-}
-
-/** A logger that drops everything (the default). */
-export const silentLogger: Logger = {
-  debug() {},
-  info() {},
-  warn() {},
-  error() {},
-};
 
 /**
  * The job's lease, as the job sees it (`ctx.lease`). The scheduler checks the lease at every step

@@ -2,7 +2,7 @@ import type { Clock } from '../clock.js';
 import { toError } from '../errors.js';
 import type { ClockSample } from '../fleet-clock/offset-estimator.js';
 import type { Lock } from '../lock.js';
-import type { Logger } from '../middleware.js';
+import type { Logger } from '../logger.js';
 import type { Trigger } from '../trigger.js';
 import type { ClaimOutcome } from './claim.js';
 import { settleWithin } from './deadline.js';

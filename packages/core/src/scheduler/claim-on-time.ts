@@ -1,5 +1,5 @@
 import type { ClockSample } from '../fleet-clock/offset-estimator.js';
-import type { Logger } from '../middleware.js';
+import type { Logger } from '../logger.js';
 import { fireLockKey } from '../shards/part-keys.js';
 import { type ClaimContext, type ClaimOutcome, claimFire } from './claim.js';
 import type { FireEvents } from './fire-events.js';

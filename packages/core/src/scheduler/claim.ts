@@ -2,13 +2,13 @@ import type { Clock } from '../clock.js';
 import { BackendUnavailableError, SchedulerStoppedError, toError } from '../errors.js';
 import type { ClockSample } from '../fleet-clock/offset-estimator.js';
 import type { CatchUpClaim, ClaimRequest, ClaimResult, Lease, Lock } from '../lock.js';
-import type { Logger } from '../middleware.js';
+import type { Logger } from '../logger.js';
 import type { ClaimSender } from './claim-batch.js';
-import type { TimerSource } from './deadline.js';
 import type { FireEvents } from './fire-events.js';
 import { GiveUp, type GiveUpSignal } from './give-up.js';
 import type { NormalizedJob } from './job.js';
 import { handBackClaim } from './lease-return.js';
+import type { TimerSource } from './timer-source.js';
 
 /** What claiming a fire needs. */
 export interface ClaimContext {

@@ -5,7 +5,7 @@ import {
   ClockOffsetEstimator,
   type ClockSample,
 } from '../fleet-clock/offset-estimator.js';
-import type { Logger } from '../middleware.js';
+import type { Logger } from '../logger.js';
 import { safePublish } from './safe.js';
 import type { TimerQueue } from './timer-queue.js';
 

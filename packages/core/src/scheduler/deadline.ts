@@ -1,15 +1,7 @@
-import { type Clock, realClock, type TimerHandle } from '../clock.js';
+import { type Clock, realClock } from '../clock.js';
 import { LeaseLostError } from '../errors.js';
 import type { JobLease } from '../middleware.js';
-
-/**
- * Where {@link settleWithin} sets its timer: any {@link Clock} (adapters pass `realClock`), or
- * the scheduler's single timer queue.
- */
-export interface TimerSource {
-  setTimer(callback: () => void, ms: number): TimerHandle;
-  clearTimer(handle: TimerHandle): void;
-}
+import type { TimerSource } from './timer-source.js';
 
 /**
  * Settles like `promise`, or rejects with `onTimeout()` once `ms` milliseconds pass first. The

@@ -1,5 +1,5 @@
 import { type DefinitionGroup, definitionIndex } from '../fleet/drift.js';
-import type { Logger } from '../middleware.js';
+import type { Logger } from '../logger.js';
 import type { LiveInstance } from '../registry.js';
 import { safePublish } from './safe.js';
 

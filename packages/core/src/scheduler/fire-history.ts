@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Logger } from '../middleware.js';
+import type { Logger } from '../logger.js';
 import type { ShardInfo } from '../shards/shard-info.js';
 import type { Execution, RunStatus } from '../store.js';
 import type { FireEvents, SkipReason } from './fire-events.js';

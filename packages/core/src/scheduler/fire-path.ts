@@ -1,4 +1,4 @@
-import type { Logger } from '../middleware.js';
+import type { Logger } from '../logger.js';
 import { CatchUpStart } from './catch-up-start.js';
 import { claimSenderFor } from './claim-batch.js';
 import { ClaimOnFireTime } from './claim-on-fire-time.js';

@@ -1,7 +1,7 @@
 import { type LeaseLostError, toError } from '../errors.js';
 import type { ClockSample } from '../fleet-clock/offset-estimator.js';
 import type { Lease } from '../lock.js';
-import type { Logger } from '../middleware.js';
+import type { Logger } from '../logger.js';
 import { claimFire } from './claim.js';
 import { claimAfterEarly, onTimeContext } from './claim-on-time.js';
 import type { LeaseDeadline } from './deadline.js';

@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.js';
 import type { CatchUpClaim, Lock } from '../lock.js';
-import type { Logger, Middleware } from '../middleware.js';
+import type { Logger } from '../logger.js';
+import type { Middleware } from '../middleware.js';
 import type { ShardInfo } from '../shards/shard-info.js';
 import type { RunStatus, Store } from '../store.js';
 import type { ClaimOutcome } from './claim.js';

@@ -1,5 +1,5 @@
 import type { ClockOffset } from '../fleet-clock/offset-estimator.js';
-import type { Logger } from '../middleware.js';
+import type { Logger } from '../logger.js';
 import {
   type FleetStore,
   hasFleetControl,

@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { ClockOffset } from '../fleet-clock/offset-estimator.js';
-import type { Logger } from '../middleware.js';
+import type { Logger } from '../logger.js';
 import type { Execution } from '../store.js';
 import type { FireRun } from './fire-run.js';
 import type { FireKind } from './fire-types.js';

@@ -3,7 +3,7 @@ import { toError } from '../errors.js';
 import { registeredJob } from '../fleet/registered-job.js';
 import { CORE_VERSION } from '../fleet/version.js';
 import type { ClockOffset } from '../fleet-clock/offset-estimator.js';
-import type { Logger } from '../middleware.js';
+import type { Logger } from '../logger.js';
 import type { FleetStore, InstanceRecord, LiveInstance, RegisteredJob } from '../registry.js';
 import type { Store } from '../store.js';
 import { settleWithin } from './deadline.js';

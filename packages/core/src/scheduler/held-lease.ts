@@ -2,7 +2,7 @@ import type { Clock } from '../clock.js';
 import type { LeaseLostError } from '../errors.js';
 import type { ClockSample } from '../fleet-clock/offset-estimator.js';
 import type { Lease, Lock } from '../lock.js';
-import type { Logger } from '../middleware.js';
+import type { Logger } from '../logger.js';
 import { LeaseDeadline, settledWithin } from './deadline.js';
 import { GiveUp } from './give-up.js';
 import type { LeaseCalls } from './lease-batch.js';

@@ -1,9 +1,10 @@
 import { BackendUnavailableError, toError } from '../errors.js';
-import type { Logger } from '../middleware.js';
+import type { Logger } from '../logger.js';
 import { type Execution, RECORD_BATCH_SIZE, type Store } from '../store.js';
 import { Batcher } from './batcher.js';
-import { settleWithin, type TimerSource } from './deadline.js';
+import { settleWithin } from './deadline.js';
 import { safeCall } from './safe.js';
+import type { TimerSource } from './timer-source.js';
 
 /** The history batches' send times (not used by the writer; the batcher records them). */
 const MONOTONIC = { monotonic: () => performance.now() };

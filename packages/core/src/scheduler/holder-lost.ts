@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.js';
 import { toError } from '../errors.js';
 import type { Lock } from '../lock.js';
-import type { Logger } from '../middleware.js';
+import type { Logger } from '../logger.js';
 import type { LiveInstance } from '../registry.js';
 import { fireLockKey } from '../shards/part-keys.js';
 import type { Execution, Store } from '../store.js';

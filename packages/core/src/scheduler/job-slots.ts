@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import { toError } from '../errors.js';
-import type { Logger } from '../middleware.js';
+import type { Logger } from '../logger.js';
 import { FireEvents } from './fire-events.js';
 import { nextFire, planFires } from './fire-plan.js';
 import { FireTimeGroups } from './fire-time-groups.js';

@@ -1,6 +1,6 @@
 import { Candidate, type CandidateEvent } from '../candidate.js';
 import type { Clock } from '../clock.js';
-import type { Logger } from '../middleware.js';
+import type { Logger } from '../logger.js';
 import type { FireRun } from './fire-run.js';
 import type { ResolvedLeader } from './leader-options.js';
 import { safePublish } from './safe.js';

@@ -1,9 +1,10 @@
 import { BackendUnavailableError, toError } from '../errors.js';
 import type { Lease, Lock } from '../lock.js';
-import type { Logger } from '../middleware.js';
-import { settleWithin, type TimerSource } from './deadline.js';
+import type { Logger } from '../logger.js';
+import { settleWithin } from './deadline.js';
 import type { LeaseCalls } from './lease-batch.js';
 import { safeCall } from './safe.js';
+import type { TimerSource } from './timer-source.js';
 
 /** How a lease is given back: where, within how long, and where failures are logged. */
 export interface ReturnContext {

@@ -1,4 +1,4 @@
-import type { Logger } from '../middleware.js';
+import type { Logger } from '../logger.js';
 import type { RunRequest } from '../registry.js';
 import type { ShardInfo } from '../shards/shard-info.js';
 import type { RunStatus } from '../store.js';

@@ -1,7 +1,8 @@
 import { type Clock, realClock } from '../clock.js';
 import { InvalidOptionError } from '../errors.js';
 import type { Lock } from '../lock.js';
-import { type Logger, type Middleware, silentLogger } from '../middleware.js';
+import { type Logger, silentLogger } from '../logger.js';
+import type { Middleware } from '../middleware.js';
 import type { Store } from '../store.js';
 import {
   assertNonEmptyString,

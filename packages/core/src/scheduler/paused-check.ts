@@ -1,8 +1,9 @@
 import { toError } from '../errors.js';
 import { JOB_STATE_BATCH_SIZE, type JobState, type Store } from '../store.js';
 import { Batcher } from './batcher.js';
-import { settleWithin, type TimerSource } from './deadline.js';
+import { settleWithin } from './deadline.js';
 import { safeCall } from './safe.js';
+import type { TimerSource } from './timer-source.js';
 
 /** The batches' send times (not used here; the batcher records them). */
 const MONOTONIC = { monotonic: () => performance.now() };

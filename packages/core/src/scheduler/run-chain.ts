@@ -1,12 +1,7 @@
 import type { Clock } from '../clock.js';
 import { isFleetcronError, type LeaseLostError, toError } from '../errors.js';
-import {
-  compose,
-  type JobContext,
-  type JobLease,
-  type Logger,
-  type Middleware,
-} from '../middleware.js';
+import type { Logger } from '../logger.js';
+import { compose, type JobContext, type JobLease, type Middleware } from '../middleware.js';
 import type { ShardInfo } from '../shards/shard-info.js';
 import type { RunStatus } from '../store.js';
 import type { NormalizedJob } from './job.js';

@@ -1,5 +1,5 @@
 import { toError } from '../errors.js';
-import type { Logger } from '../middleware.js';
+import type { Logger } from '../logger.js';
 import type { FleetStore, RunRequest } from '../registry.js';
 import { settleWithin } from './deadline.js';
 import { safeCall } from './safe.js';

@@ -1,5 +1,5 @@
 import { type FleetcronEvent, publish } from '../events.js';
-import { type Logger, silentLogger } from '../middleware.js';
+import { type Logger, silentLogger } from '../logger.js';
 
 type Level = keyof Logger;
 const LEVELS: readonly Level[] = ['debug', 'info', 'warn', 'error'];

@@ -1,4 +1,4 @@
-import type { Logger } from '../middleware.js';
+import type { Logger } from '../logger.js';
 import { claimDelayMs, type PartPlacement, placeParts, positionOf } from '../shards/placement.js';
 import type { FireRun } from './fire-run.js';
 import type { FireKind } from './fire-types.js';

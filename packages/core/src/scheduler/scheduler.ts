@@ -1,6 +1,6 @@
 import { SchedulerStoppedError, toError } from '../errors.js';
 import type { ClockOffset } from '../fleet-clock/offset-estimator.js';
-import type { Logger } from '../middleware.js';
+import type { Logger } from '../logger.js';
 import type { PauseOptions } from '../registry.js';
 import { assertNonNegativeMs } from '../validate.js';
 import { ClockWatch } from './clock-watch.js';
@@ -11,15 +11,13 @@ import { HistoryWriter, logUnwritten } from './history.js';
 import { type JobDefinition, validateJob } from './job.js';
 import { type JobInfo, JobSlots } from './job-slots.js';
 import { LeaderGate } from './leader-gate.js';
+import type { SchedulerState, StopOptions } from './lifecycle.js';
 import type { ManualRunOutcome } from './manual-runs.js';
 import { type ResolvedOptions, resolveOptions, type SchedulerOptions } from './options.js';
 import { setJobPaused, unknownJob } from './pause.js';
-import type { SchedulerState, StopOptions } from './public.js';
 import { safeLogger } from './safe.js';
 import { drainFires, finishStop } from './shutdown.js';
 import { TimerQueue } from './timer-queue.js';
-
-export * from './public.js';
 
 type Phase = 'idle' | 'running' | 'draining' | 'aborting';
 

@@ -1,9 +1,10 @@
 import { SchedulerStoppedError } from '../errors.js';
-import type { Logger } from '../middleware.js';
-import { settledWithin, type TimerSource } from './deadline.js';
+import type { Logger } from '../logger.js';
+import { settledWithin } from './deadline.js';
 import type { FireRun } from './fire-run.js';
 import type { HistoryWriter } from './history.js';
 import type { TimerQueue } from './timer-queue.js';
+import type { TimerSource } from './timer-source.js';
 
 /**
  * After the drain deadline `stop()` aborts running jobs and waits at most this long for them to

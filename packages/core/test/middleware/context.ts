@@ -1,5 +1,6 @@
 import { FakeClock } from '../../src/fake-clock.js';
-import type { JobContext, Logger } from '../../src/middleware.js';
+import type { Logger } from '../../src/logger.js';
+import type { JobContext } from '../../src/middleware.js';
 
 /** One captured log line. */
 export interface LogLine {

@@ -47,9 +47,9 @@ describe('runFleetConformance knownFailures, and the store of the store-on scena
       expect.objectContaining({ code: 'INVALID_OPTION', field: 'knownFailures.nope' }),
     );
     expect(() =>
-      runFleetConformance({ name: 'x', create, knownFailures: { restartManyJobsWithStore: ' ' } }),
-    ).toThrow(expect.objectContaining({ field: 'knownFailures.restartManyJobsWithStore' }));
-    expect(Object.keys(fleetScenarios)).toContain('restartManyJobsWithStore');
+      runFleetConformance({ name: 'x', create, knownFailures: { catchUpLatest: ' ' } }),
+    ).toThrow(expect.objectContaining({ field: 'knownFailures.catchUpLatest' }));
+    expect(Object.keys(fleetScenarios)).toContain('catchUpLatest');
   });
 
   it(`${RESTART_STORE_ENV} picks the backend's store only when set to backend`, () => {

@@ -9,8 +9,14 @@ const mutant = (exportName: string): FleetInstanceModule => ({
   exportName,
 });
 
-// The scenarios themselves pass on MemoryLock in memory-fleet.test.ts (runFleetConformance registers them).
 describe('the many-jobs restart scenarios (4 processes × 2,000 jobs, SIGKILLed and restarted together)', () => {
+  for (const name of ['restartManyJobsLockOnly', 'restartManyJobsWithStore'] as const) {
+    it(`pass on MemoryLock: "${restartManyScenarios[name].title}"`, async () => {
+      await restartManyScenarios[name].run({ name: 'memory', create: memoryLockFixture() });
+      expect(restartManyScenarios[name].title).toContain('restarted together');
+    }, 180_000);
+  }
+
   it('busyAfterCatchUp (the regular claim after a catch-up claim answered busy) fails the lock-only one', async () => {
     await expect(
       restartManyScenarios.restartManyJobsLockOnly.run({

@@ -6,8 +6,8 @@ import { storeFixtures } from './store-fixture.js';
 /**
  * The options of part `index` of 2 of the shared fleet suite on PostgresLock (real Schedulers in real time; its
  * scenarios hold the assertions), with the opt-in prepared statements (the lock suite in
- * conformance.test.ts runs the default). The store-on restart scenario runs on a `MemoryStore`, or
- * on `PostgresStore` with `FLEETCRON_RESTART_STORE=backend` (`restartStoreOption`). Called at the top of a test file (`runFleetConformance(fleetPart(1))`): a database of its own
+ * conformance.test.ts runs the default). The store-on restart scenario, when run (it is not registered yet, issue #25), uses a `MemoryStore`, or
+ * `PostgresStore` with `FLEETCRON_RESTART_STORE=backend` (`restartStoreOption`). Called at the top of a test file (`runFleetConformance(fleetPart(1))`): a database of its own
  * on the run's shared server.
  */
 export function fleetPart(index: 1 | 2): FleetConformanceOptions {

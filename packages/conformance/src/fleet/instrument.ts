@@ -68,8 +68,8 @@ export interface Instrumentation {
 }
 
 /**
- * Wraps a lock: every claim and renewal, single or batched (`claimMany`, `extendMany`), is written
- * to the ledger; a won claim may spring the trap (after the whole batch's answer, before the
+ * Wraps a lock: every claim and renewal, single or batched (`claimMany`, `extendMany`), and every
+ * hand-back (`withdraw`) is written to the ledger; a won claim may spring the trap (after the whole batch's answer, before the
  * scheduler sees it).
  */
 export function instrumentLock(inner: Lock, { ledger, instance, trap }: Instrumentation): Lock {
@@ -124,7 +124,16 @@ export function instrumentLock(inner: Lock, { ledger, instance, trap }: Instrume
     release: (lease) => inner.release(lease),
     inspect: (key) => inner.inspect(key),
   };
-  const { claimMany, extendMany } = inner;
+  const { claimMany, extendMany, withdraw } = inner;
+  if (withdraw) {
+    // a won claim handed back unrun (lease expired before the run, stop()): a fire that was won
+    // and never started shows why in the ledger
+    lock.withdraw = (lease) => {
+      const { fireAt, token, key } = lease;
+      ledger.write({ kind: 'withdraw', instance, fireAt, token, job: key });
+      return withdraw.call(inner, lease);
+    };
+  }
   if (claimMany) {
     lock.claimMany = async (requests, options) => {
       for (const request of requests) sending(request);

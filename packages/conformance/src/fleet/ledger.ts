@@ -36,7 +36,9 @@ export type LedgerKind =
   /** A run of `job` was requested from another process (`requestedBy`). */
   | 'request'
   /** A `leader.changed` event of the instance (`term`, `isLeader`). */
-  | 'leader';
+  | 'leader'
+  /** A won claim was handed back unrun (`lock.withdraw`: `fireAt`, `token`, `job`). */
+  | 'withdraw';
 
 /** One line of the ledger. */
 export interface LedgerEntry {

@@ -107,7 +107,7 @@ async function goTogether(children: InstanceChild[], scale: number): Promise<voi
 class StartIndex {
   readonly byFire = new Map<number, Set<string>>();
   private readonly jobs = new Set<string>();
-  /** Claim answers by status (`won`, `busy`, `lost/claimed`, …), and claims sent. */
+  /** Claim answers by status (`won`, `busy`, `lost/claimed`, …), claims sent, and won claims handed back unrun (`withdrawn`). */
   readonly claims = new Map<string, number>();
   private readonly tail: LedgerTail;
 
@@ -118,8 +118,9 @@ class StartIndex {
   /** Reads the lines appended since the last call. */
   update(): void {
     for (const e of this.tail.next()) {
-      if (e.kind === 'claim' || e.kind === 'claimed') {
-        const status = e.kind === 'claim' ? 'sent' : (e.status ?? '');
+      if (e.kind === 'claim' || e.kind === 'claimed' || e.kind === 'withdraw') {
+        const status =
+          e.kind === 'claim' ? 'sent' : e.kind === 'withdraw' ? 'withdrawn' : (e.status ?? '');
         this.claims.set(status, (this.claims.get(status) ?? 0) + 1);
       }
       if (e.kind !== 'start' || e.job === undefined || e.fireAt === undefined) continue;

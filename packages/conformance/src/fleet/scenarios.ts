@@ -16,7 +16,6 @@ import { leaseFor, pollUntil, using, waitUntilTime } from '../util.js';
 import { fleetControlScenarios } from './control-scenarios.js';
 import { freezeScenarios } from './freeze-scenarios.js';
 import { leaderModeScenarios } from './leader-mode-scenarios.js';
-import { restartManyScenarios } from './restart-many-scenarios.js';
 import { shardScenarios } from './shard-scenarios.js';
 import { fleetOnBackendClock } from './skew-scenario.js';
 
@@ -245,7 +244,6 @@ export const fleetScenarios = {
   ...fleetControlScenarios,
   ...leaderModeScenarios,
   ...shardScenarios,
-  ...restartManyScenarios,
 } as const satisfies Record<string, FleetScenario>;
 
 /** Name of a fleet scenario. */

@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { duplicateFires, missedFires, termViolations } from '../src/fleet/leader-judge.js';
 import type { LedgerEntry } from '../src/fleet/ledger.js';
-import { openRuns, partViolations, spreadViolation } from '../src/fleet/shard-judge.js';
+import {
+  claimsInFlight,
+  openRuns,
+  partViolations,
+  spreadViolation,
+} from '../src/fleet/shard-judge.js';
 
 let mono = 0;
 /** A ledger line with the boilerplate filled in (`mono` increases line by line). */
@@ -80,5 +85,23 @@ describe('sharded-fire judgements', () => {
     });
     const runs = [part('a', 0), ended, part('a', 1)];
     expect(openRuns(runs, 'a').map((e) => e.shard?.index)).toEqual([1]);
+  });
+
+  it("a claim with no answer yet is in flight; an answered one, or another instance's, is not", () => {
+    const claim = (instance: string, fireAt: number, job: string) =>
+      line({ kind: 'claim', instance, fireAt, job });
+    const claimed = (instance: string, fireAt: number, job: string) =>
+      line({ kind: 'claimed', instance, fireAt, job, status: 'won', token: 1 });
+    const entries = [
+      claim('a', 100, 'jpart0/4'),
+      claimed('a', 100, 'jpart0/4'),
+      claim('a', 200, 'jpart0/4'),
+      claim('a', 200, 'jpart1/4'),
+      claimed('a', 200, 'jpart1/4'),
+      claim('b', 300, 'jpart0/4'),
+    ];
+    const inFlight = claimsInFlight(entries, 'a').map((e) => `${e.job} ${e.fireAt}`);
+    expect(inFlight).toEqual(['jpart0/4 200']);
+    expect(claimsInFlight([...entries, claimed('a', 200, 'jpart0/4')], 'a')).toEqual([]);
   });
 });

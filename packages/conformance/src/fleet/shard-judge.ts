@@ -79,3 +79,20 @@ export function openRuns(entries: readonly LedgerEntry[], instance: string): Led
       !ended.has(`${e.job} ${e.fireAt} ${e.shard?.index}`),
   );
 }
+
+/**
+ * Claims `instance` sent and has no answer for yet (a `claim` line with no `claimed` line after
+ * it for the same key and fire). A process killed with one in flight may have won that fire at
+ * the backend and never start it: a fire lost by the kill, not by the lock.
+ */
+export function claimsInFlight(entries: readonly LedgerEntry[], instance: string): LedgerEntry[] {
+  const open = new Map<string, LedgerEntry[]>();
+  for (const e of entries) {
+    if (e.instance !== instance || (e.kind !== 'claim' && e.kind !== 'claimed')) continue;
+    const key = `${e.job} ${e.fireAt}`;
+    const sent = open.get(key) ?? [];
+    if (e.kind === 'claim') open.set(key, [...sent, e]);
+    else open.set(key, sent.slice(1));
+  }
+  return [...open.values()].flat();
+}

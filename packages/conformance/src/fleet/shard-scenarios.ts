@@ -12,8 +12,9 @@ import {
 } from './control-harness.js';
 import { eachJoinAndLeave } from './each-scenario.js';
 import { formatLedger } from './judge.js';
+import type { LedgerEntry } from './ledger.js';
 import { startLines, startModeChildren, stopAll } from './mode-fleet.js';
-import { openRuns, partViolations, spreadViolation } from './shard-judge.js';
+import { claimsInFlight, openRuns, partViolations, spreadViolation } from './shard-judge.js';
 
 /** Parts of each fire. */
 const SHARD_COUNT = 8;
@@ -47,13 +48,24 @@ const shardJob = (workMs: number): ChildJob => ({
   overlap: 'allow',
 });
 
-/** Waits until the victim is inside a run of a judged fire, then SIGKILLs it; returns when. */
+/**
+ * Waits until the victim is inside a run of a judged fire with no claim in flight, then SIGKILLs
+ * it; returns when. A claim in flight at the kill (the next fire's, sent while a slow claim made
+ * the run start late) may be won at the backend and never started: that part would be lost by
+ * the kill's timing, which is not what the scenario judges.
+ */
 async function killMidRun(setup: ControlSetup, victim: string, child: InstanceChild, from: number) {
+  const inRunOnly = () => {
+    const entries = setup.ledger.read();
+    const judged = (e: LedgerEntry) => (e.fireAt ?? 0) >= from;
+    return openRuns(entries, victim).some(judged) && !claimsInFlight(entries, victim).some(judged);
+  };
   try {
-    await pollUntil(
-      () => openRuns(setup.ledger.read(), victim).some((e) => (e.fireAt ?? 0) >= from),
-      { timeoutMs: 10_000 * setup.scale, intervalMs: 10, message: `${victim} inside a run` },
-    );
+    await pollUntil(inRunOnly, {
+      timeoutMs: 10_000 * setup.scale,
+      intervalMs: 5,
+      message: `${victim} inside a run, no claim in flight`,
+    });
   } catch {
     // killed anyway; the judgement says the kill did not land inside a run
   }

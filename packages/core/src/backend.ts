@@ -40,9 +40,9 @@ export {
   instanceExpired,
   newRunRequest,
 } from './registry.js';
+export type { TimerSource } from './scheduler/timing/index.js';
 // deadlines and time
-export { settleWithin } from './scheduler/deadline.js';
-export type { TimerSource } from './scheduler/timer-source.js';
+export { settleWithin } from './scheduler/timing/index.js';
 export { eachKey, parseShardKey, partKey, SHARD_KEY_SEPARATOR } from './shards/part-keys.js';
 export {
   decodeShard,

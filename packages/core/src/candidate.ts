@@ -7,7 +7,7 @@ import {
   NotLeaderError,
 } from './elector.js';
 import { InvalidOptionError, toError } from './errors.js';
-import { abortMarginMs, settleWithin } from './scheduler/deadline.js';
+import { abortMarginMs, settleWithin } from './scheduler/timing/index.js';
 import { assertPositiveMs } from './validate.js';
 
 /** Options of {@link Candidate}. */

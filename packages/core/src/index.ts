@@ -114,23 +114,25 @@ export type {
   TriggerSpec,
   WatchRunRequests,
 } from './registry.js';
-export { DEFAULT_CLOCK_SKEW_WARN_MS } from './scheduler/clock-watch.js';
-export type { SkipReason } from './scheduler/fire-events.js';
-export { DEFAULT_HEARTBEAT_MS } from './scheduler/heartbeat.js';
-export type { JobDefinition, OverlapPolicy } from './scheduler/job.js';
-export { MAX_JOB_NAME_LENGTH } from './scheduler/job-name.js';
-export type { CatchUpPolicy, HolderLostPolicy } from './scheduler/job-policies.js';
-export type { ShardsOption } from './scheduler/job-shards.js';
-export type { JobInfo } from './scheduler/job-slots.js';
+export type { ManualRunOutcome, SkipReason } from './scheduler/fire/index.js';
+export { DEFAULT_HEARTBEAT_MS } from './scheduler/fleet-control/index.js';
+export type {
+  CatchUpPolicy,
+  HolderLostPolicy,
+  JobDefinition,
+  JobInfo,
+  OverlapPolicy,
+  ShardsOption,
+} from './scheduler/job/index.js';
+export { MAX_JOB_NAME_LENGTH } from './scheduler/job/index.js';
 export {
   DEFAULT_ELECTION,
   DEFAULT_LEADER_TTL_MS,
   DEFAULT_SHARD_GRACE_MS,
   type LeaderOptions,
   type SchedulerMode,
-} from './scheduler/leader-options.js';
+} from './scheduler/leader/index.js';
 export type { SchedulerState, StopOptions } from './scheduler/lifecycle.js';
-export type { ManualRunOutcome } from './scheduler/manual-runs.js';
 export {
   DEFAULT_CLAIM_BATCH_SIZE,
   DEFAULT_DRAIN_MS,
@@ -140,6 +142,7 @@ export {
 } from './scheduler/options.js';
 // scheduler
 export { Scheduler } from './scheduler/scheduler.js';
+export { DEFAULT_CLOCK_SKEW_WARN_MS } from './scheduler/timing/index.js';
 export { describeFireGroup, type FireGroup, groupFires } from './shards/fire-groups.js';
 // sharded fires and their history
 export { MAX_SHARDS, type ShardInfo } from './shards/shard-info.js';

@@ -10,17 +10,17 @@ import {
   assertPositiveInteger,
   assertPositiveMs,
 } from '../validate.js';
-import { DEFAULT_CLOCK_SKEW_WARN_MS } from './clock-watch.js';
-import { DEFAULT_HEARTBEAT_MS } from './heartbeat.js';
+import { DEFAULT_HEARTBEAT_MS } from './fleet-control/index.js';
 import { defaultInstanceId } from './instance-id.js';
-import { normalizeLeaseMs, validateMiddleware } from './job.js';
+import { normalizeLeaseMs, validateMiddleware } from './job/index.js';
 import { assertKnownKeys } from './known-keys.js';
 import {
   LEADER_OPTION_KEYS,
   type LeaderOptions,
   type ResolvedLeader,
   resolveLeaderOptions,
-} from './leader-options.js';
+} from './leader/index.js';
+import { DEFAULT_CLOCK_SKEW_WARN_MS } from './timing/index.js';
 
 /** Default lease length: 30 s, renewed every 10 s. */
 export const DEFAULT_LEASE_MS = 30_000;

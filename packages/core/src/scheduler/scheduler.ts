@@ -3,21 +3,16 @@ import type { ClockOffset } from '../fleet-clock/offset-estimator.js';
 import type { Logger } from '../logger.js';
 import type { PauseOptions } from '../registry.js';
 import { assertNonNegativeMs } from '../validate.js';
-import { ClockWatch } from './clock-watch.js';
-import { FirePath } from './fire-path.js';
-import type { FleetControl } from './fleet-control.js';
-import { wireFleet } from './fleet-wiring.js';
-import { HistoryWriter, logUnwritten } from './history.js';
-import { type JobDefinition, validateJob } from './job.js';
-import { type JobInfo, JobSlots } from './job-slots.js';
-import { LeaderGate } from './leader-gate.js';
+import type { ManualRunOutcome } from './fire/index.js';
+import { FirePath, HistoryWriter, logUnwritten, safeLogger } from './fire/index.js';
+import type { FleetControl } from './fleet-control/index.js';
+import { setJobPaused, unknownJob, wireFleet } from './fleet-control/index.js';
+import { type JobDefinition, type JobInfo, JobSlots, validateJob } from './job/index.js';
+import { LeaderGate } from './leader/index.js';
 import type { SchedulerState, StopOptions } from './lifecycle.js';
-import type { ManualRunOutcome } from './manual-runs.js';
 import { type ResolvedOptions, resolveOptions, type SchedulerOptions } from './options.js';
-import { setJobPaused, unknownJob } from './pause.js';
-import { safeLogger } from './safe.js';
 import { drainFires, finishStop } from './shutdown.js';
-import { TimerQueue } from './timer-queue.js';
+import { ClockWatch, TimerQueue } from './timing/index.js';
 
 type Phase = 'idle' | 'running' | 'draining' | 'aborting';
 

@@ -1,10 +1,8 @@
 import { SchedulerStoppedError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { settledWithin } from './deadline.js';
-import type { FireRun } from './fire-run.js';
-import type { HistoryWriter } from './history.js';
-import type { TimerQueue } from './timer-queue.js';
-import type { TimerSource } from './timer-source.js';
+import type { FireRun, HistoryWriter } from './fire/index.js';
+import type { TimerQueue, TimerSource } from './timing/index.js';
+import { settledWithin } from './timing/index.js';
 
 /**
  * After the drain deadline `stop()` aborts running jobs and waits at most this long for them to

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type BatchOptions, FakeClock } from '../../src/index.js';
-import { Batcher } from '../../src/scheduler/batcher.js';
+import { Batcher } from '../../src/scheduler/lock-calls/batcher.js';
 
 /** A batcher over a fake call whose batches the test answers by hand; flushes when told. */
 function setup(size = 3, maxInFlight?: number) {

@@ -10,7 +10,7 @@ import {
   MemoryLock,
   Scheduler,
 } from '../../src/index.js';
-import { CATCH_UP_STEP, MARK_READ_CHUNK } from '../../src/scheduler/catch-up-start.js';
+import { CATCH_UP_STEP, MARK_READ_CHUNK } from '../../src/scheduler/catch-up/catch-up-pass.js';
 import { withoutMarkReads } from './helpers.js';
 
 const MIN = 60_000;

@@ -11,7 +11,7 @@ import {
   MemoryStore,
   Scheduler,
 } from '../../src/index.js';
-import { catchUpPlan, missedFires } from '../../src/scheduler/catch-up.js';
+import { catchUpPlan, missedFires } from '../../src/scheduler/catch-up/catch-up-plan.js';
 import { BatchLock } from './batch-lock.js';
 import { allHistory, recordEvents } from './helpers.js';
 

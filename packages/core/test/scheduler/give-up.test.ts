@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GiveUp } from '../../src/scheduler/give-up.js';
+import { GiveUp } from '../../src/scheduler/timing/give-up.js';
 
 describe('GiveUp', () => {
   it('calls each listener once, in order, on the first abort only; later listeners never', () => {

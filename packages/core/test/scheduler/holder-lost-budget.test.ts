@@ -11,7 +11,7 @@ import {
 import {
   HOLDER_LOST_CHECKS_PER_HEARTBEAT,
   HOLDER_LOST_JOBS_PER_SWEEP,
-} from '../../src/scheduler/holder-lost.js';
+} from '../../src/scheduler/fleet-control/holder-lost.js';
 
 /** A MemoryStore that counts the holder-lost sweep's reads (history of `running` rows). */
 class CountingStore extends MemoryStore {

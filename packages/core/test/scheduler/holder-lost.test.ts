@@ -151,10 +151,10 @@ describe('holder lost, noticed at the next fire of the job', () => {
 
 describe('sweepHolderLost', () => {
   it('two instances noticing the same lost fire at once: one records it and re-runs it', async () => {
-    const { sweepHolderLost } = await import('../../src/scheduler/holder-lost.js');
-    const { HistoryWriter } = await import('../../src/scheduler/history.js');
-    const { TimerQueue } = await import('../../src/scheduler/timer-queue.js');
-    const { validateJob } = await import('../../src/scheduler/job.js');
+    const { sweepHolderLost } = await import('../../src/scheduler/fleet-control/holder-lost.js');
+    const { HistoryWriter } = await import('../../src/scheduler/fire/history-writer.js');
+    const { TimerQueue } = await import('../../src/scheduler/timing/timer-queue.js');
+    const { validateJob } = await import('../../src/scheduler/job/job.js');
     const fake = new FakeClock(10_000);
     const lock = new MemoryLock({ clock: fake });
     const store = new MemoryStore({ clock: fake });
@@ -194,7 +194,7 @@ describe('sweepHolderLost', () => {
 describe('sweepRotation', () => {
   it('hands out at most HOLDER_LOST_JOBS_PER_SWEEP jobs per sweep, every job in turn', async () => {
     const { sweepRotation, HOLDER_LOST_JOBS_PER_SWEEP: n } = await import(
-      '../../src/scheduler/holder-lost.js'
+      '../../src/scheduler/fleet-control/holder-lost.js'
     );
     const next = sweepRotation();
     const jobs = Array.from({ length: 2 * n + 5 }, (_, i) => i);

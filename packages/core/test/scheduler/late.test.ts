@@ -8,8 +8,8 @@ import {
   MemoryLock,
   Scheduler,
 } from '../../src/index.js';
-import { MAX_MISSED_LISTED, planFires } from '../../src/scheduler/fire-plan.js';
-import { PREPARE_AHEAD_MS } from '../../src/scheduler/fire-time-groups.js';
+import { MAX_MISSED_LISTED, planFires } from '../../src/scheduler/job/fire-plan.js';
+import { PREPARE_AHEAD_MS } from '../../src/scheduler/job/fire-time-groups.js';
 import { recordEvents } from './helpers.js';
 
 /**

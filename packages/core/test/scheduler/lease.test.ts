@@ -9,7 +9,7 @@ import {
   MemoryStore,
   Scheduler,
 } from '../../src/index.js';
-import { abortMarginMs } from '../../src/scheduler/deadline.js';
+import { abortMarginMs } from '../../src/scheduler/timing/deadline.js';
 import { allHistory, type ExtendMode, FlakyLock, recordEvents } from './helpers.js';
 
 describe('lease renewal and loss (Guarantee 4)', () => {

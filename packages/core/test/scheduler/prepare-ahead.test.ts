@@ -13,8 +13,8 @@ import {
   MAX_PREPARE_AHEAD_MS,
   PREPARE_AHEAD_MS,
   PREPARE_MS_PER_FIRE,
-} from '../../src/scheduler/fire-time-groups.js';
-import { TimerQueue } from '../../src/scheduler/timer-queue.js';
+} from '../../src/scheduler/job/fire-time-groups.js';
+import { TimerQueue } from '../../src/scheduler/timing/timer-queue.js';
 import { BatchLock } from './batch-lock.js';
 import { FlakyLock, recordEvents, settle, stopOnFakeClock } from './helpers.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_TIMER_MS } from '../../src/backend.js';
 import { type Clock, FakeClock } from '../../src/index.js';
-import { TimerQueue, WALL_CHECK_MS } from '../../src/scheduler/timer-queue.js';
+import { TimerQueue, WALL_CHECK_MS } from '../../src/scheduler/timing/timer-queue.js';
 
 describe('TimerQueue', () => {
   it('runs entries in order of due time behind one clock timer', async () => {

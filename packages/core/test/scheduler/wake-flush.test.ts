@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/index.js';
-import { Batcher } from '../../src/scheduler/batcher.js';
-import { TimerQueue } from '../../src/scheduler/timer-queue.js';
+import { Batcher } from '../../src/scheduler/lock-calls/batcher.js';
+import { TimerQueue } from '../../src/scheduler/timing/timer-queue.js';
 
 /** A batcher whose calls are recorded, flushed by the default `setImmediate` unless told sooner. */
 function recordingBatcher(clock: FakeClock) {

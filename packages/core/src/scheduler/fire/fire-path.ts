@@ -1,0 +1,154 @@
+import type { Logger } from '../../logger.js';
+import { CatchUpPass } from '../catch-up/index.js';
+import type { NormalizedJob } from '../job/index.js';
+import type { LeaderGate } from '../leader/index.js';
+import { ClaimsAtFireTime, claimSenderFor, leaseCallsFor } from '../lock-calls/index.js';
+import type { ResolvedOptions } from '../options.js';
+import type { ClockWatch, TimerQueue } from '../timing/index.js';
+import { isScheduled } from './early-claims.js';
+import { FireRun } from './fire-run.js';
+import type { FireDeps, FireKind } from './fire-types.js';
+import type { HistoryWriter } from './history-writer.js';
+import { ManualRuns } from './manual-runs.js';
+import { PauseChecks } from './paused-check.js';
+import { launchScheduled, type ScheduledFireDeps } from './scheduled-fires.js';
+
+/** What the fire path needs from its scheduler. */
+export interface FirePathHost {
+  readonly options: ResolvedOptions;
+  readonly history: HistoryWriter;
+  readonly queue: TimerQueue;
+  readonly clockWatch: ClockWatch;
+  readonly log: Logger;
+  /** Aborted when `stop()` begins (renewed by `start()`). */
+  claimsStopped(): AbortSignal;
+  /** The scheduler runs (claims are taken). */
+  isRunning(): boolean;
+  /** The scheduler runs or drains (won claims are still run). */
+  acceptsRuns(): boolean;
+  /** A fire of `job` was claimed here (won, or answered busy/paused): for the holder-lost check. */
+  firedHere(job: NormalizedJob): void;
+  /** Leader mode: whether plain fires are claimed here now; tracks the fires of a term. */
+  readonly gate: LeaderGate;
+  /** Ids of the live instances defining `job` (sharded fires), `null` before the registry answered. */
+  liveFor(job: string): string[] | null;
+}
+
+/**
+ * The scheduler's one fire path and the fires on it: every fire — scheduled, caught up, manual,
+ * holder-lost rerun — starts here as a {@link FireRun} and is tracked until it is done (what
+ * `stop()` drains). Holds the catch-up pass at `start()` and the manual fires, which launch
+ * through it.
+ */
+export class FirePath {
+  private readonly fires = new Set<FireRun>();
+  private readonly deps: FireDeps;
+  /** The catch-up pass of each job at start(), ahead of the job's regular claims. */
+  readonly catchUps: CatchUpPass;
+  /** Manual fires (`trigger()`, fleet run requests, holder-lost reruns). */
+  readonly manual: ManualRuns;
+  private readonly scheduled: ScheduledFireDeps;
+
+  constructor(private readonly host: FirePathHost) {
+    const { lock, store, middleware, logger, instanceId, claimBatchSize } = host.options;
+    const { history, queue, clockWatch, log } = host;
+    const clock = clockWatch.clock;
+    const claims = claimSenderFor(lock, host.options, clock);
+    this.deps = {
+      ...{ lock, store, history, clock, queue, instanceId, logger, middleware, clockWatch },
+      claims,
+      pauseChecks: new PauseChecks(store, queue),
+      claimsOnFireTime: new ClaimsAtFireTime(claims, clock, queue, () => host.claimsStopped()),
+      leaseCalls: leaseCallsFor(lock, claimBatchSize, clock),
+      claimsStopped: () => host.claimsStopped(),
+      acceptsRuns: () => host.acceptsRuns(),
+      acceptsClaims: () => host.isRunning(),
+    };
+    // the fires of one wake are all queued when the wake ends: their batch leaves then, not a
+    // macrotask later (after other due timers, I/O callbacks, or other schedulers' wakes);
+    // releases queued before it leave first, as they did when both waited for the macrotask
+    const { leaseCalls } = this.deps;
+    queue.afterEachWake(() => {
+      leaseCalls.sendQueued();
+      claims.sendQueued();
+    });
+    const launch = (job: NormalizedJob, fireAt: number, kind: FireKind) =>
+      this.launch(job, fireAt, kind);
+    this.catchUps = new CatchUpPass({
+      ...{ lock, clock, queue, log, launch },
+      isRunning: () => host.isRunning(),
+      sampled: (sample, job) =>
+        clockWatch.sample(sample, () => ({ instanceId, job, fireAt: 0, backend: lock.backend })),
+    });
+    this.scheduled = {
+      ...{ queue, log, gate: host.gate, instanceId, graceMs: host.options.leader.shardGraceMs },
+      liveFor: (job) => host.liveFor(job),
+      now: () => clock.now(),
+      isRunning: () => host.isRunning(),
+      claimsStopped: () => host.claimsStopped(),
+      launch,
+    };
+    this.manual = new ManualRuns({
+      ...{ log, launch },
+      now: () => clock.now(),
+      sleep: (ms) => queue.sleep(ms).promise,
+    });
+  }
+
+  /**
+   * Starts handling one fire. A manual fire of a sharded job (run now, a holder-lost rerun of
+   * the whole fire) is one part covering all the work: `ctx.shard = { index: 0, count: 1 }`.
+   */
+  launch(job: NormalizedJob, fireAt: number, kind: FireKind = {}): FireRun {
+    const whole = job.shards !== null && !kind.shard;
+    const shard =
+      job.shards === 'each' ? { index: 0, count: 1, each: true as const } : { index: 0, count: 1 };
+    const fire = new FireRun(this.deps, job, fireAt, whole ? { ...kind, shard } : kind);
+    this.fires.add(fire);
+    void fire.done.then(() => {
+      this.fires.delete(fire);
+      const { status } = fire.outcome;
+      if (status !== 'lost' && status !== 'dropped') this.host.firedHere(job);
+    });
+    return fire;
+  }
+
+  /**
+   * A regular (scheduled) fire: launched once the job's catch-up pass is done (bounded), per
+   * the mode (leader mode: only by the leader) and the job's shards (see `launchScheduled`).
+   */
+  launchScheduled(job: NormalizedJob, fireAt: number): void {
+    this.catchUps.afterCatchUp(job, () => launchScheduled(this.scheduled, job, fireAt));
+  }
+
+  /**
+   * `remove()`: drops the fires of `job` launched ahead of their time whose claim did not leave
+   * yet (it waits for the fire time): a job removed before its fire time does not run it.
+   */
+  dropPrepared(job: string): void {
+    const now = this.deps.clock.now();
+    for (const fire of this.fires) {
+      if (fire.job.name !== job || fire.fireAt <= now || !isScheduled(fire.kind)) continue;
+      fire.abort(new Error(`job ${job} was removed before its fire time`));
+    }
+  }
+
+  /** The fires being handled. */
+  active(): FireRun[] {
+    return [...this.fires];
+  }
+
+  /** Fire times of `job` being handled here. */
+  activeFireTimes(job: string): number[] {
+    return this.active()
+      .filter((f) => f.job.name === job)
+      .map((f) => f.fireAt);
+  }
+
+  /** How many fires of each job are being handled. */
+  activeCounts(): Map<string, number> {
+    const active = new Map<string, number>();
+    for (const { job } of this.fires) active.set(job.name, (active.get(job.name) ?? 0) + 1);
+    return active;
+  }
+}

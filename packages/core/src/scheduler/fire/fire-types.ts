@@ -1,0 +1,88 @@
+import type { Clock } from '../../clock.js';
+import type { CatchUpClaim, Lock } from '../../lock.js';
+import type { Logger } from '../../logger.js';
+import type { Middleware } from '../../middleware.js';
+import type { ShardInfo } from '../../shards/shard-info.js';
+import type { RunStatus, Store } from '../../store.js';
+import type { HeldLease } from '../lease/index.js';
+import type { ClaimSender, LeaseCalls } from '../lock-calls/index.js';
+import type { ClockWatch, TimerQueue } from '../timing/index.js';
+import type { ClaimOutcome } from './claim.js';
+import type { SkipReason } from './fire-events.js';
+import type { HistoryWriter } from './history-writer.js';
+import type { PauseChecks } from './paused-check.js';
+
+/** What one fire needs from its scheduler. */
+export interface FireDeps {
+  readonly lock: Lock;
+  /** Read for the paused flag; history goes through `history`. */
+  readonly store: Store | null;
+  /** Reads the paused flag of a won fire (batched per macrotask where the store allows). */
+  readonly pauseChecks: PauseChecks;
+  readonly history: HistoryWriter;
+  /** The fleet's clock (corrected by the backend's time; see `ClockWatch`). */
+  readonly clock: Clock;
+  readonly queue: TimerQueue;
+  /** Takes the backend times of claim and renewal answers. */
+  readonly clockWatch: ClockWatch;
+  /** Aborted when `stop()` begins: a fire waiting to claim again after `early` is dropped. */
+  readonly claimsStopped: () => AbortSignal;
+  readonly instanceId: string;
+  readonly logger: Logger;
+  readonly middleware: readonly Middleware[];
+  /**
+   * How claims reach the lock: batched through `claimMany` (fires due together go out
+   * together), or single claims bounded by `maxConcurrentClaims`. A fire waits here for its turn.
+   */
+  readonly claims: ClaimSender;
+  /**
+   * `claims`, holding each claim until its fire time (`ClaimsAtFireTime`): for scheduled fires,
+   * which the job slots launch ahead of their time. Manual fires (a fire time of now, or a
+   * millisecond past a scheduled one) use `claims`.
+   */
+  readonly claimsOnFireTime: ClaimSender;
+  /** How renewals and releases reach the lock: batched when the lock has `extendMany`/`releaseMany`. */
+  readonly leaseCalls: LeaseCalls;
+  /** False once `stop()` gave up draining: a claim won after that is handed back, not run. */
+  acceptsRuns(): boolean;
+  /**
+   * False once `stop()` began: a fire still waiting for its batch or a claim slot is dropped
+   * unsent. A plain function property, called unbound.
+   */
+  readonly acceptsClaims: () => boolean;
+}
+
+/** What kind of fire this is, beyond a scheduled one. */
+export interface FireKind {
+  /** A manual fire: who asked (recorded as `requestedBy`). */
+  readonly requestedBy?: string | null;
+  /** A re-run of a fire whose holder died (`ctx.recovery`). */
+  readonly recovery?: boolean;
+  /** A catch-up claim: wins only ahead of the job's mark, fires older than `since` are stale. */
+  readonly catchUp?: CatchUpClaim;
+  /** A missed fire under `catchUp: 'skip'`: claimed only to record it `skipped` (`missed`). */
+  readonly missed?: boolean;
+  /**
+   * A catch-up decision: older missed fires (epoch ms, oldest first) handled under this fire's
+   * lease before this fire itself, one at a time, each with its own history row and events.
+   * The one catch-up claim of the newest missed fire decides the whole catch-up of the job
+   * fleet-wide (see `catchUp()`).
+   */
+  readonly series?: readonly number[];
+  /**
+   * A member of a catch-up series: not claimed, run under the lease its decision fire holds
+   * (which renews, checks and gives the lease back; the member never does).
+   */
+  readonly inherit?: HeldLease;
+  /** A part of a sharded fire (claimed on its own key, `ctx.shard`, `Execution.shard`). */
+  readonly shard?: ShardInfo;
+  /** Told how the claim was answered, right after it was (sharded fires count their parts). */
+  readonly onClaimed?: (status: ClaimOutcome['status']) => void;
+}
+
+/** How a fire ended on this instance: its recorded status, or why it was not claimed here. */
+export interface FireOutcome {
+  readonly status: RunStatus | 'lost' | 'dropped';
+  /** The skip reason when `status` is `skipped`. */
+  readonly reason: SkipReason | null;
+}

@@ -1,0 +1,191 @@
+import type { Clock } from '../../clock.js';
+import { toError } from '../../errors.js';
+import type { Logger } from '../../logger.js';
+import { FireEvents } from '../fire/index.js';
+import type { TimerQueue } from '../timing/index.js';
+import { nextFire, planFires } from './fire-plan.js';
+import { FireTimeGroups } from './fire-time-groups.js';
+import type { NormalizedJob, OverlapPolicy } from './job.js';
+
+/** A registered job, as listed by `Scheduler.jobs()`. */
+export interface JobInfo {
+  name: string;
+  /** The trigger's description, e.g. `every(2000ms)`. */
+  trigger: string;
+  /**
+   * The next fire this scheduler will claim (once a fire is prepared, ahead of its time, the one
+   * after it: the prepared fire counts in `active`); while the scheduler is not started, the
+   * trigger's next fire after now. `null` when the trigger is done.
+   */
+  nextFireAt: Date | null;
+  leaseMs: number;
+  overlap: OverlapPolicy;
+  /** Fires of this job being claimed or run on this instance right now. */
+  active: number;
+}
+
+/** One registered job and its next fire (queued in the fire-time groups). */
+export interface JobSlot {
+  readonly def: NormalizedJob;
+  nextFireAt: number | null;
+}
+
+/** What the job slots need from their scheduler. */
+export interface SlotContext {
+  readonly queue: TimerQueue;
+  readonly clock: Clock;
+  readonly instanceId: string;
+  readonly log: Logger;
+  /** The lock's claim window, ms (the late-fire rule). */
+  readonly windowMs: number;
+  /**
+   * Whether fires are prepared ahead of their time (claims mode; see `FireTimeGroups`). Leader
+   * mode wakes at the fire time: whether this instance leads is decided then, as before (a term
+   * won or lost just before a fire must not change who claims it).
+   */
+  readonly prepareAhead: boolean;
+  /** Whether the scheduler claims fires now. */
+  isRunning(): boolean;
+  /** Starts handling fire `fireAt` of `job`. */
+  launch(job: NormalizedJob, fireAt: number): void;
+}
+
+/**
+ * The registered jobs and their next fires: each job's next fire sits on the scheduler's single
+ * timer queue; when it is due, the late-fire plan decides which fire to claim.
+ */
+export class JobSlots {
+  private readonly slots = new Map<string, JobSlot>();
+  /** Each slot's next fire, one queue entry per fire time, woken ahead of it. */
+  private readonly due: FireTimeGroups<JobSlot>;
+
+  constructor(private readonly c: SlotContext) {
+    this.due = new FireTimeGroups(c.queue, c.prepareAhead, (slot) => this.onDue(slot));
+  }
+
+  /** The slots by job name. */
+  get byName(): ReadonlyMap<string, JobSlot> {
+    return this.slots;
+  }
+
+  /** Registers a job; its first fire is scheduled when the scheduler runs. */
+  add(def: NormalizedJob): void {
+    const slot: JobSlot = { def, nextFireAt: null };
+    this.slots.set(def.name, slot);
+    if (this.c.isRunning()) this.scheduleFirst(slot);
+  }
+
+  /** Unregisters a job; returns whether it was registered. */
+  remove(name: string): boolean {
+    const slot = this.slots.get(name);
+    if (!slot) return false;
+    this.cancel(slot);
+    this.slots.delete(name);
+    return true;
+  }
+
+  /**
+   * Schedules every job's next fire after `after` (default now). `start()` passes the moment it
+   * began, so a fire due while the fleet's clock was being learned is claimed (late) rather than
+   * skipped.
+   */
+  scheduleAll(after?: number): void {
+    for (const slot of this.slots.values()) this.scheduleFirst(slot, after);
+  }
+
+  /** Takes every job's next fire off the queue. */
+  cancelAll(): void {
+    this.due.clear();
+  }
+
+  /** Every job with its next fire; `active` counts the fires of each job being handled. */
+  describe(active: ReadonlyMap<string, number>): JobInfo[] {
+    return [...this.slots.values()].map((slot) => ({
+      name: slot.def.name,
+      trigger: slot.def.trigger.describe(),
+      nextFireAt: this.peekNext(slot),
+      leaseMs: slot.def.leaseMs,
+      overlap: slot.def.overlap,
+      active: active.get(slot.def.name) ?? 0,
+    }));
+  }
+
+  /** The next fire of a slot: the queued one while running, else the trigger's next after now. */
+  peekNext(slot: JobSlot): Date | null {
+    if (this.c.isRunning()) return slot.nextFireAt === null ? null : new Date(slot.nextFireAt);
+    try {
+      const next = nextFire(slot.def.trigger, this.c.clock.now());
+      return next === null ? null : new Date(next);
+    } catch {
+      return null;
+    }
+  }
+
+  private cancel(slot: JobSlot): void {
+    this.due.remove(slot);
+  }
+
+  private scheduleFirst(slot: JobSlot, after?: number): void {
+    const now = Math.min(after ?? Number.POSITIVE_INFINITY, this.c.clock.now());
+    let first: number | null;
+    try {
+      first = nextFire(slot.def.trigger, now);
+    } catch (error) {
+      this.triggerFailed(slot, now, error);
+      return;
+    }
+    this.schedule(slot, first);
+  }
+
+  private schedule(slot: JobSlot, fireAt: number | null): void {
+    slot.nextFireAt = fireAt;
+    if (fireAt === null) {
+      this.c.log.info('fleetcron: job has no further fires', { job: slot.def.name });
+      return;
+    }
+    this.due.add(slot, fireAt);
+    this.eventsOf(slot, fireAt).scheduled();
+  }
+
+  /** The trigger threw or broke its contract asked past `after`: no further fires, never a spin. */
+  private triggerFailed(slot: JobSlot, after: number, thrown: unknown): void {
+    slot.nextFireAt = null;
+    const error = toError(thrown);
+    this.eventsOf(slot, after).triggerFailed(error);
+    this.c.log.error('fleetcron: trigger failed; the job gets no further fires', {
+      job: slot.def.name,
+      error,
+    });
+  }
+
+  private eventsOf(slot: JobSlot, fireAt: number): FireEvents {
+    return new FireEvents(this.c.instanceId, slot.def.name, fireAt, this.c.clock);
+  }
+
+  /** The single timer woke for this job's next fire. */
+  private onDue(slot: JobSlot): void {
+    const due = slot.nextFireAt;
+    if (!this.c.isRunning() || this.slots.get(slot.def.name) !== slot || due === null) return;
+    // woken ahead of the fire (FireTimeGroups): planned as at its time; its claim waits for it
+    const now = Math.max(this.c.clock.now(), due);
+    let plan: ReturnType<typeof planFires>;
+    try {
+      plan = planFires(slot.def.trigger, due, now, this.c.windowMs);
+    } catch (error) {
+      this.triggerFailed(slot, due, error);
+      return;
+    }
+    for (const fireAt of plan.missed) this.eventsOf(slot, fireAt).missed(now - fireAt);
+    if (plan.missed.length > 0) {
+      this.c.log.warn('fleetcron: woke late; older passed fires are not claimed here', {
+        job: slot.def.name,
+        missed: plan.missed.length,
+        moreUnlisted: plan.unlisted,
+        claiming: plan.claim === null ? null : new Date(plan.claim).toISOString(),
+      });
+    }
+    if (plan.failed === undefined) this.schedule(slot, plan.next);
+    else this.triggerFailed(slot, plan.claim ?? due, plan.failed);
+    if (plan.claim !== null) this.c.launch(slot.def, plan.claim);
+  }
+}

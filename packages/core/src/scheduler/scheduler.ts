@@ -9,12 +9,10 @@ import type { FleetControl } from './fleet-control/index.js';
 import { setJobPaused, unknownJob, wireFleet } from './fleet-control/index.js';
 import { type JobDefinition, type JobInfo, JobSlots, validateJob } from './job/index.js';
 import { LeaderGate } from './leader/index.js';
-import type { SchedulerState, StopOptions } from './lifecycle.js';
+import { Lifecycle, type SchedulerState, type StopOptions } from './lifecycle.js';
 import { type ResolvedOptions, resolveOptions, type SchedulerOptions } from './options.js';
 import { drainFires, finishStop } from './shutdown.js';
 import { ClockWatch, TimerQueue } from './timing/index.js';
-
-type Phase = 'idle' | 'running' | 'draining' | 'aborting';
 
 /**
  * Runs jobs on a fleet: every instance runs the same scheduler with the same jobs, and each fire
@@ -47,11 +45,8 @@ export class Scheduler {
   private readonly path: FirePath;
   /** Leader mode: the candidate, and the fires of its term. */
   private readonly gate: LeaderGate;
-  /** Aborted when `stop()` begins (fires waiting to claim again are dropped); renewed by start(). */
-  private claimsStopped = new AbortController();
-  private phase: Phase = 'idle';
-  /** Whether the first fires are scheduled: after the fleet's clock is learned at start(). */
-  private fireTimesKnown = false;
+  /** idle → running → draining → aborting → idle; read by everything under the scheduler. */
+  private readonly life = new Lifecycle();
   private stopping: Promise<void> | null = null;
 
   /** Validates `options` (typed errors naming the field) and creates an idle scheduler. */
@@ -74,15 +69,12 @@ export class Scheduler {
       // leader mode decides at the fire time whether this instance claims it (see JobSlots)
       prepareAhead: this.options.leader.mode !== 'leader',
       // fires are scheduled once the fleet's clock is learned at start() (see start())
-      isRunning: () => this.phase === 'running' && this.fireTimesKnown,
+      life: this.life,
       launch: (job, fireAt) => this.path.launchScheduled(job, fireAt),
     });
     this.path = new FirePath({
       ...{ options: this.options, history: this.history, queue: this.queue, log: this.log },
-      clockWatch: this.clockWatch,
-      claimsStopped: () => this.claimsStopped.signal,
-      isRunning: () => this.phase === 'running',
-      acceptsRuns: () => this.phase === 'running' || this.phase === 'draining',
+      ...{ clockWatch: this.clockWatch, life: this.life },
       firedHere: (job) => this.fleet?.firedHere(job),
       ...{ gate: this.gate, liveFor: (job: string) => this.fleet?.liveFor(job) ?? null },
     });
@@ -91,7 +83,7 @@ export class Scheduler {
       ...{ history: this.history, manual: this.path.manual },
       jobs: () => [...this.slots.byName.values()].map((slot) => slot.def),
       runningJob: (name) =>
-        this.phase === 'running' ? this.slots.byName.get(name)?.def : undefined,
+        this.life.takesClaims() ? this.slots.byName.get(name)?.def : undefined,
       activeFires: (job) => this.path.activeFireTimes(job),
       launch: (job, fireAt, kind) => this.path.launch(job, fireAt, kind),
       clockOffset: () => this.clockOffset(),
@@ -100,8 +92,7 @@ export class Scheduler {
 
   /** `idle` (not started, or stopped), `running`, or `stopping` (inside `stop()`). */
   get state(): SchedulerState {
-    if (this.phase === 'running') return 'running';
-    return this.phase === 'idle' ? 'idle' : 'stopping';
+    return this.life.state;
   }
 
   /**
@@ -111,7 +102,7 @@ export class Scheduler {
    * move forward), or `SchedulerStoppedError` while `stop()` is in progress.
    */
   add(job: JobDefinition): void {
-    if (this.phase === 'draining' || this.phase === 'aborting') {
+    if (this.life.state === 'stopping') {
       throw new SchedulerStoppedError('add() while stop() is in progress; await stop() first');
     }
     const { lock, leaseMs } = this.options;
@@ -140,14 +131,11 @@ export class Scheduler {
    * scheduler may be started again (`SchedulerStoppedError` while `stop()` is in progress).
    */
   start(): void {
-    if (this.phase === 'running') return;
-    if (this.phase !== 'idle') {
+    if (this.life.state === 'running') return;
+    if (this.life.state === 'stopping') {
       throw new SchedulerStoppedError('start() while stop() is in progress; await stop() first');
     }
-    this.phase = 'running';
-    this.fireTimesKnown = false;
-    const run = new AbortController();
-    this.claimsStopped = run;
+    const run = this.life.start();
     // before scheduleAll(): each job's catch-up pass goes ahead of its first regular claim, and
     // the fleet's clock is learned (one round trip, bounded) before the first fire is scheduled
     const defs = [...this.slots.byName.values()].map((slot) => slot.def);
@@ -155,8 +143,7 @@ export class Scheduler {
     const startedMono = clock.monotonic();
     const clockKnown = this.path.catchUps.begin(defs.filter((def) => def.shards === null));
     void clockKnown.then(() => {
-      if (this.phase !== 'running' || this.claimsStopped !== run) return; // stopped meanwhile
-      this.fireTimesKnown = true;
+      if (!this.life.learnedClock(run)) return; // stopped meanwhile
       // from the start (on the fleet's clock as now learned), not from now: a fire due while
       // the clock was being learned is claimed late, not skipped
       this.slots.scheduleAll(clock.now() - (clock.monotonic() - startedMono));
@@ -216,7 +203,7 @@ export class Scheduler {
   trigger(name: string, options: { by?: string } = {}): Promise<ManualRunOutcome> {
     const job = this.slots.byName.get(name)?.def;
     if (!job) return Promise.reject(unknownJob(name));
-    if (this.phase !== 'running') {
+    if (!this.life.takesClaims()) {
       return Promise.reject(new SchedulerStoppedError('trigger() needs a running scheduler'));
     }
     return this.path.manual.run(job, options.by ?? 'local');
@@ -236,15 +223,12 @@ export class Scheduler {
   }
 
   private async shutdown(drainMs: number): Promise<void> {
-    if (this.phase !== 'idle') {
-      this.phase = 'draining';
-      this.claimsStopped.abort();
+    if (this.life.state !== 'idle') {
+      this.life.drain();
       this.slots.cancelAll();
       const notTaking = this.fleet?.stopRequests(); // no new run requests while draining
       const { history, queue: timers, log } = this;
-      const onAborting = () => {
-        this.phase = 'aborting';
-      };
+      const onAborting = () => this.life.abortRuns();
       await drainFires(
         { fires: () => this.path.active(), history, timers, log, onAborting },
         drainMs,
@@ -252,6 +236,6 @@ export class Scheduler {
       await notTaking;
     }
     await finishStop(this.fleet, this.history, this.queue, this.gate);
-    this.phase = 'idle';
+    this.life.stopped();
   }
 }

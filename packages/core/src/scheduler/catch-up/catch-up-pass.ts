@@ -101,7 +101,7 @@ export class CatchUpPass {
     }
     const worker = async () => {
       for (let next = queue.shift(); next; next = queue.shift()) {
-        const mark = this.d.isRunning() ? await readMark(this.d, next.job) : undefined;
+        const mark = this.d.life.takesClaims() ? await readMark(this.d, next.job) : undefined;
         await this.decide(next, startedAt, mark);
       }
     };
@@ -123,7 +123,7 @@ export class CatchUpPass {
     const timeout = this.d.queue.sleep(job.leaseMs);
     void Promise.race([pass, timeout.promise]).then(() => {
       timeout.cancel();
-      if (this.d.isRunning()) launch();
+      if (this.d.life.takesClaims()) launch();
     });
   }
 
@@ -158,7 +158,10 @@ export class CatchUpPass {
       const reread = from === 0 ? undefined : await this.readChunk(step.map((o) => o.pass));
       const claims = step.map(({ pass, mark: planned }, i) => {
         const mark = reread?.[i] ?? planned; // unread now: claimed as first planned
-        if (this.d.isRunning() && (mark === planned || this.owesClaim(pass, startedAt, mark))) {
+        if (
+          this.d.life.takesClaims() &&
+          (mark === planned || this.owesClaim(pass, startedAt, mark))
+        ) {
           return this.decide(pass, startedAt, mark);
         }
         this.end(pass); // decided by another instance meanwhile, or stopped
@@ -170,7 +173,7 @@ export class CatchUpPass {
 
   /** The marks of `chunk`'s jobs (one `readMarks` call), `undefined` when unread. */
   private async readChunk(chunk: readonly PendingPass[]): Promise<(number | null)[] | undefined> {
-    if (!this.d.isRunning()) return undefined;
+    if (!this.d.life.takesClaims()) return undefined;
     const reading = await this.readMarks(
       chunk.map((pass) => pass.job.name),
       Math.max(...chunk.map((pass) => pass.job.leaseMs)),
@@ -240,14 +243,14 @@ export class CatchUpPass {
     mark: number | null | undefined,
   ): Promise<void> {
     try {
-      if (mark === undefined || !this.d.isRunning()) return;
+      if (mark === undefined || !this.d.life.takesClaims()) return;
       const late = mark === null ? null : graceFire(this.d.lock, pass.job, startedAt, mark);
       const decision = await decideCatchUp(this.d, pass.job, startedAt, mark, late);
       if (late !== null && decision === 'none') {
         // nothing older owed: the grace fire is claimed late as a regular fire (under 'skip'
         // only to record it missed); when older fires were owed, the catch-up claim was of it
         const kind = pass.job.catchUp === 'skip' ? { missed: true } : {};
-        if (this.d.isRunning()) this.d.launch(pass.job, late, kind);
+        if (this.d.life.takesClaims()) this.d.launch(pass.job, late, kind);
       }
     } catch (error) {
       // a trigger that throws while walking the missed fires: no catch-up for that job

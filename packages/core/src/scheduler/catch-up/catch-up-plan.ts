@@ -7,6 +7,7 @@ import type { Trigger } from '../../trigger.js';
 import type { ClaimOutcome, FireKind, FireRun } from '../fire/index.js';
 import { safeCall } from '../fire/index.js';
 import type { CatchUpPolicy, NormalizedJob } from '../job/index.js';
+import type { LifecycleView } from '../lifecycle.js';
 import type { TimerQueue } from '../timing/index.js';
 import { settleWithin } from '../timing/index.js';
 
@@ -137,8 +138,8 @@ export interface CatchUpDeps {
   readonly log: Logger;
   /** Starts one fire on the scheduler's fire path. */
   launch(job: NormalizedJob, fireAt: number, kind: FireKind): FireRun;
-  /** Whether the scheduler still runs (catching up stops with `stop()`). */
-  isRunning(): boolean;
+  /** The scheduler's lifecycle: catching up stops with `stop()` (`takesClaims()` false). */
+  readonly life: LifecycleView;
   /**
    * Hands the backend's time carried by a mark read's answer to the fleet's clock (`job`: the
    * first key of the read, for the `clock.offset` event).
@@ -195,7 +196,7 @@ export async function decideCatchUp(
   mark: number | null,
   grace: number | null = null,
 ): Promise<CatchUpDecision> {
-  for (let attempt = 0; attempt < MAX_EARLY_REPLANS && d.isRunning(); attempt++) {
+  for (let attempt = 0; attempt < MAX_EARLY_REPLANS && d.life.takesClaims(); attempt++) {
     // the fleet's clock is re-read for each plan (a claim's answer corrects it)
     const plan = planCatchUp(d, job, startedAt, mark, grace);
     const newest = plan?.fires.at(-1);

@@ -32,7 +32,7 @@ export interface ClaimContext {
    * False once `stop()` began: a fire still waiting for its batch or a slot is dropped unsent.
    * Called unbound (a plain function property, shared by every fire).
    */
-  readonly acceptsClaims: () => boolean;
+  readonly takesClaims: () => boolean;
   /** Receives the backend's time carried by a claim answer (the fleet clock's samples). */
   sampled(sample: ClockSample): void;
   /** Set for a catch-up claim (wins only ahead of the job's mark; see `ClaimRequest.catchUp`). */
@@ -75,7 +75,7 @@ export async function claimFire(
   const giveUp = c.giveUp ?? new GiveUp();
   // the sender also drops the claim when `giveUp` aborted; with its own `giveUp` (none given),
   // `stopping` is read too
-  const wanted = c.giveUp === c.stopping ? c.acceptsClaims : () => wantedUnless(c);
+  const wanted = c.giveUp === c.stopping ? c.takesClaims : () => wantedUnless(c);
   const sent = await c.claims.send(requestOf(c, job, fireAt), giveUp, wanted);
   if (sent === null) return { status: 'dropped' };
   const { sentAt, answer: claim } = sent;
@@ -102,7 +102,7 @@ export async function claimFire(
 
 /** Whether a claim is still wanted: the scheduler takes claims and `stop()` did not give up on it. */
 function wantedUnless(c: ClaimContext): boolean {
-  return c.acceptsClaims() && !c.stopping.aborted;
+  return c.takesClaims() && !c.stopping.aborted;
 }
 
 /**

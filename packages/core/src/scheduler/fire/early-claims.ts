@@ -17,7 +17,7 @@ const EARLY_BACKOFF_MS = 20;
 export interface OnTimeContext extends ClaimContext {
   readonly queue: TimerQueue;
   /** Aborted when `stop()` begins: a fire waiting to claim again is dropped. */
-  readonly claimsStopped: AbortSignal;
+  readonly stopSignal: AbortSignal;
 }
 
 /** The fire a claim context is built for (a `FireRun`). */
@@ -53,8 +53,8 @@ export function onTimeContext(
     log: fire.log,
     stopping,
     giveUp: stopping, // one per fire: a claim given up ends the fire
-    claimsStopped: deps.claimsStopped(),
-    acceptsClaims: deps.acceptsClaims, // the fire path's own arrow: no closure per fire
+    stopSignal: deps.life.stopSignal,
+    takesClaims: deps.life.takesClaims, // the lifecycle's own arrow: no closure per fire
     sampled,
     catchUp: kind.catchUp,
     ownLease: kind.missed === true, // recorded only, never run: no overlap to keep
@@ -91,7 +91,7 @@ export async function claimAfterEarly(
       return { status: 'lost' };
     }
     const waited = await waitForFire(c, fireAt, EARLY_BACKOFF_MS * 2 ** attempt);
-    if (!waited || !c.acceptsClaims()) return { status: 'dropped' };
+    if (!waited || !c.takesClaims()) return { status: 'dropped' };
     const outcome = await claimFire(c, job, fireAt);
     if (outcome.status !== 'early') return outcome;
   }
@@ -103,7 +103,7 @@ export async function claimAfterEarly(
  */
 function waitForFire(c: OnTimeContext, fireAt: number, minMs: number): Promise<boolean> {
   return new Promise((resolve) => {
-    const stopped: GiveUpSignal[] = [c.claimsStopped, c.stopping];
+    const stopped: GiveUpSignal[] = [c.stopSignal, c.stopping];
     if (stopped.some((s) => s.aborted)) {
       resolve(false);
       return;

@@ -2,6 +2,7 @@ import type { Logger } from '../../logger.js';
 import { CatchUpPass } from '../catch-up/index.js';
 import type { NormalizedJob } from '../job/index.js';
 import type { LeaderGate } from '../leader/index.js';
+import type { LifecycleView } from '../lifecycle.js';
 import { ClaimsAtFireTime, claimSenderFor, leaseCallsFor } from '../lock-calls/index.js';
 import type { ResolvedOptions } from '../options.js';
 import type { ClockWatch, TimerQueue } from '../timing/index.js';
@@ -20,12 +21,8 @@ export interface FirePathHost {
   readonly queue: TimerQueue;
   readonly clockWatch: ClockWatch;
   readonly log: Logger;
-  /** Aborted when `stop()` begins (renewed by `start()`). */
-  claimsStopped(): AbortSignal;
-  /** The scheduler runs (claims are taken). */
-  isRunning(): boolean;
-  /** The scheduler runs or drains (won claims are still run). */
-  acceptsRuns(): boolean;
+  /** The scheduler's lifecycle (claims taken, fires run, the stop signal). */
+  readonly life: LifecycleView;
   /** A fire of `job` was claimed here (won, or answered busy/paused): for the holder-lost check. */
   firedHere(job: NormalizedJob): void;
   /** Leader mode: whether plain fires are claimed here now; tracks the fires of a term. */
@@ -51,18 +48,16 @@ export class FirePath {
 
   constructor(private readonly host: FirePathHost) {
     const { lock, store, middleware, logger, instanceId, claimBatchSize } = host.options;
-    const { history, queue, clockWatch, log } = host;
+    const { history, queue, clockWatch, log, life } = host;
     const clock = clockWatch.clock;
     const claims = claimSenderFor(lock, host.options, clock);
     this.deps = {
       ...{ lock, store, history, clock, queue, instanceId, logger, middleware, clockWatch },
       claims,
       pauseChecks: new PauseChecks(store, queue),
-      claimsOnFireTime: new ClaimsAtFireTime(claims, clock, queue, () => host.claimsStopped()),
+      claimsOnFireTime: new ClaimsAtFireTime(claims, clock, queue, life),
       leaseCalls: leaseCallsFor(lock, claimBatchSize, clock),
-      claimsStopped: () => host.claimsStopped(),
-      acceptsRuns: () => host.acceptsRuns(),
-      acceptsClaims: () => host.isRunning(),
+      life,
     };
     // the fires of one wake are all queued when the wake ends: their batch leaves then, not a
     // macrotask later (after other due timers, I/O callbacks, or other schedulers' wakes);
@@ -75,8 +70,7 @@ export class FirePath {
     const launch = (job: NormalizedJob, fireAt: number, kind: FireKind) =>
       this.launch(job, fireAt, kind);
     this.catchUps = new CatchUpPass({
-      ...{ lock, clock, queue, log, launch },
-      isRunning: () => host.isRunning(),
+      ...{ lock, clock, queue, log, launch, life },
       sampled: (sample, job) =>
         clockWatch.sample(sample, () => ({ instanceId, job, fireAt: 0, backend: lock.backend })),
     });
@@ -84,8 +78,7 @@ export class FirePath {
       ...{ queue, log, gate: host.gate, instanceId, graceMs: host.options.leader.shardGraceMs },
       liveFor: (job) => host.liveFor(job),
       now: () => clock.now(),
-      isRunning: () => host.isRunning(),
-      claimsStopped: () => host.claimsStopped(),
+      life,
       launch,
     };
     this.manual = new ManualRuns({

@@ -188,10 +188,10 @@ export class FireRun {
 
   /** `stop()` gave up draining, stopped waiting, or {@link abort} (a lost term): not run. */
   private refusesRuns(): boolean {
-    if (this.closed || this.stopReason !== null || !this.deps.acceptsRuns()) return true;
+    if (this.closed || this.stopReason !== null || !this.deps.life.runsFires()) return true;
     // a catch-up series starts no run once stop() began: its fires are recorded `stopping`
     const series = this.kind.inherit !== undefined || this.kind.series !== undefined;
-    return series && this.deps.claimsStopped().aborted;
+    return series && this.deps.life.stopSignal.aborted;
   }
 
   /** Hands a backend time carried by this fire's claim or renewal answer to the fleet clock. */

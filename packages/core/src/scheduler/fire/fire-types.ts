@@ -5,6 +5,7 @@ import type { Middleware } from '../../middleware.js';
 import type { ShardInfo } from '../../shards/shard-info.js';
 import type { RunStatus, Store } from '../../store.js';
 import type { HeldLease } from '../lease/index.js';
+import type { LifecycleView } from '../lifecycle.js';
 import type { ClaimSender, LeaseCalls } from '../lock-calls/index.js';
 import type { ClockWatch, TimerQueue } from '../timing/index.js';
 import type { ClaimOutcome } from './claim.js';
@@ -25,8 +26,12 @@ export interface FireDeps {
   readonly queue: TimerQueue;
   /** Takes the backend times of claim and renewal answers. */
   readonly clockWatch: ClockWatch;
-  /** Aborted when `stop()` begins: a fire waiting to claim again after `early` is dropped. */
-  readonly claimsStopped: () => AbortSignal;
+  /**
+   * The scheduler's lifecycle: a claim won once `runsFires()` is false is handed back, not run;
+   * a fire still waiting for its batch or a claim slot once `takesClaims()` is false is dropped
+   * unsent; one waiting to claim again after `early` is dropped when `stopSignal` aborts.
+   */
+  readonly life: LifecycleView;
   readonly instanceId: string;
   readonly logger: Logger;
   readonly middleware: readonly Middleware[];
@@ -43,13 +48,6 @@ export interface FireDeps {
   readonly claimsOnFireTime: ClaimSender;
   /** How renewals and releases reach the lock: batched when the lock has `extendMany`/`releaseMany`. */
   readonly leaseCalls: LeaseCalls;
-  /** False once `stop()` gave up draining: a claim won after that is handed back, not run. */
-  acceptsRuns(): boolean;
-  /**
-   * False once `stop()` began: a fire still waiting for its batch or a claim slot is dropped
-   * unsent. A plain function property, called unbound.
-   */
-  readonly acceptsClaims: () => boolean;
 }
 
 /** What kind of fire this is, beyond a scheduled one. */

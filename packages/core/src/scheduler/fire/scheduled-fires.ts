@@ -7,6 +7,7 @@ import {
 } from '../../shards/placement.js';
 import type { NormalizedJob } from '../job/index.js';
 import type { LeaderGate } from '../leader/index.js';
+import type { LifecycleView } from '../lifecycle.js';
 import type { QueueEntry, TimerQueue } from '../timing/index.js';
 import type { FireRun } from './fire-run.js';
 import type { FireKind } from './fire-types.js';
@@ -23,10 +24,8 @@ export interface ScheduledFireDeps {
   liveFor(job: string): string[] | null;
   /** The fleet clock's time, epoch ms. */
   now(): number;
-  /** The scheduler runs (parts waiting for their grace are dropped otherwise). */
-  isRunning(): boolean;
-  /** Aborted when `stop()` begins: parts still waiting are dropped. */
-  claimsStopped(): AbortSignal;
+  /** The scheduler's lifecycle: parts still waiting for their grace are dropped at `stop()`. */
+  readonly life: LifecycleView;
   /** Starts handling one fire (the fire path). */
   launch(job: NormalizedJob, fireAt: number, kind: FireKind): FireRun;
 }
@@ -76,7 +75,7 @@ export function launchParts(
   let held = 0;
   const now = d.now();
   const pending = new Set<QueueEntry>();
-  const stopped = d.claimsStopped();
+  const stopped = d.life.stopSignal;
   const onStop = () => {
     for (const entry of pending) d.queue.cancel(entry);
     pending.clear();
@@ -86,7 +85,7 @@ export function launchParts(
     if (pending.size === 0) stopped.removeEventListener('abort', onStop);
   };
   const claim = (part: PartPlacement) => {
-    if (!d.isRunning()) return;
+    if (!d.life.takesClaims()) return;
     d.launch(job, fireAt, {
       shard: { index: part.index, count },
       onClaimed: (status) => {

@@ -2,6 +2,7 @@ import type { Clock } from '../../clock.js';
 import { toError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { FireEvents } from '../fire/index.js';
+import type { LifecycleView } from '../lifecycle.js';
 import type { TimerQueue } from '../timing/index.js';
 import { nextFire, planFires } from './fire-plan.js';
 import { FireTimeGroups } from './fire-time-groups.js';
@@ -44,8 +45,8 @@ export interface SlotContext {
    * won or lost just before a fire must not change who claims it).
    */
   readonly prepareAhead: boolean;
-  /** Whether the scheduler claims fires now. */
-  isRunning(): boolean;
+  /** The scheduler's lifecycle: jobs' fires are scheduled while `schedulesFires()`. */
+  readonly life: LifecycleView;
   /** Starts handling fire `fireAt` of `job`. */
   launch(job: NormalizedJob, fireAt: number): void;
 }
@@ -72,7 +73,7 @@ export class JobSlots {
   add(def: NormalizedJob): void {
     const slot: JobSlot = { def, nextFireAt: null };
     this.slots.set(def.name, slot);
-    if (this.c.isRunning()) this.scheduleFirst(slot);
+    if (this.c.life.schedulesFires()) this.scheduleFirst(slot);
   }
 
   /** Unregisters a job; returns whether it was registered. */
@@ -112,7 +113,8 @@ export class JobSlots {
 
   /** The next fire of a slot: the queued one while running, else the trigger's next after now. */
   peekNext(slot: JobSlot): Date | null {
-    if (this.c.isRunning()) return slot.nextFireAt === null ? null : new Date(slot.nextFireAt);
+    if (this.c.life.schedulesFires())
+      return slot.nextFireAt === null ? null : new Date(slot.nextFireAt);
     try {
       const next = nextFire(slot.def.trigger, this.c.clock.now());
       return next === null ? null : new Date(next);
@@ -165,7 +167,8 @@ export class JobSlots {
   /** The single timer woke for this job's next fire. */
   private onDue(slot: JobSlot): void {
     const due = slot.nextFireAt;
-    if (!this.c.isRunning() || this.slots.get(slot.def.name) !== slot || due === null) return;
+    if (!this.c.life.schedulesFires() || this.slots.get(slot.def.name) !== slot || due === null)
+      return;
     // woken ahead of the fire (FireTimeGroups): planned as at its time; its claim waits for it
     const now = Math.max(this.c.clock.now(), due);
     let plan: ReturnType<typeof planFires>;

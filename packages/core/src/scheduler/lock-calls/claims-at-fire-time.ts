@@ -1,5 +1,6 @@
 import type { Clock } from '../../clock.js';
 import type { ClaimRequest } from '../../lock.js';
+import type { LifecycleView } from '../lifecycle.js';
 import type { GiveUp, QueueEntry, TimerQueue } from '../timing/index.js';
 import type { ClaimSender, SentClaim } from './claim-batch.js';
 
@@ -46,7 +47,7 @@ export class ClaimsAtFireTime implements ClaimSender {
     private readonly inner: ClaimSender,
     private readonly clock: Clock,
     private readonly queue: TimerQueue,
-    private readonly stopped: () => AbortSignal,
+    private readonly life: Pick<LifecycleView, 'stopSignal'>,
   ) {}
 
   send(request: ClaimRequest, giveUp: GiveUp, wanted: () => boolean): Promise<SentClaim | null> {
@@ -76,7 +77,7 @@ export class ClaimsAtFireTime implements ClaimSender {
   private groupOf(fireAt: number): ParkedGroup | null {
     const group = this.groups.get(fireAt);
     if (group) return group;
-    const stopped = this.stopped();
+    const stopped = this.life.stopSignal;
     return stopped.aborted ? null : this.openGroup(fireAt, stopped);
   }
 

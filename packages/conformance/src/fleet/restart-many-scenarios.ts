@@ -270,7 +270,7 @@ async function withRestartSetup(
     await using(options.create, (fixture) => body(fixture, ledger, tag));
   } finally {
     ledger.close();
-    rmSync(ledger.path, { force: true });
+    if (!process.env.FLEETCRON_KEEP_LEDGER) rmSync(ledger.path, { force: true });
   }
 }
 

@@ -3,6 +3,7 @@ import { duplicateFires, missedFires, termViolations } from '../src/fleet/leader
 import type { LedgerEntry } from '../src/fleet/ledger.js';
 import {
   claimsInFlight,
+  claimsNotStarted,
   openRuns,
   partViolations,
   spreadViolation,
@@ -103,5 +104,25 @@ describe('sharded-fire judgements', () => {
     const inFlight = claimsInFlight(entries, 'a').map((e) => `${e.job} ${e.fireAt}`);
     expect(inFlight).toEqual(['jpart0/4 200']);
     expect(claimsInFlight([...entries, claimed('a', 200, 'jpart0/4')], 'a')).toEqual([]);
+  });
+
+  it('a won part not started yet, or a claim in flight, counts as not started; a started one does not', () => {
+    const claimed = (fireAt: number, job: string, status = 'won') =>
+      line({ kind: 'claimed', instance: 'a', fireAt, job, status, token: 1 });
+    const entries = [
+      line({ kind: 'claim', instance: 'a', fireAt: 100, job: 'jpart0/4' }),
+      line({ kind: 'claim', instance: 'a', fireAt: 100, job: 'jpart1/4' }),
+      claimed(100, 'jpart0/4'),
+      claimed(100, 'jpart1/4'),
+      start('a', 100, { index: 0, count: 4 }),
+      line({ kind: 'claim', instance: 'a', fireAt: 200, job: 'jpart0/4' }),
+      claimed(200, 'jpart0/4', 'lost/claimed'),
+    ];
+    expect(claimsNotStarted(entries, 'a')).toEqual([100]);
+    expect(claimsNotStarted([...entries, start('a', 100, { index: 1, count: 4 })], 'a')).toEqual(
+      [],
+    );
+    const inFlight = line({ kind: 'claim', instance: 'a', fireAt: 300, job: 'jpart0/4' });
+    expect(claimsNotStarted([...entries, inFlight], 'a')).toEqual([100, 300]);
   });
 });

@@ -96,3 +96,25 @@ export function claimsInFlight(entries: readonly LedgerEntry[], instance: string
   }
   return [...open.values()].flat();
 }
+
+/**
+ * Fire times at which `instance` holds claims it has not started a run for: claims still in
+ * flight ({@link claimsInFlight}) plus claims it won, beyond the runs it started. A process
+ * killed then loses those fires by the kill's timing (won at the backend, never started).
+ */
+export function claimsNotStarted(entries: readonly LedgerEntry[], instance: string): number[] {
+  const owed = new Map<number, number>();
+  const add = (fireAt: number | undefined, n: number) => {
+    if (fireAt !== undefined) owed.set(fireAt, (owed.get(fireAt) ?? 0) + n);
+  };
+  for (const e of claimsInFlight(entries, instance)) add(e.fireAt, 1);
+  for (const e of entries) {
+    if (e.instance !== instance) continue;
+    if (e.kind === 'claimed' && e.status === 'won') add(e.fireAt, 1);
+    if (e.kind === 'start' || e.kind === 'withdraw') add(e.fireAt, -1); // run, or handed back
+  }
+  return [...owed]
+    .filter(([, n]) => n > 0)
+    .map(([fireAt]) => fireAt)
+    .sort((a, b) => a - b);
+}

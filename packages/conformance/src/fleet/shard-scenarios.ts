@@ -14,7 +14,7 @@ import { eachJoinAndLeave } from './each-scenario.js';
 import { formatLedger } from './judge.js';
 import type { LedgerEntry } from './ledger.js';
 import { startLines, startModeChildren, stopAll } from './mode-fleet.js';
-import { claimsInFlight, openRuns, partViolations, spreadViolation } from './shard-judge.js';
+import { claimsNotStarted, openRuns, partViolations, spreadViolation } from './shard-judge.js';
 
 /** Parts of each fire. */
 const SHARD_COUNT = 8;
@@ -49,16 +49,18 @@ const shardJob = (workMs: number): ChildJob => ({
 });
 
 /**
- * Waits until the victim is inside a run of a judged fire with no claim in flight, then SIGKILLs
- * it; returns when. A claim in flight at the kill (the next fire's, sent while a slow claim made
- * the run start late) may be won at the backend and never started: that part would be lost by
- * the kill's timing, which is not what the scenario judges.
+ * Waits until the victim is inside a run of a judged fire with no claim in flight and no won
+ * part it has not started, then SIGKILLs it; returns when. A claim in flight at the kill (the
+ * next fire's, sent while a slow claim made the run start late), or the second of two parts won
+ * together whose run had not started yet, is won at the backend and never started: that part
+ * would be lost by the kill's timing, which is not what the scenario judges.
  */
 async function killMidRun(setup: ControlSetup, victim: string, child: InstanceChild, from: number) {
   const inRunOnly = () => {
     const entries = setup.ledger.read();
     const judged = (e: LedgerEntry) => (e.fireAt ?? 0) >= from;
-    return openRuns(entries, victim).some(judged) && !claimsInFlight(entries, victim).some(judged);
+    const unstarted = claimsNotStarted(entries, victim).some((fireAt) => fireAt >= from);
+    return openRuns(entries, victim).some(judged) && !unstarted;
   };
   try {
     await pollUntil(inRunOnly, {

@@ -43,27 +43,6 @@ class CountingLock extends MemoryLock {
   }
 }
 
-/** A MemoryLock whose catch-up claims (once `slow`) reach it `delayMs` late on the fake clock. */
-class SlowCatchUpLock extends MemoryLock {
-  slow = false;
-  constructor(
-    options: ConstructorParameters<typeof MemoryLock>[0],
-    private readonly fake: FakeClock,
-    private readonly delayMs: number,
-  ) {
-    super(options);
-  }
-  override async claimMany(
-    requests: readonly ClaimRequest[],
-    options?: BatchOptions,
-  ): Promise<ClaimResult[]> {
-    if (this.slow && requests.some((r) => r.catchUp !== undefined)) {
-      await this.fake.sleep(this.delayMs);
-    }
-    return super.claimMany(requests, options);
-  }
-}
-
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
 /**
@@ -155,45 +134,6 @@ describe('catch-up reads the marks of many jobs with readMarks (bounded at 10,00
     await fake.advance(MIN);
     for (const [name, fires] of ran) expect(fires, name).toEqual([3 * MIN, 4 * MIN]);
     for (const s of fleet) await stopOn(fake, s);
-  });
-
-  it('catch-up steps slower than the hold: a held job sends its catch-up claim first, then its regular fire; every missed fire runs, none is lost', async () => {
-    // four steps of catch-up claims, each answered after 0.4 lease: the fourth would leave
-    // after the hold of the first regular fire (one lease) ran out
-    const fake = new FakeClock(0);
-    const lease = 30_000;
-    const lock = new SlowCatchUpLock({ clock: fake }, fake, 0.4 * lease);
-    const jobs = 3 * CATCH_UP_STEP + 100;
-    const ran = new Map<string, number[]>();
-    const make = () => {
-      const s = new Scheduler({ lock, clock: fake, logger: quiet, leaseMs: lease });
-      for (let i = 0; i < jobs; i++) {
-        const name = `job-${i}`;
-        s.add({
-          name,
-          trigger: every(MIN),
-          catchUp: 'latest',
-          run: (ctx) => void ran.set(name, [...(ran.get(name) ?? []), ctx.fireAt.getTime()]),
-        });
-      }
-      return s;
-    };
-    const first = make();
-    first.start();
-    await fake.advance(1.2 * MIN);
-    await stopOn(fake, first);
-    await fake.advance(3.9 * MIN - fake.now()); // down across 2 and 3 min; back 6 s before 4 min
-    ran.clear();
-    lock.slow = true;
-    const again = make();
-    again.start();
-    await fake.advance(4.95 * MIN - fake.now()); // before the 5 min fire
-    const caughtUp = [...ran].filter(([, fires]) => fires.includes(3 * MIN));
-    const regular = [...ran].filter(([, fires]) => fires.includes(4 * MIN));
-    expect(caughtUp.length, 'jobs whose missed 3 min fire ran').toBe(jobs);
-    expect(regular.length, 'jobs whose 4 min fire ran').toBe(jobs);
-    for (const [name, fires] of ran) expect(fires, name).toEqual([3 * MIN, 4 * MIN]);
-    await stopOn(fake, again);
   });
 
   it('a lock without readMarks: one inspect per job, every job catches up', async () => {

@@ -52,10 +52,6 @@ interface PendingPass {
 interface Owed {
   readonly pass: PendingPass;
   readonly mark: number;
-  /** `start()`'s time the pass plans from. */
-  readonly startedAt: number;
-  /** Its claim was sent (by its step, or ahead of it: see `CatchUpPass.expedite`). */
-  claimed: boolean;
 }
 
 /**
@@ -78,8 +74,6 @@ interface Owed {
 export class CatchUpPass {
   /** The jobs whose pass is not done yet, with its promise. */
   private readonly pending = new Map<string, Promise<void>>();
-  /** The jobs owing a catch-up claim (marks read) whose claim has not been decided yet. */
-  private readonly owed = new Map<string, Owed>();
 
   constructor(private readonly d: CatchUpDeps) {}
 
@@ -116,16 +110,9 @@ export class CatchUpPass {
   }
 
   /**
-   * Calls `launch` (a regular claim of `job`) once the job's catch-up pass is done, and only
-   * while the scheduler runs; at once when no pass is pending. The hold is bounded by the
-   * job's `leaseMs`. Half-way, when the pass has not decided the job yet (steps of other jobs
-   * ahead of it) and the job owes a catch-up claim not sent yet, that claim is sent at once,
-   * ahead of its step: a regular claim sent before it would move the lock's mark past the
-   * missed fires, whose catch-up claim would then lose, and they would be neither run nor
-   * recorded. At the bound (a pass still reading marks, or a claim unanswered) the regular
-   * claim goes anyway: the fire is claimed late, within the lock's window, never dropped.
-   * (Holding longer than the lease was tried: under a heavily loaded machine the held fires
-   * then piled up behind the next ones and more of them never started.)
+   * Calls `launch` (a regular claim of `job`) once the job's catch-up pass is done, or after the
+   * job's `leaseMs` if it is not, and only while the scheduler runs; at once when no pass is
+   * pending.
    */
   afterCatchUp(job: NormalizedJob, launch: () => void): void {
     const pass = this.pending.get(job.name);
@@ -133,37 +120,11 @@ export class CatchUpPass {
       launch();
       return;
     }
-    void this.heldUntilDecided(job, pass).then(() => {
+    const timeout = this.d.queue.sleep(job.leaseMs);
+    void Promise.race([pass, timeout.promise]).then(() => {
+      timeout.cancel();
       if (this.d.life.takesClaims()) launch();
     });
-  }
-
-  /** Waits for `pass` (of `job`) within the bound of {@link afterCatchUp}. Never rejects. */
-  private async heldUntilDecided(job: NormalizedJob, pass: Promise<void>): Promise<void> {
-    const half = job.leaseMs / 2;
-    if (await this.settledWithin(pass, half)) return;
-    this.expedite(job.name);
-    await this.settledWithin(pass, job.leaseMs - half);
-  }
-
-  /** Whether `pass` settled within `ms` (on the scheduler's timer queue). */
-  private async settledWithin(pass: Promise<void>, ms: number): Promise<boolean> {
-    const timeout = this.d.queue.sleep(ms);
-    const settled = await Promise.race([pass.then(() => true), timeout.promise.then(() => false)]);
-    timeout.cancel();
-    return settled;
-  }
-
-  /**
-   * Sends the catch-up claim of `job` now, ahead of its step, when it owes one that was not sent
-   * yet (planned from the mark read first; a job decided by another instance meanwhile only
-   * loses the claim).
-   */
-  private expedite(job: string): void {
-    const owed = this.owed.get(job);
-    if (owed === undefined || owed.claimed || !this.d.life.takesClaims()) return;
-    owed.claimed = true;
-    void this.decide(owed.pass, owed.startedAt, owed.mark);
   }
 
   /**
@@ -188,21 +149,14 @@ export class CatchUpPass {
         const mark = marks?.[i];
         if (mark == null || !this.owesClaim(pass, startedAt, mark)) {
           void this.decide(pass, startedAt, mark);
-        } else {
-          const entry = { pass, mark, startedAt, claimed: false };
-          owed.push(entry);
-          this.owed.set(pass.job.name, entry);
-        }
+        } else owed.push({ pass, mark });
       });
     }
     const order = shuffledWithinFireTimes(owed);
     for (let from = 0; from < order.length; from += CATCH_UP_STEP) {
       const step = order.slice(from, from + CATCH_UP_STEP);
       const reread = from === 0 ? undefined : await this.readChunk(step.map((o) => o.pass));
-      const claims = step.map((entry, i) => {
-        if (entry.claimed) return undefined; // sent ahead of its step (see expedite)
-        entry.claimed = true;
-        const { pass, mark: planned } = entry;
+      const claims = step.map(({ pass, mark: planned }, i) => {
         const mark = reread?.[i] ?? planned; // unread now: claimed as first planned
         if (
           this.d.life.takesClaims() &&
@@ -309,7 +263,6 @@ export class CatchUpPass {
   /** Ends the pass of one job: its regular claims are held no longer. */
   private end(pass: PendingPass): void {
     this.pending.delete(pass.job.name);
-    this.owed.delete(pass.job.name);
     pass.done();
   }
 }

@@ -7,6 +7,7 @@ import {
   positionOf,
   sortIds,
 } from '../../src/shards/placement.js';
+import { seeded } from '../seeded-random.js';
 
 /** A claim an instance sends for a part, at a delay after the fire's time. */
 interface PlannedClaim {
@@ -46,14 +47,6 @@ function shuffle<T>(items: readonly T[], random: () => number): T[] {
     [out[i], out[j]] = [out[j]!, out[i]!];
   }
   return out;
-}
-
-function seeded(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s * 1664525 + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
 }
 
 /**

@@ -11,6 +11,7 @@ import {
   planCatchUp,
   readMark,
 } from './catch-up-plan.js';
+import { ClaimRing } from './claim-ring.js';
 
 /**
  * How many jobs catch up at once at `start()` on a lock without `readMarks`: each reads its
@@ -130,15 +131,17 @@ export class CatchUpPass {
   /**
    * The pass with `readMarks`. First the marks of `queue`'s jobs are read, {@link MARK_READ_CHUNK}
    * at a time, in order; a job that owes no catch-up claim (never claimed, nothing missed, its
-   * mark unreadable) is decided at once. The jobs that owe a claim are then claimed in steps of
-   * {@link CATCH_UP_STEP}, each step once the one before is answered, in an order of this
-   * instance's own (shuffled among jobs whose next fire is the same), and each step's marks are
-   * read again just before: a job whose mark moved past every fire it would claim was decided by
-   * another instance's catch-up claim meanwhile (this one would lose) and ends as lost, with no
-   * claim. So a fleet that starts together sends little more than one catch-up claim per job,
-   * not one per job and instance. A first read that fails or times out (bounded by the longest
-   * lease among its jobs) leaves its jobs uncaught (logged); a re-read that fails leaves them to
-   * be claimed as first planned. Never rejects.
+   * mark unreadable) is decided at once. The jobs that owe a claim are then claimed group by
+   * group (jobs with the same next fire, the soonest first), in steps of at most
+   * {@link CATCH_UP_STEP} consecutive jobs of a {@link ClaimRing}, each step once the one before
+   * is answered and its marks read again just before: a job whose mark moved past every fire it
+   * would claim was decided by another instance's catch-up claim meanwhile (this one would lose)
+   * and ends as lost, with no claim. The ring has every instance start at a random place of a
+   * common order and move to the middle of the widest undecided run when it meets another's arc,
+   * so a fleet that starts together splits the jobs between its instances: about one catch-up
+   * claim per job, in a few steps per instance. A first read that fails or times out (bounded by
+   * the longest lease among its jobs) leaves its jobs uncaught (logged); a re-read that fails
+   * leaves them to be claimed as last read. Never rejects.
    */
   private async passInSteps(queue: readonly PendingPass[], startedAt: number): Promise<void> {
     const owed: Owed[] = [];
@@ -152,23 +155,79 @@ export class CatchUpPass {
         } else owed.push({ pass, mark });
       });
     }
-    const order = shuffledWithinFireTimes(owed);
-    for (let from = 0; from < order.length; from += CATCH_UP_STEP) {
-      const step = order.slice(from, from + CATCH_UP_STEP);
-      const reread = from === 0 ? undefined : await this.readChunk(step.map((o) => o.pass));
-      const claims = step.map(({ pass, mark: planned }, i) => {
-        const mark = reread?.[i] ?? planned; // unread now: claimed as first planned
-        if (
-          this.d.life.takesClaims() &&
-          (mark === planned || this.owesClaim(pass, startedAt, mark))
-        ) {
-          return this.decide(pass, startedAt, mark);
-        }
-        this.end(pass); // decided by another instance meanwhile, or stopped
-        return undefined;
+    for (const group of groupedByNextFire(owed)) await this.claimGroup(group, startedAt);
+  }
+
+  /** The steps of claims of one group of owed jobs (same next fire), see {@link passInSteps}. */
+  private async claimGroup(group: Owed[], startedAt: number): Promise<void> {
+    group.sort((a, b) => (a.pass.job.name < b.pass.job.name ? -1 : 1));
+    const ring = new ClaimRing(group, (o) => o.mark, Math.random);
+    let readJustNow = true; // the first read, or the whole ring's re-read after a move
+    while (!ring.done) {
+      if (!this.d.life.takesClaims()) {
+        for (const { pass } of ring.closeAll()) this.end(pass);
+        return;
+      }
+      let run = ring.nextRun(CATCH_UP_STEP);
+      if (!readJustNow && run.length > 0) {
+        const decided = await this.rereadRun(ring, run, startedAt);
+        run = decided === -1 ? run : run.slice(0, decided); // up to another instance's arc
+      }
+      if (run.length === 0) {
+        await this.rereadRing(ring, startedAt);
+        ring.moveToWidestGap();
+        readJustNow = true;
+        continue;
+      }
+      readJustNow = false;
+      const claims = run.map(({ entry, mark }) => {
+        ring.close(entry);
+        return this.decide(entry.pass, startedAt, mark);
       });
       await Promise.all(claims);
     }
+  }
+
+  /**
+   * Reads the marks of `run` (the next step) again: each job now decided by another instance is
+   * closed and its hold ended; the others keep the mark read (`run` is updated in place). The
+   * index of the first decided job, `-1` when none (or the marks could not be read: the step is
+   * claimed as last read).
+   */
+  private async rereadRun(
+    ring: ClaimRing<Owed>,
+    run: { entry: Owed; mark: number }[],
+    startedAt: number,
+  ): Promise<number> {
+    const marks = await this.readChunk(run.map(({ entry }) => entry.pass));
+    if (marks === undefined) return -1;
+    let first = -1;
+    run.forEach((step, i) => {
+      const mark = marks[i] ?? step.mark; // no mark now (collected backend): as last read
+      if (mark === step.mark || this.owesClaim(step.entry.pass, startedAt, mark)) {
+        step.mark = mark;
+        ring.reread(step.entry, mark);
+        return;
+      }
+      if (first === -1) first = i;
+      ring.close(step.entry);
+      this.end(step.entry.pass);
+    });
+    return first;
+  }
+
+  /**
+   * Reads the marks of every job of `ring` not closed yet ({@link MARK_READ_CHUNK} per call, the
+   * calls together), closing the ones another instance decided meanwhile. Chunks that cannot be
+   * read stay open as last read.
+   */
+  private async rereadRing(ring: ClaimRing<Owed>, startedAt: number): Promise<void> {
+    const open = ring.openEntries();
+    const chunks: { entry: Owed; mark: number }[][] = [];
+    for (let from = 0; from < open.length; from += MARK_READ_CHUNK) {
+      chunks.push(open.slice(from, from + MARK_READ_CHUNK));
+    }
+    await Promise.all(chunks.map((chunk) => this.rereadRun(ring, chunk, startedAt)));
   }
 
   /** The marks of `chunk`'s jobs (one `readMarks` call), `undefined` when unread. */
@@ -276,21 +335,13 @@ function nextFireAfter(job: NormalizedJob, at: number): number {
   }
 }
 
-/**
- * `owed` in a random order among jobs whose next fire is the same (it is sorted by next fire):
- * each instance of a fleet that starts together claims them in another order, so that most
- * jobs are claimed by one of them and read as decided by the others.
- */
-function shuffledWithinFireTimes(owed: readonly Owed[]): Owed[] {
-  const order = [...owed];
-  for (let from = 0; from < order.length; ) {
-    let to = from + 1;
-    while (to < order.length && order[to]?.pass.next === order[from]?.pass.next) to++;
-    for (let i = to - 1; i > from; i--) {
-      const j = from + Math.floor(Math.random() * (i - from + 1));
-      [order[i], order[j]] = [order[j] as Owed, order[i] as Owed];
-    }
-    from = to;
+/** `owed` (sorted by next fire) cut into runs of jobs whose next fire is the same. */
+function groupedByNextFire(owed: readonly Owed[]): Owed[][] {
+  const groups: Owed[][] = [];
+  for (const o of owed) {
+    const last = groups.at(-1);
+    if (last !== undefined && last[0]?.pass.next === o.pass.next) last.push(o);
+    else groups.push([o]);
   }
-  return order;
+  return groups;
 }

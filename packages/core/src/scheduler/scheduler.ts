@@ -6,7 +6,7 @@ import { assertNonNegativeMs } from '../validate.js';
 import type { ManualRunOutcome } from './fire/index.js';
 import { FirePath, HistoryWriter, logUnwritten, safeLogger } from './fire/index.js';
 import type { FleetControl } from './fleet-control/index.js';
-import { setJobPaused, unknownJob, wireFleet } from './fleet-control/index.js';
+import { LiveInstances, setJobPaused, unknownJob, wireFleet } from './fleet-control/index.js';
 import { type JobDefinition, type JobInfo, JobSlots, validateJob } from './job/index.js';
 import { LeaderGate } from './leader/index.js';
 import { Lifecycle, type SchedulerState, type StopOptions } from './lifecycle.js';
@@ -64,30 +64,25 @@ export class Scheduler {
     this.clockWatch.attach(this.queue);
     this.history = new HistoryWriter(store, this.queue, logUnwritten(this.log));
     this.gate = new LeaderGate({ leader: this.options.leader, instanceId, clock, log: this.log });
+    // built in order, each from parts built before it: nothing below reaches back up into the
+    // scheduler; the one flow back (a fire claimed here → the holder-lost check) is subscribed
+    const { queue, history, log, life } = this;
+    const live = new LiveInstances();
+    this.path = new FirePath({
+      ...{ options: this.options, history, queue, log, life, live },
+      ...{ clockWatch: this.clockWatch, gate: this.gate },
+    });
     this.slots = new JobSlots({
-      ...{ queue: this.queue, clock, instanceId, log: this.log, windowMs: lock.windowMs },
+      ...{ queue, clock, instanceId, log, windowMs: lock.windowMs, life, fires: this.path },
       // leader mode decides at the fire time whether this instance claims it (see JobSlots)
       prepareAhead: this.options.leader.mode !== 'leader',
-      // fires are scheduled once the fleet's clock is learned at start() (see start())
-      life: this.life,
-      launch: (job, fireAt) => this.path.launchScheduled(job, fireAt),
-    });
-    this.path = new FirePath({
-      ...{ options: this.options, history: this.history, queue: this.queue, log: this.log },
-      ...{ clockWatch: this.clockWatch, life: this.life },
-      firedHere: (job) => this.fleet?.firedHere(job),
-      ...{ gate: this.gate, liveFor: (job: string) => this.fleet?.liveFor(job) ?? null },
     });
     this.fleet = wireFleet({
-      ...{ options: this.options, queue: this.queue, log: this.log, clock },
-      ...{ history: this.history, manual: this.path.manual },
-      jobs: () => [...this.slots.byName.values()].map((slot) => slot.def),
-      runningJob: (name) =>
-        this.life.takesClaims() ? this.slots.byName.get(name)?.def : undefined,
-      activeFires: (job) => this.path.activeFireTimes(job),
-      launch: (job, fireAt, kind) => this.path.launch(job, fireAt, kind),
-      clockOffset: () => this.clockOffset(),
+      ...{ options: this.options, queue, log, clock, clockWatch: this.clockWatch, history },
+      ...{ path: this.path, slots: this.slots, life, live },
     });
+    const fleet = this.fleet;
+    if (fleet) this.path.onClaimedHere((fire) => fleet.firedHere(fire.job));
   }
 
   /** `idle` (not started, or stopped), `running`, or `stopping` (inside `stop()`). */
@@ -138,7 +133,7 @@ export class Scheduler {
     const run = this.life.start();
     // before scheduleAll(): each job's catch-up pass goes ahead of its first regular claim, and
     // the fleet's clock is learned (one round trip, bounded) before the first fire is scheduled
-    const defs = [...this.slots.byName.values()].map((slot) => slot.def);
+    const defs = this.slots.defs();
     const clock = this.clockWatch.clock;
     const startedMono = clock.monotonic();
     const clockKnown = this.path.catchUps.begin(defs.filter((def) => def.shards === null));

@@ -14,8 +14,14 @@ import { ManualRuns } from './manual-runs.js';
 import { PauseChecks } from './paused-check.js';
 import { launchScheduled, type ScheduledFireDeps } from './scheduled-fires.js';
 
-/** What the fire path needs from its scheduler. */
-export interface FirePathHost {
+/**
+ * Told of each fire claimed here (won, or answered busy or paused) once it is done: the
+ * scheduler subscribes fleet control's holder-lost check (see {@link FirePath.onClaimedHere}).
+ */
+export type ClaimedHereListener = (fire: FireRun) => void;
+
+/** What the fire path is built from: parts the scheduler built before it, none of them itself. */
+export interface FirePathParts {
   readonly options: ResolvedOptions;
   readonly history: HistoryWriter;
   readonly queue: TimerQueue;
@@ -23,12 +29,13 @@ export interface FirePathHost {
   readonly log: Logger;
   /** The scheduler's lifecycle (claims taken, fires run, the stop signal). */
   readonly life: LifecycleView;
-  /** A fire of `job` was claimed here (won, or answered busy/paused): for the holder-lost check. */
-  firedHere(job: NormalizedJob): void;
   /** Leader mode: whether plain fires are claimed here now; tracks the fires of a term. */
   readonly gate: LeaderGate;
-  /** Ids of the live instances defining `job` (sharded fires), `null` before the registry answered. */
-  liveFor(job: string): string[] | null;
+  /**
+   * The live instances as the registry last read them (fleet control's `LiveInstances`): ids of
+   * those defining `job`, `null` before the first read. Where the parts of sharded fires go.
+   */
+  readonly live: { liveFor(job: string): string[] | null };
 }
 
 /**
@@ -45,12 +52,13 @@ export class FirePath {
   /** Manual fires (`trigger()`, fleet run requests, holder-lost reruns). */
   readonly manual: ManualRuns;
   private readonly scheduled: ScheduledFireDeps;
+  private readonly claimedHere: ClaimedHereListener[] = [];
 
-  constructor(private readonly host: FirePathHost) {
-    const { lock, store, middleware, logger, instanceId, claimBatchSize } = host.options;
-    const { history, queue, clockWatch, log, life } = host;
+  constructor(parts: FirePathParts) {
+    const { lock, store, middleware, logger, instanceId, claimBatchSize } = parts.options;
+    const { history, queue, clockWatch, log, life, live } = parts;
     const clock = clockWatch.clock;
-    const claims = claimSenderFor(lock, host.options, clock);
+    const claims = claimSenderFor(lock, parts.options, clock);
     this.deps = {
       ...{ lock, store, history, clock, queue, instanceId, logger, middleware, clockWatch },
       claims,
@@ -75,8 +83,8 @@ export class FirePath {
         clockWatch.sample(sample, () => ({ instanceId, job, fireAt: 0, backend: lock.backend })),
     });
     this.scheduled = {
-      ...{ queue, log, gate: host.gate, instanceId, graceMs: host.options.leader.shardGraceMs },
-      liveFor: (job) => host.liveFor(job),
+      ...{ queue, log, gate: parts.gate, instanceId, graceMs: parts.options.leader.shardGraceMs },
+      liveFor: (job) => live.liveFor(job),
       now: () => clock.now(),
       life,
       launch,
@@ -101,9 +109,18 @@ export class FirePath {
     void fire.done.then(() => {
       this.fires.delete(fire);
       const { status } = fire.outcome;
-      if (status !== 'lost' && status !== 'dropped') this.host.firedHere(job);
+      if (status === 'lost' || status === 'dropped') return;
+      for (const listener of this.claimedHere) listener(fire);
     });
     return fire;
+  }
+
+  /**
+   * Subscribes `listener` to the fires claimed here (won, or answered busy or paused), told once
+   * each is done, with its outcome. Listeners must not throw.
+   */
+  onClaimedHere(listener: ClaimedHereListener): void {
+    this.claimedHere.push(listener);
   }
 
   /**

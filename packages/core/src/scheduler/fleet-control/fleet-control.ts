@@ -12,6 +12,7 @@ import type { TimerQueue } from '../timing/index.js';
 import { DriftWatch } from './drift-watch.js';
 import { Heartbeat } from './heartbeat.js';
 import { HOLDER_LOST_CHECKS_PER_HEARTBEAT, sweepRotation } from './holder-lost.js';
+import type { LiveInstances } from './live-instances.js';
 import { RunRequestListener } from './run-requests.js';
 
 /** What the scheduler's fleet control needs. */
@@ -23,6 +24,8 @@ export interface FleetControlDeps {
   /** Run-request poll interval, ms. */
   readonly pollMs: number;
   readonly log: Logger;
+  /** Where the heartbeat's answer goes (read by the fire path for sharded fires). */
+  readonly live: LiveInstances;
   now(): number;
   jobs(): readonly NormalizedJob[];
   clockOffset(): ClockOffset | null;
@@ -39,8 +42,6 @@ export interface FleetControlDeps {
  */
 export class FleetControl {
   private readonly heartbeat: Heartbeat;
-  /** The live instances as the last heartbeat read them. */
-  private live: LiveInstance[] | null = null;
   /** Job name → when its holder-lost check after a fire last ran (fleet clock). */
   private readonly checkedAt = new Map<string, number>();
   /** Checks started by fires since the last heartbeat (see HOLDER_LOST_CHECKS_PER_HEARTBEAT). */
@@ -87,15 +88,6 @@ export class FleetControl {
   }
 
   /**
-   * Ids of the live instances defining job `name` as the last heartbeat read them (this one
-   * included once it is registered), or `null` before the first read: where sharded fires go.
-   */
-  liveFor(name: string): string[] | null {
-    if (this.live === null) return null;
-    return this.live.filter((i) => i.jobs.some((j) => j.name === name)).map((i) => i.instanceId);
-  }
-
-  /**
    * A fire of `job` was claimed here: check the job for fires whose holder died now, against
    * the live instances of the last heartbeat, at most once per `heartbeatMs` per job (so the
    * instance that runs a job notices a lost fire of it without waiting for the sweep's turn),
@@ -104,15 +96,16 @@ export class FleetControl {
   firedHere(job: NormalizedJob): void {
     const now = this.deps.now();
     const last = this.checkedAt.get(job.name);
-    if (this.live === null || (last !== undefined && now - last < this.deps.heartbeatMs)) return;
+    const live = this.deps.live.current;
+    if (live === null || (last !== undefined && now - last < this.deps.heartbeatMs)) return;
     if (this.checksSinceBeat >= HOLDER_LOST_CHECKS_PER_HEARTBEAT) return; // the sweep's turn
     this.checksSinceBeat++;
     this.checkedAt.set(job.name, now);
-    void this.deps.sweep([job], this.live);
+    void this.deps.sweep([job], live);
   }
 
   private async seen(instances: LiveInstance[]): Promise<void> {
-    this.live = instances;
+    this.deps.live.seen(instances);
     this.checksSinceBeat = 0;
     const jobs = this.deps.jobs();
     this.drift.check(

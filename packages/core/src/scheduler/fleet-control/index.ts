@@ -5,5 +5,6 @@
  */
 export type { FleetControl } from './fleet-control.js';
 export { DEFAULT_HEARTBEAT_MS } from './heartbeat.js';
+export { LiveInstances } from './live-instances.js';
 export { setJobPaused, unknownJob } from './pause.js';
 export { wireFleet } from './wiring.js';

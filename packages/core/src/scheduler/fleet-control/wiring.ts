@@ -1,30 +1,33 @@
 import type { Clock } from '../../clock.js';
-import type { ClockOffset } from '../../fleet-clock/offset-estimator.js';
 import type { Logger } from '../../logger.js';
 import type { Execution } from '../../store.js';
-import type { FireKind, FireRun, HistoryWriter, ManualRuns } from '../fire/index.js';
-import type { NormalizedJob } from '../job/index.js';
+import type { FirePath, HistoryWriter } from '../fire/index.js';
+import type { JobSlots, NormalizedJob } from '../job/index.js';
+import type { LifecycleView } from '../lifecycle.js';
 import type { ResolvedOptions } from '../options.js';
-import type { TimerQueue } from '../timing/index.js';
+import type { ClockWatch, TimerQueue } from '../timing/index.js';
 import { FleetControl } from './fleet-control.js';
 import { sweepHolderLost } from './holder-lost.js';
+import type { LiveInstances } from './live-instances.js';
 
-/** What the scheduler lends its fleet control. */
-export interface FleetHost {
+/**
+ * The parts fleet control works with, all built before it by the scheduler: it reads the jobs
+ * and the lifecycle, starts manual fires and reruns on the fire path, and writes the live
+ * instances it heartbeats. Nothing here reaches back into the scheduler.
+ */
+export interface FleetParts {
   readonly options: ResolvedOptions;
   readonly queue: TimerQueue;
   readonly log: Logger;
   readonly clock: Clock;
+  readonly clockWatch: ClockWatch;
   readonly history: HistoryWriter;
-  readonly manual: ManualRuns;
+  /** The fire path: manual fires (run requests, holder-lost reruns) and the fires in progress. */
+  readonly path: Pick<FirePath, 'manual' | 'activeFireTimes'>;
   /** The registered jobs. */
-  jobs(): NormalizedJob[];
-  /** The job of that name while the scheduler runs, else `undefined`. */
-  runningJob(name: string): NormalizedJob | undefined;
-  /** Fire times of `job` being handled here. */
-  activeFires(job: string): number[];
-  launch(job: NormalizedJob, fireAt: number, kind: FireKind): FireRun;
-  clockOffset(): ClockOffset | null;
+  readonly slots: Pick<JobSlots, 'defs' | 'byName'>;
+  readonly life: LifecycleView;
+  readonly live: LiveInstances;
 }
 
 /**
@@ -32,13 +35,14 @@ export interface FleetHost {
  * watch, run requests run as manual fires, and the holder-lost sweep (after each heartbeat, and
  * after a fire claimed here).
  */
-export function wireFleet(host: FleetHost): FleetControl | null {
-  const { options, queue, log, clock, history, manual } = host;
+export function wireFleet(parts: FleetParts): FleetControl | null {
+  const { options, queue, log, clock, history, path, slots, life, live } = parts;
+  const { manual } = path;
   const { lock, store, instanceId, heartbeatMs, runRequestPollMs: pollMs } = options;
   if (!store) return null;
   const sweep = {
     ...{ lock, store, history, clock, queue, instanceId, log },
-    activeFires: (job: string) => host.activeFires(job),
+    activeFires: (job: string) => path.activeFireTimes(job),
     // retried while the job is busy, for up to the lock's window (at least a lease)
     // a lost part runs again alone; a lost 'each' run (local work of a dead instance) does not
     rerun: (job: NormalizedJob, lost: Execution) => {
@@ -48,10 +52,14 @@ export function wireFleet(host: FleetHost): FleetControl | null {
   };
   return FleetControl.create(store, {
     ...{ queue, instanceId, heartbeatMs, pollMs, log },
-    now: () => clock.now(),
-    jobs: () => host.jobs(),
-    clockOffset: () => host.clockOffset(),
-    runRequest: (request) => void manual.runRequest(request, host.runningJob(request.job)),
+    ...{ live, now: () => clock.now() },
+    jobs: () => slots.defs(),
+    clockOffset: () => parts.clockWatch.offset(),
+    // the job of the request while the scheduler takes claims, else none (refused)
+    runRequest: (request) => {
+      const job = life.takesClaims() ? slots.byName.get(request.job)?.def : undefined;
+      void manual.runRequest(request, job);
+    },
     sweep: (jobs, instances) => sweepHolderLost(sweep, jobs, instances),
   });
 }

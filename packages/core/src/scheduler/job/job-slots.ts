@@ -47,8 +47,8 @@ export interface SlotContext {
   readonly prepareAhead: boolean;
   /** The scheduler's lifecycle: jobs' fires are scheduled while `schedulesFires()`. */
   readonly life: LifecycleView;
-  /** Starts handling fire `fireAt` of `job`. */
-  launch(job: NormalizedJob, fireAt: number): void;
+  /** Where a due fire goes: the fire path (claimed once the job's catch-up pass allows). */
+  readonly fires: { launchScheduled(job: NormalizedJob, fireAt: number): void };
 }
 
 /**
@@ -67,6 +67,11 @@ export class JobSlots {
   /** The slots by job name. */
   get byName(): ReadonlyMap<string, JobSlot> {
     return this.slots;
+  }
+
+  /** The registered jobs' definitions, in the order they were added. */
+  defs(): NormalizedJob[] {
+    return [...this.slots.values()].map((slot) => slot.def);
   }
 
   /** Registers a job; its first fire is scheduled when the scheduler runs. */
@@ -189,6 +194,6 @@ export class JobSlots {
     }
     if (plan.failed === undefined) this.schedule(slot, plan.next);
     else this.triggerFailed(slot, plan.claim ?? due, plan.failed);
-    if (plan.claim !== null) this.c.launch(slot.def, plan.claim);
+    if (plan.claim !== null) this.c.fires.launchScheduled(slot.def, plan.claim);
   }
 }

@@ -106,9 +106,8 @@ export class FirePath {
       job.shards === 'each' ? { index: 0, count: 1, each: true as const } : { index: 0, count: 1 };
     const fire = new FireRun(this.deps, job, fireAt, whole ? { ...kind, shard } : kind);
     this.fires.add(fire);
-    void fire.done.then(() => {
+    void fire.done.then(({ status }) => {
       this.fires.delete(fire);
-      const { status } = fire.outcome;
       if (status === 'lost' || status === 'dropped') return;
       for (const listener of this.claimedHere) listener(fire);
     });

@@ -10,26 +10,34 @@ import { claimFire } from './claim.js';
 import { claimAfterEarly, onTimeContext } from './early-claims.js';
 import { FireEvents, type SkipReason } from './fire-events.js';
 import { type FireHistory, historyOfFire } from './fire-history.js';
-import type { FireDeps, FireKind, FireOutcome } from './fire-types.js';
+import type { FireDeps, FireKind, FireOutcome, FireState } from './fire-types.js';
 import { type RunVerdict, runChain, verdictOf } from './run-chain.js';
 import { fireLogger, isSilentLogger, safeLogger } from './safe.js';
 
 /** The outcome of a fire not (yet) claimed here; outcomes are read-only, so one is shared. */
 const NOT_CLAIMED: FireOutcome = { status: 'lost', reason: null };
 const DROPPED: FireOutcome = { status: 'dropped', reason: null };
-const NOTHING_TO_MARK = (): void => {};
+const NOTHING_TO_MARK = (_outcome: FireOutcome): void => {};
 
 /**
- * One fire, as steps: claim → start the lease keeper → run the middleware chain → finish.
- * The lease's local deadline is checked synchronously after every await and when the job
- * settles ({@link LeaseDeadline.passed}). Nothing in here rejects: lock, store, job and listener
- * failures are contained and reported.
+ * One fire on this instance, a state machine (see {@link FireState}): claim → hold the lease
+ * (keeper started) → paused check and `running` row → run the middleware chain → record the
+ * outcome → release, each step with its failure exit (lost, busy, backend failure, lease
+ * expired, stopping, paused). It owns its state and returns its outcome: {@link done} resolves
+ * with it, and whoever launched the fire reads it there. The lease's local deadline is checked
+ * synchronously after every await and when the job settles ({@link LeaseDeadline.passed}).
+ * Nothing in here rejects: lock, store, job and listener failures are contained and reported.
  */
 export class FireRun {
-  /** Settles when the fire is completely handled (history written, then lease given back). */
-  readonly done: Promise<void>;
+  /**
+   * Resolves with the fire's outcome once it is completely handled (history written, then the
+   * lease given back): state `released`.
+   */
+  readonly done: Promise<FireOutcome>;
   /** How it ended here: `lost`/`dropped` until a status is recorded. */
   outcome: FireOutcome = NOT_CLAIMED;
+  /** Where the fire is now. */
+  state: FireState = 'claiming';
   /** This fire's events. */
   readonly events: FireEvents;
   private readonly history: FireHistory;
@@ -45,7 +53,7 @@ export class FireRun {
   private closed = false;
   /** Aborted when `stop()` stops waiting for this fire (a claim in flight is given up). */
   private readonly stopping = new GiveUp();
-  private markDone: () => void = NOTHING_TO_MARK;
+  private markDone: (outcome: FireOutcome) => void = NOTHING_TO_MARK;
 
   constructor(
     private readonly deps: FireDeps,
@@ -87,7 +95,13 @@ export class FireRun {
       await this.handBack('stopping');
     }
     await this.history.flushed();
-    this.markDone();
+    this.released();
+  }
+
+  /** The last step: the fire is handled; `done` resolves with its outcome. */
+  private released(): void {
+    this.state = 'released';
+    this.markDone(this.outcome);
   }
 
   private async execute(): Promise<void> {
@@ -107,7 +121,7 @@ export class FireRun {
       }
       const flushed = this.history.flushed();
       if (flushed) await flushed;
-      this.markDone();
+      this.released();
     }
   }
 
@@ -127,6 +141,7 @@ export class FireRun {
       return;
     }
     const held = this.hold(claim.lease, claim.sentAt);
+    this.state = 'held';
     if (held.deadline.passed()) return this.handBack('lease_expired');
     if (this.refusesRuns()) return this.handBack('stopping');
     held.keeper.start(); // 2. start the keeper
@@ -148,6 +163,7 @@ export class FireRun {
    */
   private async handleUnder(held: HeldLease): Promise<void> {
     this.holding = held;
+    this.state = 'held';
     if (held.deadline.passed()) return this.handBack('lease_expired');
     if (this.refusesRuns()) return this.handBack('stopping');
     if (this.kind.missed) return this.recordMissed(held.token); // catchUp 'skip': record only
@@ -243,6 +259,7 @@ export class FireRun {
     this.events.runStarted(held.token, startedAt);
     this.startedMono = clock.monotonic();
     this.running = true;
+    this.state = 'running';
     try {
       return await runChain({
         job: this.job,
@@ -272,6 +289,7 @@ export class FireRun {
     const { clock } = this.deps;
     if (!held || !this.history.finished(status, this.attempt, error, clock.now())) return;
     this.outcome = { status, reason: null };
+    this.state = 'recorded';
     if (!this.kind.inherit) held.keeper.stop(); // a series member: the lease renews on
     if (error && status !== 'lease_lost') this.log.warn('fleetcron: run failed', { status, error });
     const { token } = held;
@@ -288,6 +306,7 @@ export class FireRun {
   private skip(reason: SkipReason, token: number | null, error: Error | null): void {
     if (this.history.skipped(reason, token, error, this.deps.clock.now())) {
       this.outcome = { status: 'skipped', reason };
+      this.state = 'recorded';
       this.events.skipped(reason);
     }
   }

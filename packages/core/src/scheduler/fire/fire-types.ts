@@ -78,6 +78,15 @@ export interface FireKind {
   readonly onClaimed?: (status: ClaimOutcome['status']) => void;
 }
 
+/**
+ * Where one fire is on this instance, in order: `claiming` (its claim not answered yet), `held`
+ * (won: its lease is kept, the paused check and the `running` row come next), `running` (the
+ * middleware chain), `recorded` (its status is written: a run's outcome, or a skip), `released`
+ * (its lease given back or handed back, its rows flushed: `FireRun.done` has resolved). A fire not
+ * won here goes from `claiming` to `released` with the outcome `lost` or `dropped`.
+ */
+export type FireState = 'claiming' | 'held' | 'running' | 'recorded' | 'released';
+
 /** How a fire ended on this instance: its recorded status, or why it was not claimed here. */
 export interface FireOutcome {
   readonly status: RunStatus | 'lost' | 'dropped';

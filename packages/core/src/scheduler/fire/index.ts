@@ -8,7 +8,7 @@ export type { SkipReason } from './fire-events.js';
 export { FireEvents } from './fire-events.js';
 export { FirePath } from './fire-path.js';
 export type { FireRun } from './fire-run.js';
-export type { FireKind } from './fire-types.js';
+export type { FireKind, FireOutcome, FireState } from './fire-types.js';
 export { HistoryWriter, logUnwritten } from './history-writer.js';
 export type { ManualRunOutcome, ManualRuns } from './manual-runs.js';
 export { safeCall, safeLogger, safePublish } from './safe.js';

@@ -62,8 +62,7 @@ export class ManualRuns {
     for (let attempt = 1; ; attempt++) {
       const fireAt = this.fireTime(job.trigger, this.deps.now());
       const fire = this.deps.launch(job, fireAt, { requestedBy });
-      await fire.done;
-      const { status, reason } = fire.outcome;
+      const { status, reason } = await fire.done;
       if (status !== 'lost' || attempt >= MANUAL_CLAIM_TRIES) {
         return { job: job.name, fireAt, status, reason, requestedBy };
       }
@@ -93,8 +92,7 @@ export class ManualRuns {
         ...{ recovery: true, requestedBy },
         ...(shard ? { shard } : {}),
       });
-      await fire.done;
-      const { status, reason } = fire.outcome;
+      const { status, reason } = await fire.done;
       const outcome = { job: job.name, fireAt, status, reason, requestedBy };
       if (status !== 'lost' && reason !== 'overlap') return outcome;
       if (this.deps.now() + wait > giveUpAt) {

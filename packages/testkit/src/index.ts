@@ -3,6 +3,7 @@ export * from './etcd.js';
 export * from './isolation.js';
 export * from './pgbouncer.js';
 export * from './postgres.js';
+export * from './receivers/index.js';
 export type * from './provided-context.js';
 export * from './redis.js';
 export * from './redis-cluster.js';

@@ -178,6 +178,16 @@ export function createAlertDelivery(
   return {
     notifier,
     async deliver(event, deliverOptions = {}) {
+      if (
+        typeof event?.alert?.key !== 'string' ||
+        (event.action !== 'opened' && event.action !== 'resolved')
+      ) {
+        const error = new InvalidOptionError(
+          'event',
+          "must be { action: 'opened' | 'resolved', alert } with an alert from openAlert().",
+        );
+        return gaveUp(event, 0, error);
+      }
       const signal = deliverOptions?.signal;
       const deadline = clock.monotonic() + maxElapsedMs;
       for (let n = 1; ; n++) {

@@ -212,6 +212,20 @@ describe('createAlertDelivery(notifier, options)', () => {
     expect((error as { field: string }).field).toBe(field);
   });
 
+  it('resolves (never rejects) for an event that is not one, calling onError', async () => {
+    const { calls, notifier } = flaky(0);
+    const errors: Error[] = [];
+    const result = await createAlertDelivery(notifier, {
+      ...exact,
+      onError: (error) => errors.push(error),
+    }).deliver({ action: 'opened' } as never);
+    expect(result.delivered).toBe(false);
+    expect(result.attempts).toBe(0);
+    expect(isFleetcronError(result.error, 'INVALID_OPTION')).toBe(true);
+    expect(errors).toEqual([result.error]);
+    expect(calls).toEqual([]);
+  });
+
   it('refuses something that is not a notifier', () => {
     expect(() => createAlertDelivery({ name: 'x' } as never)).toThrow(
       /notifier: must be a Notifier/,

@@ -121,9 +121,9 @@ describe('emailNotifier', () => {
       transport: { host: smtp.host, port: smtp.port },
       from: 'alerts@example.test',
       to: 'ops@example.test',
-      timeoutMs: 1500,
+      timeoutMs: 2500,
     });
-    const result = await createAlertDelivery(notifier, { ...fast, timeoutMs: 1500 }).deliver(
+    const result = await createAlertDelivery(notifier, { ...fast, timeoutMs: 2500 }).deliver(
       resolved,
     );
     expect(result).toEqual({ delivered: true, attempts: 2, error: null });

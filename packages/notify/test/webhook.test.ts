@@ -126,7 +126,7 @@ describe('webhookNotifier', () => {
   it("a hanging receiver is bounded by the notifier's own timeoutMs too", async () => {
     const receiver = await verifyingReceiver();
     receiver.hangNext(5);
-    const notifier = webhookNotifier({ url: receiver.url, timeoutMs: 200 });
+    const notifier = webhookNotifier({ url: receiver.url, timeoutMs: 1000 });
     const result = await createAlertDelivery(notifier, { ...fast, attempts: 2 }).deliver(opened);
     expect(result.delivered).toBe(false);
     expect(result.attempts).toBe(2);

@@ -54,7 +54,10 @@ describe('startHttpReceiver()', () => {
   it('hangs the next request until the client gives up', async () => {
     const receiver = await http();
     receiver.hangNext(1);
-    const attempt = post(receiver.url, 'x', AbortSignal.timeout(300));
+    const controller = new AbortController();
+    const attempt = post(receiver.url, 'x', controller.signal);
+    await receiver.waitForRequests(1);
+    controller.abort();
     await expect(attempt).rejects.toThrow();
     expect(receiver.requests[0]?.answer).toBe('hung');
     expect((await post(receiver.url, 'y')).status).toBe(200);

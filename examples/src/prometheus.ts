@@ -1,7 +1,8 @@
 /**
  * fleetcron metrics on a Prometheus endpoint.
  *
- * Two schedulers (a fleet of two instances in one process, sharing a MemoryLock) run three jobs;
+ * Two schedulers (a fleet of two instances in one process, sharing a MemoryLock) run four jobs
+ * (one of them always fails, so the exporter's alert rules have something to report);
  * `@fleetcron/exporter-otel` turns their lifecycle events into OpenTelemetry metrics, and
  * `@opentelemetry/exporter-prometheus` serves them on 127.0.0.1 for Prometheus to scrape.
  *
@@ -61,6 +62,14 @@ const fleet = ['web-1', 'web-2'].map((instanceId) => {
     // runs 1.5 s: the fire in between finds the lease held and is skipped (overlap)
     run: (ctx) => ctx.clock.sleep(1500, ctx.signal),
   });
+  scheduler.add({
+    name: 'broken-export',
+    trigger: every(3000),
+    // fails every time: fires the FleetcronJobFailed alert of the exporter's rules
+    run: () => {
+      throw new Error('export target unreachable');
+    },
+  });
   scheduler.start();
   return scheduler;
 });
@@ -82,7 +91,7 @@ if (once) {
       .split('\n')
       .filter((line) => line.startsWith('fleetcron_runs_total{'))
       .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
-    if (runs >= 6 && text.includes('fleetcron_fire_skipped_total')) break;
+    if (runs >= 6 && text.includes('fleetcron_skip_reason="overlap"')) break;
     if (Date.now() > deadline) {
       console.error('no fleetcron metrics after 20 s:\n', text);
       process.exitCode = 1;

@@ -16,7 +16,9 @@ export type FleetcronErrorCode =
   | 'LEASE_LOST'
   | 'JOB_TIMEOUT'
   | 'SCHEDULER_STOPPED'
-  | 'NOT_LEADER';
+  | 'NOT_LEADER'
+  | 'NOTIFY_FAILED'
+  | 'NOTIFY_TIMEOUT';
 
 const MARKER = Symbol.for('fleetcron.error');
 

@@ -51,6 +51,22 @@ export type FleetEvent =
   /** A heartbeat into the store (or reading the live instances) failed; fires are not affected. */
   | (FleetEventBase & { type: 'heartbeat.failed'; job?: undefined; error: Error })
   /**
+   * Delivering an alert event to a notifier failed (see `createAlertDelivery`): `attempt` is the
+   * attempt that failed (1-based); `retryInMs` the wait before the next one, or `null` when the
+   * delivery gave up (attempts or time used up, a failure not worth retrying, or stopped).
+   */
+  | (FleetEventBase & {
+      type: 'alert.delivery_failed';
+      job?: string;
+      notifier: string;
+      alertId: string;
+      alertKey: string;
+      action: 'opened' | 'resolved';
+      attempt: number;
+      retryInMs: number | null;
+      error: Error;
+    })
+  /**
    * Leader mode (`mode: 'leader'`): this instance was elected leader of `election`
    * (`isLeader: true`, `term` its new term), or its term ended (`isLeader: false`, `term` the
    * term it lost: resigned, replaced, or its local deadline passed). Only the leader claims the

@@ -9,6 +9,35 @@
  * @module @fleetcron/core
  */
 
+// alerts and notifiers
+export {
+  ALERT_KINDS,
+  ALERT_SEVERITIES,
+  type Alert,
+  type AlertDelivery,
+  type AlertDeliveryOptions,
+  type AlertEvent,
+  type AlertInput,
+  type AlertKind,
+  type AlertSeverity,
+  type AlertState,
+  alertId,
+  alertKey,
+  callbackNotifier,
+  createAlertDelivery,
+  DEFAULT_DELIVERY_ATTEMPTS,
+  DEFAULT_DELIVERY_MAX_ELAPSED_MS,
+  DEFAULT_DELIVERY_TIMEOUT_MS,
+  type DeliveryFailure,
+  type DeliveryResult,
+  type Notifier,
+  NotifyFailedError,
+  type NotifyOptions,
+  NotifyTimeoutError,
+  openAlert,
+  resolveAlert,
+} from './alerts/index.js';
+export type { BackoffOptions, Jitter } from './backoff.js';
 export {
   Candidate,
   type CandidateEvent,

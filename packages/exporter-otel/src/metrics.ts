@@ -2,6 +2,7 @@ import type { FleetcronEvent } from '@fleetcron/core';
 import type { Counter, Histogram, Meter, UpDownCounter } from '@opentelemetry/api';
 import { BoundedMap, fireKey } from './bounded-map.js';
 import { ClockMetrics } from './clock-metrics.js';
+import { LastSuccessMetrics } from './last-success-metrics.js';
 import { Attr, MetricNames } from './names.js';
 
 /** Bucket boundaries (seconds) for claim round trips: 1 ms to 10 s. */
@@ -16,6 +17,11 @@ export const RUN_DURATION_BUCKETS = [
 export const FIRE_LAG_BUCKETS = [
   0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300,
 ];
+
+/** Run statuses created at 0 per job for the alert rules (`succeeded` too, for ratios). */
+export const ALERTING_STATUSES = ['succeeded', 'failed', 'timed_out', 'lease_lost'] as const;
+/** Skip reasons created at 0 per job: the ones the `FleetcronFiresMissed` rule watches. */
+export const ALERTING_SKIP_REASONS = ['missed', 'backend_unavailable', 'lease_expired'] as const;
 
 /**
  * The metrics half of the exporter: instruments created once on `meter`, fed by lifecycle
@@ -34,11 +40,16 @@ export class FireMetrics {
   readonly #early: Counter;
   readonly #leader: UpDownCounter;
   readonly #clock: ClockMetrics;
+  readonly #lastSuccess: LastSuccessMetrics;
+  readonly #deliveryFailed: Counter;
+  /** Jobs whose alerting counters were created at zero (see {@link FireMetrics.#zeroCounters}). */
+  readonly #zeroed: BoundedMap<string, true>;
   /** Runs counted in `runs.active`, so a `run.finished` without `run.started` is not subtracted. */
   readonly #started: BoundedMap<string, true>;
 
   constructor(meter: Meter, maxPendingFires = 1024) {
     this.#started = new BoundedMap(maxPendingFires);
+    this.#zeroed = new BoundedMap(maxPendingFires);
     this.#runs = meter.createCounter(MetricNames.runs, {
       description: 'Finished runs of fleetcron jobs on this instance, by job and status.',
       unit: '{run}',
@@ -89,11 +100,19 @@ export class FireMetrics {
       unit: '{leader}',
     });
     this.#clock = new ClockMetrics(meter);
+    this.#lastSuccess = new LastSuccessMetrics(meter);
+    this.#deliveryFailed = meter.createCounter(MetricNames.alertDeliveryFailed, {
+      description: 'Failed alert delivery attempts, by notifier and whether the delivery gave up.',
+      unit: '{attempt}',
+    });
   }
 
   /** Handles a lifecycle event (subscribe it to the fleetcron channel). */
   onEvent(event: FleetcronEvent): void {
     switch (event.type) {
+      case 'fire.scheduled':
+        this.#zeroCounters(event.job);
+        return;
       case 'claim.won':
       case 'claim.busy':
       case 'claim.failed':
@@ -124,6 +143,7 @@ export class FireMetrics {
         }
         this.#runs.add(1, attributes);
         this.#runDuration.record(event.durationMs / 1000, attributes);
+        this.#lastSuccess.onRunFinished(event);
         return;
       }
       case 'fire.missed':
@@ -141,6 +161,12 @@ export class FireMetrics {
       case 'clock.offset':
         this.#clock.onClockOffset(event);
         return;
+      case 'alert.delivery_failed':
+        this.#deliveryFailed.add(1, {
+          [Attr.notifier]: event.notifier,
+          [Attr.gaveUp]: event.retryInMs === null,
+        });
+        return;
       case 'leader.changed':
         this.#leader.add(event.isLeader ? 1 : -1, { [Attr.election]: event.election });
         return;
@@ -149,9 +175,31 @@ export class FireMetrics {
     }
   }
 
+  /**
+   * Creates the series alert rules watch at 0 the first time a job is scheduled, so that
+   * Prometheus's `increase()` sees the first failure after a process start (a series that
+   * appears with the value 1 has no increase).
+   */
+  #zeroCounters(job: string): void {
+    if (this.#zeroed.get(job)) return;
+    this.#zeroed.set(job, true);
+    const attributes = { [Attr.job]: job };
+    for (const status of ALERTING_STATUSES) {
+      this.#runs.add(0, { ...attributes, [Attr.runStatus]: status });
+    }
+    for (const reason of ALERTING_SKIP_REASONS) {
+      this.#skipped.add(0, { ...attributes, [Attr.skipReason]: reason });
+    }
+    this.#missed.add(0, attributes);
+    this.#leaseLost.add(0, attributes);
+    this.#storeErrors.add(0, attributes);
+  }
+
   /** Forgets the runs in progress (after unsubscribing). */
   clear(): void {
     this.#started.clear();
+    this.#zeroed.clear();
     this.#clock.clear();
+    this.#lastSuccess.clear();
   }
 }

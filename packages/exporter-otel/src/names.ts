@@ -44,6 +44,10 @@ export const Attr = {
   errorType: 'error.type',
   /** Leader mode: the election's name (string). */
   election: 'fleetcron.election',
+  /** The notifier of an alert delivery, e.g. `webhook` (string). */
+  notifier: 'fleetcron.alert.notifier',
+  /** Whether the failed alert delivery attempt was the last one: the delivery gave up (boolean). */
+  gaveUp: 'fleetcron.alert.gave_up',
 } as const;
 
 /** Metric instrument names. */
@@ -81,6 +85,16 @@ export const MetricNames = {
    * the local clock runs behind), by instance and backend.
    */
   clockOffset: 'fleetcron.clock.offset',
+  /**
+   * Gauge `s`: when each job last succeeded on this instance (end of its last `succeeded` run,
+   * epoch seconds), by job: the dead-man's switch of the `FleetcronJobOverdue` rule.
+   */
+  lastSuccess: 'fleetcron.run.last_success',
+  /**
+   * Counter `{attempt}`: failed alert delivery attempts (`alert.delivery_failed`), by notifier and
+   * whether the delivery gave up.
+   */
+  alertDeliveryFailed: 'fleetcron.alert.delivery_failed',
   /** Gauge `s`: round trip of the sample the instance's clock offset rests on, by instance and backend. */
   clockRtt: 'fleetcron.clock.rtt',
 } as const;

@@ -175,6 +175,63 @@ describe('metrics from lifecycle events', () => {
     expect(await h.sum(MetricNames.fireEarly, { [Attr.job]: 'billing' })).toBe(1);
   });
 
+  it('creates the series the alert rules watch at 0 when a job is first scheduled', async () => {
+    const { h } = setup();
+    publish({ type: 'fire.scheduled', ...base('export', 1000) });
+    publish({ type: 'fire.scheduled', ...base('export', 2000) }); // once per job
+    const points = async (name: string) =>
+      ((await h.collect()).get(name)?.dataPoints ?? []).map((p) => [p.attributes, p.value]);
+    const job = { [Attr.job]: 'export' };
+    expect(await points(MetricNames.runs)).toEqual(
+      ['succeeded', 'failed', 'timed_out', 'lease_lost'].map((status) => [
+        { ...job, [Attr.runStatus]: status },
+        0,
+      ]),
+    );
+    expect(await points(MetricNames.fireSkipped)).toEqual(
+      ['missed', 'backend_unavailable', 'lease_expired'].map((reason) => [
+        { ...job, [Attr.skipReason]: reason },
+        0,
+      ]),
+    );
+    for (const name of [MetricNames.fireMissed, MetricNames.leaseLost, MetricNames.storeErrors]) {
+      expect(await points(name)).toEqual([[job, 0]]);
+    }
+    for (const event of fire('export', 3000, 'failed', 1)) publish(event);
+    expect(await h.sum(MetricNames.runs, { ...job, [Attr.runStatus]: 'failed' })).toBe(1);
+  });
+
+  it("keeps each job's last success time (epoch s), ignoring failures and older successes", async () => {
+    const { h } = setup();
+    for (const event of fire('export', 10_000, 'succeeded', 1)) publish(event);
+    for (const event of fire('export', 20_000, 'failed', 1)) publish(event);
+    for (const event of fire('report', 30_000, 'succeeded', 1)) publish(event);
+    const late = fire('export', 5_000, 'succeeded', 1).at(-1) as FleetcronEvent;
+    publish(late); // a slow run of an older fire ending now, with an older clock reading
+    expect(await h.sum(MetricNames.lastSuccess, { [Attr.job]: 'export' })).toBe(10);
+    expect(await h.sum(MetricNames.lastSuccess, { [Attr.job]: 'report' })).toBe(30);
+    expect((await h.collect()).get(MetricNames.lastSuccess)?.descriptor.unit).toBe('s');
+  });
+
+  it('counts failed alert deliveries by notifier and whether the delivery gave up', async () => {
+    const { h } = setup();
+    const failed = (notifier: string, retryInMs: number | null): FleetcronEvent => ({
+      ...{ type: 'alert.delivery_failed', instanceId: 'i-1', at: 1000, notifier },
+      ...{ alertId: 'abc', alertKey: 'run_failed:x', action: 'opened', attempt: 1, retryInMs },
+      error: new Error('HTTP 503'),
+    });
+    publish(failed('webhook', 1000));
+    publish(failed('webhook', null));
+    publish(failed('email', null));
+    const of = (notifier: string, gaveUp: boolean) => ({
+      [Attr.notifier]: notifier,
+      [Attr.gaveUp]: gaveUp,
+    });
+    expect(await h.sum(MetricNames.alertDeliveryFailed, of('webhook', false))).toBe(1);
+    expect(await h.sum(MetricNames.alertDeliveryFailed, of('webhook', true))).toBe(1);
+    expect(await h.sum(MetricNames.alertDeliveryFailed, of('email', true))).toBe(1);
+  });
+
   it('records nothing with metrics: false, and nothing after shutdown()', async () => {
     const off = setup({ metrics: false });
     for (const event of fire('billing', 1000, 'succeeded', 1)) publish(event);

@@ -4,6 +4,7 @@ export * from './isolation.js';
 export * from './pgbouncer.js';
 export * from './postgres.js';
 export type * from './provided-context.js';
+export * from './receivers/index.js';
 export * from './redis.js';
 export * from './redis-cluster.js';
 export type { ReapReport } from './temp-dir.js';

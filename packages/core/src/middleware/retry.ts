@@ -1,16 +1,13 @@
+import { type BackoffOptions, backoffPlan } from '../backoff.js';
 import { InvalidOptionError, isFleetcronError } from '../errors.js';
 import type { JobContext, Middleware } from '../middleware.js';
-import { assertPositiveInteger, assertPositiveMs } from '../validate.js';
+import { assertPositiveInteger } from '../validate.js';
 
-/** Exponential backoff of {@link retry}: the n-th retry waits up to `min(maxMs, initialMs·factor^(n-1))`. */
-export interface RetryBackoff {
-  /** Delay before the first retry, in ms. Default 1000. */
-  initialMs?: number;
-  /** Upper bound of any delay, in ms. Default 30000. */
-  maxMs?: number;
-  /** Growth per retry, at least 1. Default 2. */
-  factor?: number;
-}
+/**
+ * Exponential backoff of {@link retry}: the n-th retry waits up to
+ * `min(maxMs, initialMs·factor^(n-1))`. Defaults: `initialMs` 1000, `maxMs` 30000, `factor` 2.
+ */
+export type RetryBackoff = BackoffOptions;
 
 /** Options of {@link retry}. */
 export interface RetryOptions {
@@ -48,30 +45,10 @@ export function retry(options: RetryOptions): Middleware {
     retryIf = () => true,
     random = Math.random,
   } = options ?? ({} as RetryOptions);
-  const { initialMs = 1000, maxMs = 30_000, factor = 2 } = backoff;
   assertPositiveInteger('retry.attempts', attempts);
-  assertPositiveMs('retry.backoff.initialMs', initialMs);
-  assertPositiveMs('retry.backoff.maxMs', maxMs);
-  if (typeof factor !== 'number' || !Number.isFinite(factor) || factor < 1) {
-    throw new InvalidOptionError(
-      'retry.backoff.factor',
-      `must be a number >= 1, got ${String(factor)}.`,
-    );
-  }
-  if (jitter !== 'full' && jitter !== 'none') {
-    throw new InvalidOptionError(
-      'retry.jitter',
-      `must be 'full' or 'none', got ${String(jitter)}.`,
-    );
-  }
+  const plan = backoffPlan('retry', backoff, { initialMs: 1000, maxMs: 30_000 }, jitter, random);
   if (typeof retryIf !== 'function') {
     throw new InvalidOptionError('retry.retryIf', 'must be a function (error, ctx) => boolean.');
-  }
-  if (typeof random !== 'function') {
-    throw new InvalidOptionError(
-      'retry.random',
-      'must be a function returning a number in [0, 1).',
-    );
   }
 
   return async (ctx, next) => {
@@ -89,8 +66,7 @@ export function retry(options: RetryOptions): Middleware {
         ) {
           throw error;
         }
-        const cap = Math.min(maxMs, initialMs * factor ** (n - 1));
-        const delay = jitter === 'full' ? random() * cap : cap;
+        const delay = plan.delayMs(n);
         ctx.log.warn('job attempt failed; retrying', {
           job: ctx.job,
           attempt: attemptCtx.attempt,

@@ -1,0 +1,2 @@
+export * from './http-receiver.js';
+export * from './smtp-receiver.js';

@@ -94,7 +94,7 @@ export class EtcdElector implements Elector {
     const value = seen && parseValue<ElectionValue>(seen);
     if (seen && value && value.id !== id) return this.follower(election, seen, value);
     if (signal?.aborted) {
-      throw new BackendUnavailableError(BACKEND, 'campaign', new Error('given up on; not sent'));
+      throw BackendUnavailableError.notSent(BACKEND, 'campaign');
     }
     const lease = await this.rpc.grant('campaign', Math.ceil(ttlMs / 1000));
     let res: Awaited<ReturnType<EtcdRpc['txn']>>;

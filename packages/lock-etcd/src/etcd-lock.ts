@@ -170,8 +170,7 @@ export class EtcdLock implements Lock {
     for (const request of requests) assertClaimRequest(request);
     if (requests.length === 0) return [];
     if (options.signal?.aborted) {
-      const cause = new Error('given up on by the caller before it was sent; it was not run');
-      throw new BackendUnavailableError(BACKEND, 'claimMany', cause);
+      throw BackendUnavailableError.notSent(BACKEND, 'claimMany');
     }
     const { now, etcdNow } = await clocksAtArrival(this.clock, this.etcdClock);
     const results = await this.batch.claimAll(requests, now, etcdNow, options.signal);
@@ -319,7 +318,11 @@ export class EtcdLock implements Lock {
 
   private assertOpen(operation: string): void {
     if (this.closed) {
-      throw new BackendUnavailableError(BACKEND, operation, new Error('this EtcdLock is closed'));
+      throw BackendUnavailableError.because(
+        BACKEND,
+        operation,
+        'this EtcdLock is closed; create a new one (close() is final)',
+      );
     }
   }
 }

@@ -50,11 +50,7 @@ export class EtcdRpc {
     signal?: AbortSignal,
   ): Promise<ITxnResponse> {
     if (signal?.aborted) {
-      throw new BackendUnavailableError(
-        BACKEND,
-        operation,
-        new Error('given up on by the caller before it was sent; it was not run'),
-      );
+      throw BackendUnavailableError.notSent(BACKEND, operation);
     }
     const request = { compare, success, failure };
     return this.call(operation, async (deadline) => {
@@ -81,7 +77,7 @@ export class EtcdRpc {
         const res = await this.call(operation, (deadline) =>
           this.client.leaseClient.leaseGrant({ TTL: ttlSec, ID: id }, { deadline }),
         );
-        if (res.error) throw new BackendUnavailableError(BACKEND, operation, new Error(res.error));
+        if (res.error) throw BackendUnavailableError.because(BACKEND, operation, res.error);
         return String(id);
       } catch (error) {
         const taken = error instanceof Error && /lease already exists/.test(String(error.cause));
@@ -114,7 +110,10 @@ export class EtcdRpc {
         const pending = new Set(ids);
         stream.on('error', (error) => reject(error));
         stream.on('end', () => {
-          if (pending.size > 0) reject(new Error('etcd closed the keepalive stream'));
+          if (pending.size > 0) {
+            const reason = `etcd closed the keepalive stream before answering ${pending.size} of ${ids.length} leases`;
+            reject(BackendUnavailableError.because(BACKEND, operation, reason));
+          }
         });
         stream.on('data', (res) => {
           result.set(res.ID, Number(res.TTL));
@@ -136,13 +135,17 @@ export class EtcdRpc {
   private async call<T>(operation: string, fn: (deadline: Date) => Promise<T>): Promise<T> {
     const deadline = new Date(Date.now() + this.timeoutMs);
     try {
-      return await settleWithin(
-        fn(deadline),
-        this.timeoutMs,
-        () => new Error(`etcd did not answer within ${this.timeoutMs} ms`),
+      return await settleWithin(fn(deadline), this.timeoutMs, () =>
+        BackendUnavailableError.because(
+          BACKEND,
+          operation,
+          `etcd did not answer within ${this.timeoutMs} ms (requestTimeoutMs)`,
+        ),
       );
     } catch (error) {
-      if (error instanceof EtcdLeaseInvalidError) throw error;
+      if (error instanceof EtcdLeaseInvalidError || error instanceof BackendUnavailableError) {
+        throw error;
+      }
       throw new BackendUnavailableError(BACKEND, operation, error);
     }
   }

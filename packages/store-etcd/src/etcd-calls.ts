@@ -44,12 +44,15 @@ export async function callEtcd<T>(
   fn: (options: Deadline) => Promise<T>,
 ): Promise<T> {
   try {
-    return await settleWithin(
-      fn({ deadline: new Date(Date.now() + timeoutMs) }),
-      timeoutMs,
-      () => new Error(`etcd did not answer within ${timeoutMs} ms`),
+    return await settleWithin(fn({ deadline: new Date(Date.now() + timeoutMs) }), timeoutMs, () =>
+      BackendUnavailableError.because(
+        BACKEND,
+        operation,
+        `etcd did not answer within ${timeoutMs} ms (requestTimeoutMs)`,
+      ),
     );
   } catch (error) {
+    if (error instanceof BackendUnavailableError) throw error;
     throw new BackendUnavailableError(BACKEND, operation, error);
   }
 }

@@ -91,10 +91,10 @@ export class EtcdStore implements Store {
       // 'changed': the row moved between the read and the transaction (another write of the
       // same execution); read again. Only the scheduler writes an execution, twice at most.
       if (attempt >= RECORD_ATTEMPTS) {
-        throw new BackendUnavailableError(
+        throw BackendUnavailableError.because(
           BACKEND,
           'record',
-          new Error(`execution ${id} changed under each of ${RECORD_ATTEMPTS} transactions`),
+          `execution ${id} changed under each of ${RECORD_ATTEMPTS} transactions`,
         );
       }
     }

@@ -99,10 +99,10 @@ export class RecordBatch {
         return;
       }
       if (attempt >= ATTEMPTS) {
-        throw new BackendUnavailableError(
+        throw BackendUnavailableError.because(
           BACKEND,
           OPERATION,
-          new Error(`executions changed under each of ${ATTEMPTS} transactions`),
+          `executions changed under each of ${ATTEMPTS} transactions`,
         );
       }
       await this.writeGroups(groupByJob(txn.executions), created, attempt + 1);

@@ -22,4 +22,5 @@ export {
   type SqliteSource,
   type SqliteSourceOptions,
 } from './source.js';
+export { statementCache } from './statement-cache.js';
 export { type OperationsModule, WorkerExecutor } from './worker-executor.js';

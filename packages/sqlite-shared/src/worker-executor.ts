@@ -195,7 +195,8 @@ function workerExited(backend: string, op: string, code: number): BackendUnavail
 
 /**
  * Starts the worker entry next to this file: `worker.js` when built; from the TypeScript sources
- * (tests, `tsx`) `worker.ts`, loaded through tsx's loader, which the worker registers first.
+ * (tests, `tsx`) `worker.ts`, loaded through tsx's loader, which the worker registers first, with
+ * workspace packages resolved to their sources (the `source` export condition).
  */
 function spawnWorker(setup: WorkerSetup): Worker {
   const fromSource = import.meta.url.endsWith('.ts');
@@ -204,5 +205,7 @@ function spawnWorker(setup: WorkerSetup): Worker {
   const tsx = dirname(createRequire(import.meta.url).resolve('tsx/package.json'));
   const api = pathToFileURL(join(tsx, 'dist/esm/api/index.mjs')).href;
   const boot = `import(${JSON.stringify(api)}).then((m) => { m.register(); return import(${JSON.stringify(entry.href)}); })`;
-  return new Worker(boot, { eval: true, workerData: setup });
+  // `source`: the operation modules import `@fleetcron/sqlite-shared/statement-cache` from src/
+  // too (the built files bundle it), as vitest resolves workspace packages.
+  return new Worker(boot, { eval: true, workerData: setup, execArgv: ['--conditions=source'] });
 }

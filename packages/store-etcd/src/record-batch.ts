@@ -1,7 +1,7 @@
 import { BackendUnavailableError, type Execution } from '@fleetcron/core';
 import { TERMINAL_STATUSES } from '@fleetcron/core/backend';
+import { BACKEND, type Deadline } from '@fleetcron/etcd-shared';
 import type { Etcd3, ICompare, IRequestOp, IResponseOp } from 'etcd3';
-import { BACKEND, type Deadline } from './etcd-calls.js';
 import { prefixEnd } from './etcd-fleet.js';
 import type { StoreKeys } from './keys.js';
 

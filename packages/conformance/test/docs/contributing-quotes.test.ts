@@ -63,3 +63,23 @@ describe(`${GUIDE}: what it quotes exists`, () => {
 function escapeRegExp(name: string): string {
   return name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
+
+// The conformance README quotes adapters' test files the same way.
+const CONFORMANCE_GUIDE = 'packages/conformance/README.md';
+const conformanceQuotes = parseGuide(readRepoFile(CONFORMANCE_GUIDE)).quotes;
+
+describe(`${CONFORMANCE_GUIDE}: what it quotes exists`, () => {
+  it('quotes the first examples from real test files (the markers are read)', () => {
+    expect(conformanceQuotes.length).toBeGreaterThanOrEqual(2);
+  });
+
+  for (const quote of conformanceQuotes) {
+    it(`line ${quote.line}: the block is lines of ${quote.path}`, () => {
+      expect(repoPathExists(quote.path), `${quote.path} does not exist`).toBe(true);
+      expect(
+        containsRun(readRepoFile(quote.path), quote.body),
+        `the block after ${CONFORMANCE_GUIDE}:${quote.line} is not a run of lines of ${quote.path}: copy it again from the file`,
+      ).toBe(true);
+    });
+  }
+});

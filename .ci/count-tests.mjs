@@ -3,8 +3,10 @@
 // "N passed, N failed". A package with a test/ folder but no report counts as one failure (so
 // does a line's suite without its report), and so does a test file that failed to load, so a run
 // that crashed can never look green. Each Node line's own counts are printed before, on stderr.
+// The failed tests are named (file > test title, at most MAX_NAMED) just before the last line, so
+// the tail of a red run's log says which test failed.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { LINE_SUITES, lineReport, NODE_LINES } from './node-lines.config.mjs';
 
 const dirs = [
@@ -15,11 +17,16 @@ const dirs = [
 
 let passed = 0;
 let failed = 0;
+/** `file > title` of every failed test, file that did not load, and missing report. */
+const failures = [];
+/** Failed tests named in the summary; the rest are counted in one line. */
+const MAX_NAMED = 40;
 
 /** Adds one vitest JSON report to the totals and returns its own counts (a missing one fails). */
 function count(label, report) {
   if (!existsSync(report)) {
     console.error(`${label}: no test report (its test run did not finish)`);
+    failures.push(`${label}: no test report (its test run did not finish)`);
     failed += 1;
     return { passed: 0, failed: 1 };
   }
@@ -33,6 +40,7 @@ function count(label, report) {
   };
   passed += own.passed;
   failed += own.failed;
+  failures.push(...failedTests(label, json));
   console.error(
     `${label}: ${json.numPassedTests} passed, ${json.numFailedTests} failed, ${loadFailures} files failed to load`,
   );
@@ -49,5 +57,36 @@ for (const version of NODE_LINES) {
   }
   console.error(`Node ${version} (added in below): ${line.passed} passed, ${line.failed} failed`);
 }
+if (failures.length > 0) {
+  console.log(`failed (${failures.length}):`);
+  for (const name of failures.slice(0, MAX_NAMED)) console.log(`  ${name}`);
+  if (failures.length > MAX_NAMED) console.log(`  ... and ${failures.length - MAX_NAMED} more`);
+}
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed > 0 ? 1 : 0);
+
+/**
+ * The failed tests of one vitest JSON report, as `file > describe > test` (with the Node line
+ * when the report is another line's): each failed
+ * assertion result, and each file that failed with no results (it did not load; its first
+ * message line is added).
+ */
+function failedTests(label, json) {
+  const names = [];
+  const line = label.startsWith('Node ') ? ` (${label.split(' ').slice(0, 2).join(' ')})` : '';
+  for (const file of json.testResults ?? []) {
+    const path = relative(process.cwd(), file.name ?? '');
+    const results = file.assertionResults ?? [];
+    if (file.status === 'failed' && results.length === 0) {
+      const reason = String(file.message ?? '').split('\n')[0];
+      names.push(`${path} (did not load${reason ? `: ${reason}` : ''})${line}`);
+      continue;
+    }
+    for (const result of results) {
+      if (result.status !== 'failed') continue;
+      const title = [...(result.ancestorTitles ?? []), result.title].join(' > ');
+      names.push(`${path} > ${title}${line}`);
+    }
+  }
+  return names;
+}

@@ -1,4 +1,9 @@
 import { defineConfig } from 'tsup';
 import { baseTsup } from '../../tsup.config.base.js';
 
-export default defineConfig(baseTsup);
+// @fleetcron/etcd-shared is internal (private, never published): bundled into this package.
+export default defineConfig({
+  ...baseTsup,
+  noExternal: ['@fleetcron/etcd-shared'],
+  dts: { resolve: ['@fleetcron/etcd-shared'] },
+});

@@ -1,10 +1,11 @@
 import { defineConfig } from 'tsup';
 import { baseTsup } from '../../tsup.config.base.js';
 
-// worker.ts is loaded by URL in a worker thread, so it is an entry of its own.
+// worker.ts is loaded by URL in a worker thread, so it is an entry of its own; statement-cache.ts
+// is the one value the operation modules (also loaded by URL) import, so it has its own entry.
 // ESM only: the worker thread's module is found through `import.meta.url`.
 export default defineConfig({
   ...baseTsup,
   format: ['esm'],
-  entry: ['src/index.ts', 'src/worker.ts'],
+  entry: ['src/index.ts', 'src/worker.ts', 'src/statement-cache.ts'],
 });

@@ -2,6 +2,7 @@ import { statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { hostname, userInfo } from 'node:os';
 import { BackendUnavailableError, FleetClient, type Store } from '@fleetcron/core';
+import { SINGLE_ATTEMPT } from '@fleetcron/etcd-shared/single-attempt';
 import { UsageError } from './args.js';
 import { SQLITE_URL_FORMS, sqlitePath } from './sqlite-url.js';
 
@@ -170,13 +171,6 @@ function within<T>(promise: Promise<T>, ms: number): Promise<T> {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-/** etcd3's fault-handling policy that runs each call once (no retry, no circuit breaker). */
-const runOnce = {
-  execute<T>(fn: (context: { signal: AbortSignal; attempt: number }) => PromiseLike<T> | T) {
-    return Promise.resolve().then(() => fn({ signal: new AbortController().signal, attempt: 0 }));
-  },
-};
-
 async function connectEtcd(
   url: string,
   options: BackendOptions,
@@ -189,9 +183,7 @@ async function connectEtcd(
   const client = new Etcd3({
     hosts,
     dialTimeout: 5000,
-    ...(longLived
-      ? {}
-      : { faultHandling: { host: () => runOnce as never, global: runOnce as never } }),
+    ...(longLived ? {} : { faultHandling: SINGLE_ATTEMPT }),
   });
   const close = async () => {
     client.close();

@@ -193,12 +193,40 @@ export class LeaseTooShortError extends InvalidOptionError {
 export class BackendUnavailableError extends FleetcronError {
   /** Backend name, e.g. `postgres`. */
   readonly backend: string;
-  constructor(backend: string, operation: string, cause?: unknown) {
-    const reason = cause instanceof Error ? `: ${cause.message}` : '';
-    super('BACKEND_UNAVAILABLE', `${backend} backend unavailable during ${operation}${reason}`, {
-      cause,
-    });
+  /**
+   * @param backend the backend's name, e.g. `etcd`.
+   * @param operation the call that failed, e.g. `claim`.
+   * @param cause the driver's error; its message is appended to this one's.
+   * @param reason what went wrong when no driver error says it (replaces the cause's message).
+   */
+  constructor(backend: string, operation: string, cause?: unknown, reason?: string) {
+    const why = reason ?? (cause instanceof Error ? cause.message : undefined);
+    super(
+      'BACKEND_UNAVAILABLE',
+      `${backend} backend unavailable during ${operation}${why === undefined ? '' : `: ${why}`}`,
+      { cause },
+    );
     this.backend = backend;
+  }
+
+  /**
+   * The backend failed in a way no driver error describes (no answer within the deadline, a
+   * stream closed early, a write that lost every retry): `reason` says what happened.
+   */
+  static because(backend: string, operation: string, reason: string): BackendUnavailableError {
+    return new BackendUnavailableError(backend, operation, undefined, reason);
+  }
+
+  /**
+   * The caller's `AbortSignal` fired before the call was sent (its deadline passed): nothing
+   * reached the backend and nothing was written.
+   */
+  static notSent(backend: string, operation: string): BackendUnavailableError {
+    return BackendUnavailableError.because(
+      backend,
+      operation,
+      'given up on by the caller before it was sent; it was not run',
+    );
   }
 }
 

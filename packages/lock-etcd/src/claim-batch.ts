@@ -109,7 +109,7 @@ export class BatchClaimer {
     startedAt: number,
     signal: AbortSignal | undefined,
   ): Promise<{ again: Item[]; leaseInvalid: boolean }> {
-    if (signal?.aborted) throw unavailable('given up on by the caller before it was sent');
+    if (signal?.aborted) throw BackendUnavailableError.notSent(BACKEND, 'claimMany');
     const groups = this.split(round, now);
     const chunks: (Chunk | undefined)[] = groups.map(() => undefined);
     const sent = await Promise.allSettled(
@@ -117,7 +117,7 @@ export class BatchClaimer {
         const chunk = await this.prepare(items, startedAt);
         if (signal?.aborted) {
           for (const lease of chunk.jobLeases.values()) this.giveBack(lease);
-          throw unavailable('given up on by the caller before it was sent');
+          throw BackendUnavailableError.notSent(BACKEND, 'claimMany');
         }
         chunks[i] = chunk;
         const ops = chunk.items.map((item, j) => requestOp(this.c, item, chunk, j, now));
@@ -374,5 +374,5 @@ function depthOf(op: IRequestOp): number {
 }
 
 function unavailable(message: string): BackendUnavailableError {
-  return new BackendUnavailableError(BACKEND, 'claimMany', new Error(message));
+  return BackendUnavailableError.because(BACKEND, 'claimMany', message);
 }

@@ -120,10 +120,10 @@ export class SingleClaimer {
       }
       // No record and the condition failed: the mark changed under a catch-up claim. Again.
     }
-    throw new BackendUnavailableError(
+    throw BackendUnavailableError.because(
       BACKEND,
       'claim',
-      new Error(`the catch-up mark of ${JSON.stringify(key)} kept changing; gave up`),
+      `the catch-up mark of ${JSON.stringify(key)} kept changing; gave up`,
     );
   }
 

@@ -9,8 +9,8 @@ import {
   realClock,
 } from '@fleetcron/core';
 import { assertCampaign, assertNonEmptyString, assertPositiveMs } from '@fleetcron/core/backend';
+import { singleAttemptClientOf } from '@fleetcron/etcd-shared';
 import type { Etcd3, IKeyValue } from 'etcd3';
-import { lockClientOf } from './lock-client.js';
 import {
   absent,
   BACKEND,
@@ -64,7 +64,7 @@ interface ElectionValue {
  *
  * Expiry is judged by etcd's lease TTLs; `expiresAt` of a leader read from etcd is an upper
  * bound (read time + TTL). Never closes your client: steps go through a client of its own built
- * from the same options without etcd3's retries (see `lockClientOf`), closed by `close()`.
+ * from the same options without etcd3's retries (see `singleAttemptClientOf` in `@fleetcron/etcd-shared`), closed by `close()`.
  */
 export class EtcdElector implements Elector {
   readonly backend = BACKEND;
@@ -82,7 +82,7 @@ export class EtcdElector implements Elector {
     const requestTimeoutMs = options.requestTimeoutMs ?? 5_000;
     assertPositiveMs('requestTimeoutMs', requestTimeoutMs);
     this.clock = options.clock ?? realClock;
-    this.client = lockClientOf(client);
+    this.client = singleAttemptClientOf(client);
     this.rpc = new EtcdRpc(this.client, requestTimeoutMs);
   }
 
@@ -94,7 +94,7 @@ export class EtcdElector implements Elector {
     const value = seen && parseValue<ElectionValue>(seen);
     if (seen && value && value.id !== id) return this.follower(election, seen, value);
     if (signal?.aborted) {
-      throw new BackendUnavailableError(BACKEND, 'campaign', new Error('given up on; not sent'));
+      throw BackendUnavailableError.notSent(BACKEND, 'campaign');
     }
     const lease = await this.rpc.grant('campaign', Math.ceil(ttlMs / 1000));
     let res: Awaited<ReturnType<EtcdRpc['txn']>>;

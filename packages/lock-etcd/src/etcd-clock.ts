@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { performance } from 'node:perf_hooks';
-import { type Clock, realClock } from '@fleetcron/core';
+import { BackendUnavailableError, type Clock, realClock } from '@fleetcron/core';
 import { ClockOffsetEstimator, type ClockSample } from '@fleetcron/core/backend';
 import type { Etcd3, IOptions } from 'etcd3';
 import type { ResolvedOptions } from './options.js';
@@ -107,14 +107,17 @@ export class EtcdClock {
       const sample = await this.measure();
       const rtt = sample.receivedMono - sample.sentMono;
       if (rtt / 2 > this.tuning.maxErrorMs) {
-        throw new Error(
-          `the second change was bounded to ${Math.round(rtt)} ms only (maxErrorMs ${this.tuning.maxErrorMs})`,
+        throw measurementFailed(
+          `the second change was bounded to ${Math.round(rtt)} ms only (maxErrorMs ${this.tuning.maxErrorMs}); the network to etcd is slow or the host is loaded`,
         );
       }
       this.estimator.record(sample);
       this.lastError = undefined;
     } catch (error) {
-      this.lastError = error instanceof Error ? error : new Error(String(error));
+      this.lastError =
+        error instanceof BackendUnavailableError
+          ? error
+          : new BackendUnavailableError('etcd', MEASUREMENT, error);
     } finally {
       this.measuring = false;
     }
@@ -139,7 +142,9 @@ export class EtcdClock {
       }
       prev = cur;
     }
-    throw new Error(`the server's Date header did not change within ${this.tuning.budgetMs} ms`);
+    throw measurementFailed(
+      `the server's Date header did not change within ${this.tuning.budgetMs} ms`,
+    );
   }
 
   /** The wait before the next probe: until shortly before the predicted second change, if known. */
@@ -164,9 +169,11 @@ export class EtcdClock {
         res.resume();
         const second = Date.parse(res.headers.date ?? '');
         if (Number.isFinite(second)) resolve({ sentMono, receivedMono, second });
-        else reject(new Error(`${url.href} answered without a Date header`));
+        else reject(measurementFailed(`${url.href} answered without a Date header`));
       });
-      req.on('timeout', () => req.destroy(new Error(`${url.href} did not answer in time`)));
+      req.on('timeout', () =>
+        req.destroy(measurementFailed(`${url.href} did not answer within ${PROBE_TIMEOUT_MS} ms`)),
+      );
       req.on('error', reject);
     });
   }
@@ -224,4 +231,11 @@ export function etcdClockOf(client: Etcd3, resolved: ResolvedOptions): EtcdClock
       budgetMs: ETCD_CLOCK_BUDGET_MS,
     },
   );
+}
+
+/** The operation named in the clock's errors. */
+const MEASUREMENT = 'clock measurement';
+
+function measurementFailed(reason: string): BackendUnavailableError {
+  return BackendUnavailableError.because('etcd', MEASUREMENT, reason);
 }

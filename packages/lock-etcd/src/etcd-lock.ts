@@ -18,6 +18,7 @@ import {
   assertLockKey,
   DEFAULT_EARLY_TOLERANCE_MS,
 } from '@fleetcron/core/backend';
+import { singleAttemptClientOf } from '@fleetcron/etcd-shared';
 import type { Etcd3 } from 'etcd3';
 import { BatchClaimer, ETCD_MAX_BATCH } from './claim-batch.js';
 import type { ClaimContext } from './claim-reads.js';
@@ -28,7 +29,6 @@ import { HeldLeases } from './held-leases.js';
 import { inspectKey } from './inspect.js';
 import { KeyLayout } from './keys.js';
 import { JobLeasePool } from './lease-pool.js';
-import { lockClientOf } from './lock-client.js';
 import { type EtcdLockOptions, type ResolvedOptions, resolveOptions } from './options.js';
 import { readEtcdMarks } from './read-marks.js';
 import { RecordLeases } from './record-leases.js';
@@ -77,7 +77,7 @@ export class EtcdLock implements Lock {
   private readonly batch: BatchClaimer;
   private readonly heldBatch: HeldBatchContext;
   private readonly held: HeldLeases;
-  /** The lock's own client (see {@link lockClientOf}): no retries, no circuit breaker. */
+  /** The lock's own client (see `singleAttemptClientOf` of `@fleetcron/etcd-shared`): no retries, no circuit breaker. */
   private readonly client: Etcd3;
   /** The etcd host's clock (README, "The fleet's clock"); `null` when turned off. */
   private readonly etcdClock: EtcdClock | null;
@@ -98,7 +98,7 @@ export class EtcdLock implements Lock {
     this.clock = resolved.clock;
     this.keys = new KeyLayout(resolved.prefix);
     this.maxTxnOps = resolved.maxTxnOps;
-    this.client = lockClientOf(client);
+    this.client = singleAttemptClientOf(client);
     this.rpc = new EtcdRpc(this.client, resolved.requestTimeoutMs);
     this.pool = new JobLeasePool(this.rpc, {
       spares: resolved.spareLeases,
@@ -170,8 +170,7 @@ export class EtcdLock implements Lock {
     for (const request of requests) assertClaimRequest(request);
     if (requests.length === 0) return [];
     if (options.signal?.aborted) {
-      const cause = new Error('given up on by the caller before it was sent; it was not run');
-      throw new BackendUnavailableError(BACKEND, 'claimMany', cause);
+      throw BackendUnavailableError.notSent(BACKEND, 'claimMany');
     }
     const { now, etcdNow } = await clocksAtArrival(this.clock, this.etcdClock);
     const results = await this.batch.claimAll(requests, now, etcdNow, options.signal);
@@ -319,7 +318,11 @@ export class EtcdLock implements Lock {
 
   private assertOpen(operation: string): void {
     if (this.closed) {
-      throw new BackendUnavailableError(BACKEND, operation, new Error('this EtcdLock is closed'));
+      throw BackendUnavailableError.because(
+        BACKEND,
+        operation,
+        'this EtcdLock is closed; create a new one (close() is final)',
+      );
     }
   }
 }

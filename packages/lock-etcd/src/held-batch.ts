@@ -106,10 +106,6 @@ export async function releaseAll(
 
 function assertNotAborted(operation: string, signal: AbortSignal | undefined): void {
   if (signal?.aborted) {
-    throw new BackendUnavailableError(
-      BACKEND,
-      operation,
-      new Error('given up on by the caller before it was sent; it was not run'),
-    );
+    throw BackendUnavailableError.notSent(BACKEND, operation);
   }
 }

@@ -1,3 +1,4 @@
+import { BackendUnavailableError } from '@fleetcron/core';
 import { castGrpcError, type Etcd3, type ITxnRequest, type ITxnResponse } from 'etcd3';
 import { decodeTxnResponse } from './txn-decode.js';
 import { encodeTxnRequest } from './txn-encode.js';
@@ -61,7 +62,13 @@ export function rawTxnCallOf(client: Etcd3): RawTxnCall | undefined {
   return (request, decode, deadline) =>
     connected.withConnection('KV', ({ client: grpc, metadata }) => {
       if (typeof grpc.makeUnaryRequest !== 'function') {
-        return Promise.reject(new Error('etcd3 client without a gRPC unary call'));
+        return Promise.reject(
+          BackendUnavailableError.because(
+            'etcd',
+            'txn',
+            "the etcd3 client's connection has no gRPC unary call: use the etcd3 version in @fleetcron/lock-etcd's peerDependencies",
+          ),
+        );
       }
       return new Promise((resolve, reject) => {
         grpc.makeUnaryRequest(

@@ -1,5 +1,5 @@
 import { BackendUnavailableError } from '@fleetcron/core';
-import { settleWithin } from '@fleetcron/core/backend';
+import { BACKEND, callEtcd, randomLeaseId } from '@fleetcron/etcd-shared';
 import {
   type Etcd3,
   EtcdInvalidAuthTokenError,
@@ -13,7 +13,7 @@ import { encodeFireAt, prefixEnd } from './keys.js';
 import { rawTxnOf } from './raw-txn.js';
 
 /** Backend name used in errors and capabilities. */
-export const BACKEND = 'etcd';
+export { BACKEND };
 
 /** etcd's smallest lease: 2 s (TTLs are whole seconds). */
 export const ETCD_MIN_LEASE_MS = 2_000;
@@ -40,7 +40,7 @@ export class EtcdRpc {
 
   /**
    * One transaction. Once `signal` is aborted it is not sent (it rejects with
-   * `BackendUnavailableError`); the client never re-sends it either (see `lockClientOf`).
+   * `BackendUnavailableError`); the client never re-sends it either (see `singleAttemptClientOf` in `@fleetcron/etcd-shared`).
    */
   async txn(
     operation: string,
@@ -50,11 +50,7 @@ export class EtcdRpc {
     signal?: AbortSignal,
   ): Promise<ITxnResponse> {
     if (signal?.aborted) {
-      throw new BackendUnavailableError(
-        BACKEND,
-        operation,
-        new Error('given up on by the caller before it was sent; it was not run'),
-      );
+      throw BackendUnavailableError.notSent(BACKEND, operation);
     }
     const request = { compare, success, failure };
     return this.call(operation, async (deadline) => {
@@ -81,7 +77,7 @@ export class EtcdRpc {
         const res = await this.call(operation, (deadline) =>
           this.client.leaseClient.leaseGrant({ TTL: ttlSec, ID: id }, { deadline }),
         );
-        if (res.error) throw new BackendUnavailableError(BACKEND, operation, new Error(res.error));
+        if (res.error) throw BackendUnavailableError.because(BACKEND, operation, res.error);
         return String(id);
       } catch (error) {
         const taken = error instanceof Error && /lease already exists/.test(String(error.cause));
@@ -114,7 +110,10 @@ export class EtcdRpc {
         const pending = new Set(ids);
         stream.on('error', (error) => reject(error));
         stream.on('end', () => {
-          if (pending.size > 0) reject(new Error('etcd closed the keepalive stream'));
+          if (pending.size > 0) {
+            const reason = `etcd closed the keepalive stream before answering ${pending.size} of ${ids.length} leases`;
+            reject(BackendUnavailableError.because(BACKEND, operation, reason));
+          }
         });
         stream.on('data', (res) => {
           result.set(res.ID, Number(res.TTL));
@@ -130,27 +129,17 @@ export class EtcdRpc {
   }
 
   /**
-   * Runs `fn` with a gRPC deadline, bounded locally by core's deadline helper (`settleWithin`);
-   * maps failures to typed errors. A late settlement of the attempt is handled, never unhandled.
+   * Runs `fn` with a gRPC deadline, bounded locally (`callEtcd`): failures become
+   * `BackendUnavailableError`, except etcd3's `EtcdLeaseInvalidError` (a lease that is gone).
    */
-  private async call<T>(operation: string, fn: (deadline: Date) => Promise<T>): Promise<T> {
-    const deadline = new Date(Date.now() + this.timeoutMs);
-    try {
-      return await settleWithin(
-        fn(deadline),
-        this.timeoutMs,
-        () => new Error(`etcd did not answer within ${this.timeoutMs} ms`),
-      );
-    } catch (error) {
-      if (error instanceof EtcdLeaseInvalidError) throw error;
-      throw new BackendUnavailableError(BACKEND, operation, error);
-    }
+  private call<T>(operation: string, fn: (deadline: Date) => Promise<T>): Promise<T> {
+    return callEtcd(
+      operation,
+      this.timeoutMs,
+      ({ deadline }) => fn(deadline),
+      (error) => error instanceof EtcdLeaseInvalidError,
+    );
   }
-}
-
-/** A random lease id in `[1, 2^53)`: exact as a JavaScript number and as an int64. */
-function randomLeaseId(): number {
-  return 1 + Math.floor(Math.random() * (Number.MAX_SAFE_INTEGER - 1));
 }
 
 /** A range request op for one key. */

@@ -1,3 +1,4 @@
+import { BackendUnavailableError } from '@fleetcron/core';
 import type {
   ICompare,
   IDeleteRangeRequest,
@@ -273,7 +274,14 @@ class Writer {
 
 function sizeOf(sizes: Map<object, number>, message: object): number {
   const size = sizes.get(message);
-  if (size === undefined) throw new Error('txn codec: a message was not sized');
+  if (size === undefined) {
+    // unreachable: every message is sized before it is written. Fails the call closed.
+    throw BackendUnavailableError.because(
+      'etcd',
+      'txn encoding',
+      'a message was not sized before it was written (a bug in @fleetcron/lock-etcd: please report it)',
+    );
+  }
   return size;
 }
 

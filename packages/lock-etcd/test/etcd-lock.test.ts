@@ -261,6 +261,9 @@ describe('EtcdLock leases', () => {
         await expect(lock.claim(req('closing', t + 1000, 'a'))).rejects.toBeInstanceOf(
           BackendUnavailableError,
         );
+        await expect(lock.claim(req('closing', t + 1000, 'a'))).rejects.toThrow(
+          'etcd backend unavailable during claim: this EtcdLock is closed; create a new one',
+        );
         // The user's client still works.
         expect(await client.get(`${fixture.prefix}nothing`).string()).toBeNull();
       } finally {

@@ -7,4 +7,5 @@ export {
 export type { DurabilityReport } from './durability.js';
 export * from './elector.js';
 export * from './keys.js';
+export { REDIS_MAX_BATCH, type RedisLockOptions } from './options.js';
 export * from './redis-lock.js';

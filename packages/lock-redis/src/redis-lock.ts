@@ -9,21 +9,13 @@ import {
   type LockInspection,
   type MarkReading,
 } from '@fleetcron/core';
-import {
-  assertBatchSize,
-  assertLockKey,
-  assertPositiveMs,
-  DEFAULT_EARLY_TOLERANCE_MS,
-  DEFAULT_WINDOW_MS,
-} from '@fleetcron/core/backend';
+import { assertBatchSize, assertLockKey, assertPositiveMs } from '@fleetcron/core/backend';
 import {
   type GiveUpSignal,
   hashSlot,
   type RedisClient,
   RedisCommands,
   RedisScript,
-  resolveCommandTimeoutMs,
-  resolvePrefix,
 } from '@fleetcron/redis-shared';
 import { type BatchCall, eachReply, plainCall, planBatch, runBatch } from './batch-calls.js';
 import {
@@ -39,41 +31,12 @@ import {
 } from './claim-codec.js';
 import { type DurabilityReport, verifyDurability } from './durability.js';
 import { type LockKeys, lockKeys } from './keys.js';
+import { REDIS_MAX_BATCH, type RedisLockOptions, resolveLockOptions } from './options.js';
 import { decodeMarks, READ_MARKS_CALL_SIZE } from './read-marks.js';
 import { CLAIM, EXTEND, INSPECT, READ_MARKS, RELEASE, WITHDRAW } from './scripts.js';
 
-/**
- * Most requests {@link RedisLock.claimMany} (and `extendMany`, `releaseMany`) take in one call:
- * `capabilities.maxBatch`. See the README, "Batched claims", for how it was measured.
- */
-export const REDIS_MAX_BATCH = 2_000;
-
 /** Job names whose keys are cached (the set of job names of a fleet is small and fixed). */
 const KEY_CACHE_SIZE = 10_000;
-
-/** Options of {@link RedisLock}. */
-export interface RedisLockOptions {
-  /** First part of every key's hash tag; must not contain `{` or `}`. Default `fleetcron`. */
-  prefix?: string;
-  /** Claim window in ms: fires older than this (by the Redis clock) are stale. Default 5 minutes. */
-  windowMs?: number;
-  /**
-   * A claim for a fire more than this far ahead of the Redis clock (`TIME`) is refused `early`
-   * (the scheduler claims it again when the fleet's clock reaches it), in whole ms. Default 250.
-   */
-  earlyToleranceMs?: number;
-  /**
-   * Longest wait for one Redis call before it fails with `BackendUnavailableError`, in ms.
-   * Applied by racing the call against a timer, whatever the client's own settings. Default 5000.
-   */
-  commandTimeoutMs?: number;
-  /**
-   * Declare that the server keeps every write across a restart (`appendonly yes` with
-   * `appendfsync always`). Sets `capabilities.durable`; check it with
-   * {@link RedisLock.verifyDurability}. Default `false`.
-   */
-  durable?: boolean;
-}
 
 const claimScript = new RedisScript(CLAIM);
 const extendScript = new RedisScript(EXTEND);
@@ -107,31 +70,12 @@ export class RedisLock implements Lock {
     private readonly redis: RedisClient,
     options: RedisLockOptions = {},
   ) {
-    this.prefix = resolvePrefix(options.prefix);
-    this.windowMs = options.windowMs ?? DEFAULT_WINDOW_MS;
-    assertPositiveMs('windowMs', this.windowMs);
-    if (!Number.isInteger(this.windowMs)) {
-      throw new InvalidOptionError(
-        'windowMs',
-        `must be a whole number of ms, got ${this.windowMs}.`,
-      );
-    }
-    const commandTimeoutMs = resolveCommandTimeoutMs(options.commandTimeoutMs);
-    if (options.durable !== undefined && typeof options.durable !== 'boolean') {
-      throw new InvalidOptionError('durable', `must be a boolean, got ${String(options.durable)}.`);
-    }
-    this.capabilities = {
-      minLeaseMs: 1,
-      leaseGranularityMs: 1,
-      durable: options.durable ?? false,
-      clock: 'backend',
-      earlyToleranceMs: resolveEarlyTolerance(options.earlyToleranceMs),
-      // The mark is a key without TTL: it survives a restart exactly when the server persists.
-      durableMark: options.durable ?? false,
-      maxBatch: REDIS_MAX_BATCH,
-    };
+    const resolved = resolveLockOptions(options);
+    this.prefix = resolved.prefix;
+    this.windowMs = resolved.windowMs;
+    this.capabilities = resolved.capabilities;
     this.claimHead = [String(this.windowMs), String(this.capabilities.earlyToleranceMs)];
-    this.commands = new RedisCommands(redis, commandTimeoutMs);
+    this.commands = new RedisCommands(redis, resolved.commandTimeoutMs);
   }
 
   async claim(request: ClaimRequest): Promise<ClaimResult> {
@@ -396,16 +340,4 @@ function extended(lease: Lease, reply: [string, string, string] | null): Lease |
     expiresAt: Number(reply[0]),
     backendTime: Number(reply[2]),
   };
-}
-
-/** Validates the `earlyToleranceMs` option (a whole, non-negative number of ms). */
-function resolveEarlyTolerance(value: number | undefined): number {
-  const ms = value ?? DEFAULT_EARLY_TOLERANCE_MS;
-  if (typeof ms !== 'number' || !Number.isInteger(ms) || ms < 0) {
-    throw new InvalidOptionError(
-      'earlyToleranceMs',
-      `must be a whole number of ms >= 0, got ${String(value)}.`,
-    );
-  }
-  return ms;
 }

@@ -2,10 +2,12 @@
  * The lock's operations, run on one connection (in the worker thread, or inline on the user's
  * `Database`). Each mutating operation is one `BEGIN IMMEDIATE` transaction: it takes the write
  * lock first, so two processes never read the same state and both decide to win.
- * Only type imports from outside: the worker thread loads this file by URL.
+ * Only type imports from outside, and `statementCache` from its own entry: the worker thread
+ * loads this file by URL.
  */
 import type { ClaimedFire, ClaimResult, Lease, LockInspection, MarkReading } from '@fleetcron/core';
 import type { SqliteDatabase, SqliteOperations } from '@fleetcron/sqlite-shared';
+import { statementCache } from '@fleetcron/sqlite-shared/statement-cache';
 import { SQLITE_LOCK_SCHEMA } from './schema.js';
 
 /**
@@ -97,17 +99,7 @@ function prepare(db: SqliteDatabase) {
   };
 }
 
-type Statements = ReturnType<typeof prepare>;
-const cache = new WeakMap<SqliteDatabase, Statements>();
-
-function statements(db: SqliteDatabase): Statements {
-  let found = cache.get(db);
-  if (!found) {
-    found = prepare(db);
-    cache.set(db, found);
-  }
-  return found;
-}
+const statements = statementCache(prepare);
 
 const toLease = (row: LeaseRow): Lease => ({
   key: row.key,

@@ -35,7 +35,7 @@ export function tuneConnection(
   if (!db.memory) {
     const mode = pragmaValue(db, 'journal_mode = WAL');
     if (String(mode).toLowerCase() !== 'wal') {
-      throw new Error(`could not switch ${file} to WAL mode (journal_mode is ${String(mode)})`);
+      throw new WalModeError(file, String(mode));
     }
   }
   db.pragma(`synchronous = ${settings.synchronous}`);
@@ -48,4 +48,22 @@ export function tuneConnection(
 function pragmaValue(db: SqliteDatabase, source: string): unknown {
   const value = db.pragma(source, { simple: true });
   return typeof value === 'object' && value !== null ? Object.values(value)[0] : value;
+}
+
+/** Name of {@link WalModeError}: failures cross the worker boundary by name, not class. */
+export const WAL_MODE_ERROR = 'SqliteWalModeError';
+
+/**
+ * SQLite kept another journal mode when asked for WAL (a file system or VFS without the shared
+ * memory WAL needs, such as a network share). A setup error: the adapters turn it into
+ * `InvalidOptionError` (field `database`). A plain `Error` because worker threads throw it and
+ * this module imports nothing from `@fleetcron/core`.
+ */
+export class WalModeError extends Error {
+  constructor(file: string, mode: string) {
+    super(
+      `could not switch ${file} to WAL mode (journal_mode stays ${mode}). Put the database on a local file system (WAL needs shared memory, which network shares lack), with the file and its folder writable.`,
+    );
+    this.name = WAL_MODE_ERROR;
+  }
 }

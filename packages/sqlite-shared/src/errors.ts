@@ -14,19 +14,7 @@ export function unavailable(
   if (failure instanceof BackendUnavailableError) return failure;
   if (failure instanceof Error) return new BackendUnavailableError(backend, operation, failure);
   const { code, message, name } = failure as WorkerFailure;
-  const cause = new Error(code ? `${code}: ${message}` : `${name}: ${message}`);
-  return new BackendUnavailableError(backend, operation, cause);
-}
-
-/** The error for a request whose `AbortSignal` fired before it ran: it was never sent. */
-export function abortedBeforeSend(backend: string, operation: string): BackendUnavailableError {
-  return new BackendUnavailableError(
-    backend,
-    operation,
-    new Error(
-      'the claim was aborted by the caller (deadline passed) before it ran; nothing was written',
-    ),
-  );
+  return BackendUnavailableError.because(backend, operation, `${code ?? name}: ${message}`);
 }
 
 /**

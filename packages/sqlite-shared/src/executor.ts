@@ -1,6 +1,7 @@
+import { BackendUnavailableError } from '@fleetcron/core';
 import { retryBusy } from './busy-retry.js';
 import type { SqliteDatabase } from './database.js';
-import { abortedBeforeSend, unavailable } from './errors.js';
+import { unavailable } from './errors.js';
 import { type SqliteOperations, toFailure } from './protocol.js';
 
 /** Runs named operations on one SQLite connection. */
@@ -44,13 +45,14 @@ export class InlineExecutor implements SqliteExecutor {
   }
 
   async run<T>(op: string, args: unknown, signal?: AbortSignal): Promise<T> {
-    if (signal?.aborted) throw abortedBeforeSend(this.backend, op);
+    if (signal?.aborted) throw BackendUnavailableError.notSent(this.backend, op);
     try {
       this.migrate();
       const operation = this.operations.ops[op];
-      if (!operation) throw new Error(`unknown operation ${op}`);
+      if (!operation) throw unknownOperation(this.backend, op);
       return retryBusy(() => operation(this.db, args as never), this.busyTimeoutMs) as T;
     } catch (error) {
+      if (error instanceof BackendUnavailableError) throw error;
       throw unavailable(this.backend, op, toFailure(error));
     }
   }
@@ -64,4 +66,13 @@ export class InlineExecutor implements SqliteExecutor {
   async close(): Promise<void> {
     if (this.owned && this.db.open) this.db.close();
   }
+}
+
+/** An operation name the adapter's operation set lacks: a bug in the adapter, failed closed. */
+export function unknownOperation(backend: string, op: string): BackendUnavailableError {
+  return BackendUnavailableError.because(
+    backend,
+    op,
+    `the adapter has no operation ${JSON.stringify(op)} (a bug in the adapter: please report it)`,
+  );
 }

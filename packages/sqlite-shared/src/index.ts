@@ -1,5 +1,5 @@
 export { isBusy, retryBusy } from './busy-retry.js';
-export { openConnection, tuneConnection } from './connection.js';
+export { openConnection, tuneConnection, WAL_MODE_ERROR, WalModeError } from './connection.js';
 export type {
   SqliteDatabase,
   SqliteRunResult,
@@ -13,7 +13,7 @@ export {
   loadDriver,
   type SqliteDriver,
 } from './driver.js';
-export { abortedBeforeSend, SqliteDriverError, unavailable } from './errors.js';
+export { SqliteDriverError, unavailable } from './errors.js';
 export { InlineExecutor, type SqliteExecutor } from './executor.js';
 export type { ConnectionSettings, SqliteOperation, SqliteOperations } from './protocol.js';
 export {
@@ -22,4 +22,5 @@ export {
   type SqliteSource,
   type SqliteSourceOptions,
 } from './source.js';
+export { statementCache } from './statement-cache.js';
 export { type OperationsModule, WorkerExecutor } from './worker-executor.js';

@@ -1,6 +1,6 @@
 import { InvalidOptionError } from '@fleetcron/core';
 import type Libsql from 'libsql';
-import { tuneConnection } from './connection.js';
+import { tuneConnection, WalModeError } from './connection.js';
 import type { SqliteDatabase } from './database.js';
 import { DriverLoadError, loadDriver } from './driver.js';
 import { SqliteDriverError } from './errors.js';
@@ -64,7 +64,12 @@ export function resolveSource(
     );
   }
   if (!db.open) throw new InvalidOptionError('database', 'the Database is closed.');
-  tuneConnection(db, settings);
+  try {
+    tuneConnection(db, settings);
+  } catch (error) {
+    if (error instanceof WalModeError) throw new InvalidOptionError('database', error.message);
+    throw error;
+  }
   return {
     executor: new InlineExecutor(db, operations.set, backend, false, settings.busyTimeoutMs),
     settings,

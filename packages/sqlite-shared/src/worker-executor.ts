@@ -2,8 +2,10 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { BackendUnavailableError, InvalidOptionError } from '@fleetcron/core';
+import { WAL_MODE_ERROR } from './connection.js';
 import { DRIVER_LOAD_ERROR } from './driver.js';
-import { abortedBeforeSend, SqliteDriverError, unavailable } from './errors.js';
+import { SqliteDriverError, unavailable } from './errors.js';
 import type { SqliteExecutor } from './executor.js';
 import type {
   ConnectionSettings,
@@ -56,10 +58,10 @@ export class WorkerExecutor implements SqliteExecutor {
   ) {}
 
   async run<T>(op: string, args: unknown, signal?: AbortSignal): Promise<T> {
-    if (signal?.aborted) throw abortedBeforeSend(this.backend, op);
-    if (this.closed) throw unavailable(this.backend, op, new Error('the adapter was closed'));
+    if (signal?.aborted) throw BackendUnavailableError.notSent(this.backend, op);
+    if (this.closed) throw closed(this.backend, op);
     const worker = await this.start(op);
-    if (signal?.aborted) throw abortedBeforeSend(this.backend, op);
+    if (signal?.aborted) throw BackendUnavailableError.notSent(this.backend, op);
     return new Promise<T>((resolve, reject) => {
       const id = this.nextId++;
       const cell = signal ? (this.freeCells.pop() ?? -1) : -1;
@@ -80,7 +82,7 @@ export class WorkerExecutor implements SqliteExecutor {
   }
 
   async open(): Promise<void> {
-    if (this.closed) throw unavailable(this.backend, 'open', new Error('the adapter was closed'));
+    if (this.closed) throw closed(this.backend, 'open');
     const worker = await this.start('open');
     if (this.pending.size === 0) worker.unref();
   }
@@ -98,7 +100,7 @@ export class WorkerExecutor implements SqliteExecutor {
     const timer = setTimeout(() => void worker.terminate(), 5000 + this.settings.busyTimeoutMs);
     await exited;
     clearTimeout(timer);
-    this.failAll(new Error('the adapter was closed'));
+    this.failAll((op) => closed(this.backend, op));
   }
 
   /** Starts the worker if none runs; resolves once its connection is open and migrated. */
@@ -119,21 +121,22 @@ export class WorkerExecutor implements SqliteExecutor {
           worker.on('message', (reply: WorkerReply) => this.settle(reply));
         });
         worker.once('error', reject);
-        worker.once('exit', () => reject(new Error('the SQLite worker thread exited')));
+        worker.once('exit', (code) => reject(workerExited(this.backend, op, code)));
       });
       this.ready.catch(() => {});
-      worker.on('error', (error) => this.lost(worker, error));
-      worker.on('exit', (code) =>
-        this.lost(worker, new Error(`the SQLite worker exited (${code})`)),
+      worker.on('error', (error) =>
+        this.lost(worker, (op) => new BackendUnavailableError(this.backend, op, error)),
       );
+      worker.on('exit', (code) => this.lost(worker, (op) => workerExited(this.backend, op, code)));
     }
     const worker = this.worker;
     try {
       await this.ready;
     } catch (failure) {
-      this.lost(worker, failure);
+      this.lost(worker, (pendingOp) => unavailable(this.backend, pendingOp, failure));
       const { name, message } = failure as WorkerFailure;
       if (name === DRIVER_LOAD_ERROR) throw new SqliteDriverError(message);
+      if (name === WAL_MODE_ERROR) throw new InvalidOptionError('database', message);
       throw unavailable(this.backend, op, failure as WorkerFailure);
     }
     return worker;
@@ -144,7 +147,8 @@ export class WorkerExecutor implements SqliteExecutor {
     if (!pending) return;
     this.forget(reply.id, pending);
     if (reply.ok) pending.resolve(reply.value);
-    else if (reply.aborted) pending.reject(abortedBeforeSend(this.backend, pending.op));
+    else if (reply.aborted)
+      pending.reject(BackendUnavailableError.notSent(this.backend, pending.op));
     else pending.reject(unavailable(this.backend, pending.op, reply.failure));
   }
 
@@ -156,25 +160,43 @@ export class WorkerExecutor implements SqliteExecutor {
   }
 
   /** The worker crashed or exited: fail what it held; the next request starts a new one. */
-  private lost(worker: Worker, error: unknown): void {
+  private lost(worker: Worker, failure: (op: string) => BackendUnavailableError): void {
     if (this.worker === worker) {
       this.worker = null;
       this.ready = null;
     }
-    this.failAll(error);
+    this.failAll(failure);
   }
 
-  private failAll(error: unknown): void {
+  /** Rejects every request still waiting for an answer with `failure(itsOperation)`. */
+  private failAll(failure: (op: string) => BackendUnavailableError): void {
     for (const [id, pending] of this.pending) {
       this.forget(id, pending);
-      pending.reject(unavailable(this.backend, pending.op, error));
+      pending.reject(failure(pending.op));
     }
   }
 }
 
+function closed(backend: string, op: string): BackendUnavailableError {
+  return BackendUnavailableError.because(
+    backend,
+    op,
+    'the adapter was closed; create a new one (close() is final)',
+  );
+}
+
+function workerExited(backend: string, op: string, code: number): BackendUnavailableError {
+  return BackendUnavailableError.because(
+    backend,
+    op,
+    `the SQLite worker thread exited (code ${code}); the next call starts a new one`,
+  );
+}
+
 /**
  * Starts the worker entry next to this file: `worker.js` when built; from the TypeScript sources
- * (tests, `tsx`) `worker.ts`, loaded through tsx's loader, which the worker registers first.
+ * (tests, `tsx`) `worker.ts`, loaded through tsx's loader, which the worker registers first, with
+ * workspace packages resolved to their sources (the `source` export condition).
  */
 function spawnWorker(setup: WorkerSetup): Worker {
   const fromSource = import.meta.url.endsWith('.ts');
@@ -183,5 +205,7 @@ function spawnWorker(setup: WorkerSetup): Worker {
   const tsx = dirname(createRequire(import.meta.url).resolve('tsx/package.json'));
   const api = pathToFileURL(join(tsx, 'dist/esm/api/index.mjs')).href;
   const boot = `import(${JSON.stringify(api)}).then((m) => { m.register(); return import(${JSON.stringify(entry.href)}); })`;
-  return new Worker(boot, { eval: true, workerData: setup });
+  // `source`: the operation modules import `@fleetcron/sqlite-shared/statement-cache` from src/
+  // too (the built files bundle it), as vitest resolves workspace packages.
+  return new Worker(boot, { eval: true, workerData: setup, execArgv: ['--conditions=source'] });
 }

@@ -17,6 +17,9 @@ import {
 
 const setup = workerData as WorkerSetup;
 const port = parentPort;
+// The three plain errors below are bugs of an adapter's wiring, never user input: this module
+// cannot import core's classes, so they cross to the caller as { name, message } and become a
+// BackendUnavailableError there (failed closed).
 if (!port) throw new Error('@fleetcron/sqlite-shared worker: must run in a worker thread');
 const cells = new Int32Array(setup.abortCells);
 
@@ -26,7 +29,10 @@ async function start(): Promise<void> {
   try {
     const module = (await import(setup.operationsUrl)) as Record<string, SqliteOperations>;
     const found = module[setup.operationsExport];
-    if (!found) throw new Error(`${setup.operationsUrl} has no export ${setup.operationsExport}`);
+    if (!found)
+      throw new Error(
+        `${setup.operationsUrl} has no export ${setup.operationsExport} (an adapter bug)`,
+      );
     operations = found;
     db = openConnection(setup.file, setup.settings);
     const opened = db;
@@ -58,7 +64,7 @@ function answer(
   }
   try {
     const operation = operations.ops[request.op];
-    if (!operation) throw new Error(`unknown operation ${request.op}`);
+    if (!operation) throw new Error(`the adapter has no operation ${request.op} (an adapter bug)`);
     const args = request.args as never;
     return { id: request.id, ok: true, value: retryBusy(() => operation(db, args), busyTimeoutMs) };
   } catch (error) {

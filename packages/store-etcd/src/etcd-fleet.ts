@@ -4,8 +4,8 @@ import {
   INSTANCE_EXPIRY_HEARTBEATS,
   newRunRequest,
 } from '@fleetcron/core/backend';
+import { callEtcd, randomLeaseId } from '@fleetcron/etcd-shared';
 import type { Etcd3, Watcher } from 'etcd3';
-import { callEtcd, randomLeaseId } from './etcd-calls.js';
 import { fromKeyPart, padTime, type StoreKeys } from './keys.js';
 import type { ResolvedStoreOptions } from './options.js';
 

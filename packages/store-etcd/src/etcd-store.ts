@@ -23,8 +23,8 @@ import {
   statusFilter,
   TERMINAL_STATUSES,
 } from '@fleetcron/core/backend';
+import { BACKEND, callEtcd, singleAttemptClientOf } from '@fleetcron/etcd-shared';
 import { type Etcd3, Range } from 'etcd3';
-import { BACKEND, callEtcd, storeClientOf } from './etcd-calls.js';
 import { EtcdFleet, prefixEnd } from './etcd-fleet.js';
 import { fromKeyPart, StoreKeys } from './keys.js';
 import {
@@ -62,7 +62,7 @@ export class EtcdStore implements Store {
    */
   constructor(client: Etcd3, options: EtcdStoreOptions = {}) {
     this.options = resolveStoreOptions(options);
-    this.client = storeClientOf(client);
+    this.client = singleAttemptClientOf(client);
     this.keys = new StoreKeys(this.options.prefix);
     this.fleet = new EtcdFleet(this.client, this.keys, this.options);
     this.batch = new RecordBatch({
@@ -91,10 +91,10 @@ export class EtcdStore implements Store {
       // 'changed': the row moved between the read and the transaction (another write of the
       // same execution); read again. Only the scheduler writes an execution, twice at most.
       if (attempt >= RECORD_ATTEMPTS) {
-        throw new BackendUnavailableError(
+        throw BackendUnavailableError.because(
           BACKEND,
           'record',
-          new Error(`execution ${id} changed under each of ${RECORD_ATTEMPTS} transactions`),
+          `execution ${id} changed under each of ${RECORD_ATTEMPTS} transactions`,
         );
       }
     }

@@ -1,7 +1,7 @@
 import { BackendUnavailableError, type Execution } from '@fleetcron/core';
 import { TERMINAL_STATUSES } from '@fleetcron/core/backend';
+import { BACKEND, type Deadline } from '@fleetcron/etcd-shared';
 import type { Etcd3, ICompare, IRequestOp, IResponseOp } from 'etcd3';
-import { BACKEND, type Deadline } from './etcd-calls.js';
 import { prefixEnd } from './etcd-fleet.js';
 import type { StoreKeys } from './keys.js';
 
@@ -99,10 +99,10 @@ export class RecordBatch {
         return;
       }
       if (attempt >= ATTEMPTS) {
-        throw new BackendUnavailableError(
+        throw BackendUnavailableError.because(
           BACKEND,
           OPERATION,
-          new Error(`executions changed under each of ${ATTEMPTS} transactions`),
+          `executions changed under each of ${ATTEMPTS} transactions`,
         );
       }
       await this.writeGroups(groupByJob(txn.executions), created, attempt + 1);

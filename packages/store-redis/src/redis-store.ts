@@ -15,12 +15,9 @@ import {
 import {
   assertPositiveInteger,
   assertPositiveMs,
-  boundErrorText,
   DEFAULT_MAX_ERROR_LENGTH,
   decodeCursor,
-  decodeShard,
   encodeCursor,
-  normalizeShard,
   statusFilter,
   TERMINAL_STATUSES,
 } from '@fleetcron/core/backend';
@@ -32,7 +29,9 @@ import {
   resolveCommandTimeoutMs,
   resolvePrefix,
 } from '@fleetcron/redis-shared';
+import { decodeExecutionRow, encodeExecutionRow } from './execution-row.js';
 import { SET_PAUSED } from './fleet-scripts.js';
+import { JobRegistry } from './job-registry.js';
 import {
   fleetKeys,
   indexMember,
@@ -67,9 +66,6 @@ export interface RedisStoreOptions {
 /** Default of {@link RedisStoreOptions.maxHistory}. */
 export const DEFAULT_MAX_HISTORY = 1000;
 
-/** How often (ms) a store re-adds a job it has already registered, in case the set was lost. */
-const REGISTRY_REFRESH_MS = 60_000;
-
 const recordScript = new RedisScript(RECORD);
 const recordManyScript = new RedisScript(RECORD_MANY);
 const historyScript = new RedisScript(HISTORY);
@@ -93,8 +89,8 @@ export class RedisStore implements Store {
   private readonly maxAgeMs: number | undefined;
   private readonly maxErrorLength: number;
   private readonly commands: RedisCommands;
-  /** Jobs this store has added to the registry, with when. */
-  private readonly registered = new Map<string, number>();
+  /** The job names `prune()` and `listJobs()` walk. */
+  private readonly registry: JobRegistry;
   private readonly fleet: RedisFleet;
 
   /**
@@ -118,12 +114,13 @@ export class RedisStore implements Store {
     const commandTimeoutMs = resolveCommandTimeoutMs(options.commandTimeoutMs);
     this.commands = new RedisCommands(redis, commandTimeoutMs);
     this.fleet = new RedisFleet(redis, this.commands, fleetKeys(this.prefix));
+    this.registry = new JobRegistry(redis, this.commands, registryKey(this.prefix));
   }
 
   async record(execution: Execution): Promise<void> {
     const write = this.writeOf(execution);
     await this.commands.call('record', async () => {
-      await this.register(execution.job);
+      await this.registry.add(execution.job);
       await recordScript.run(this.redis, [...write.keys], [...write.args, ...this.trimArgs]);
     });
   }
@@ -142,7 +139,7 @@ export class RedisStore implements Store {
     const jobs = [...new Set(executions.map((e) => e.job))];
     await this.commands.call('recordMany', (signal) =>
       Promise.all([
-        this.registerMany(jobs),
+        this.registry.addMany(jobs),
         ...calls.map((call) =>
           recordManyScript.run(this.redis, call.keys, [...this.trimArgs, ...call.args], signal),
         ),
@@ -180,12 +177,7 @@ export class RedisStore implements Store {
     if (before <= 0) return 0;
     const bound = `(${padTime(Math.min(Math.ceil(before), MAX_STARTED_AT + 1))}`;
     let removed = 0;
-    let cursor = '0';
-    do {
-      const [next, jobs] = await this.commands.call('prune', () =>
-        this.redis.sscan(registryKey(this.prefix), cursor, 'COUNT', 200),
-      );
-      cursor = next;
+    for await (const jobs of this.registry.jobs('prune')) {
       for (const job of jobs) {
         const keys = this.keysOf(job);
         const count = await this.commands.call('prune', () =>
@@ -193,7 +185,7 @@ export class RedisStore implements Store {
         );
         removed += Number(count);
       }
-    } while (cursor !== '0');
+    }
     return removed;
   }
 
@@ -204,7 +196,7 @@ export class RedisStore implements Store {
   /** Pauses with who and when (Redis clock); resuming clears both. Adds the job to the registry. */
   async setPaused(job: string, paused: boolean, options: PauseOptions = {}): Promise<void> {
     await this.commands.call('setPaused', async () => {
-      await this.register(job);
+      await this.registry.add(job);
       await setPausedScript.run(
         this.redis,
         [this.keysOf(job).state],
@@ -216,14 +208,9 @@ export class RedisStore implements Store {
   /** Jobs in the registry whose state hash holds something (paused or an outcome), by name. */
   async listJobs(): Promise<JobState[]> {
     const jobs = new Set<string>();
-    let cursor = '0';
-    do {
-      const [next, batch] = await this.commands.call('listJobs', () =>
-        this.redis.sscan(registryKey(this.prefix), cursor, 'COUNT', 200),
-      );
-      cursor = next;
+    for await (const batch of this.registry.jobs('listJobs')) {
       for (const job of batch) jobs.add(job);
-    } while (cursor !== '0');
+    }
     const states = await this.readStates([...jobs].sort(), 'listJobs');
     return states.filter((s) => s.exists).map((s) => s.state);
   }
@@ -277,15 +264,9 @@ export class RedisStore implements Store {
         historyScript.run(this.redis, [keys.index, keys.executions], [from, String(batch)]),
       )) as string[];
       for (const value of values) {
-        const { shard: stored, ...row } = JSON.parse(value.slice(16)) as Execution;
-        const shard = decodeShard(stored);
-        const execution: Execution = {
-          ...row,
-          requestedBy: row.requestedBy ?? null,
-          ...(shard ? { shard } : {}),
-        };
+        const execution = decodeExecutionRow(value);
         if (!statuses || statuses.includes(execution.status)) out.push(execution);
-        from = `(${indexMember(row.startedAt, row.id)}`;
+        from = `(${indexMember(execution.startedAt, execution.id)}`;
       }
       if (!statuses || values.length < batch || out.length >= count) return out.slice(0, count);
     }
@@ -326,24 +307,12 @@ export class RedisStore implements Store {
   }
 
   /**
-   * The record script's KEYS and per-execution ARGV of `execution` (error bounded, shard
-   * checked). Throws `InvalidOptionError` for a bad `startedAt` or `shard`, before anything is sent.
+   * The record script's KEYS and per-execution ARGV of `execution` (its row: see
+   * `encodeExecutionRow`, which throws `InvalidOptionError` before anything is sent).
    */
   private writeOf(execution: Execution): RecordWrite {
     const { id, job, startedAt } = execution;
-    if (!Number.isSafeInteger(startedAt) || startedAt < 0 || startedAt > MAX_STARTED_AT) {
-      throw new InvalidOptionError(
-        'startedAt',
-        `must be an integer epoch ms between 0 and ${MAX_STARTED_AT}, got ${String(startedAt)}.`,
-      );
-    }
-    const shard = normalizeShard(execution.shard);
-    const { shard: _given, ...rest } = execution;
-    const stored: Execution = {
-      ...rest,
-      error: boundErrorText(execution.error, this.maxErrorLength),
-      ...(shard ? { shard } : {}), // a part of a sharded fire; absent for a plain fire
-    };
+    const row = encodeExecutionRow(execution, this.maxErrorLength);
     const keys = this.keysOf(job);
     return {
       job,
@@ -351,7 +320,7 @@ export class RedisStore implements Store {
       args: [
         id,
         indexMember(startedAt, id),
-        padTime(startedAt) + JSON.stringify(stored),
+        row,
         isTerminal(execution.status) ? '1' : '0',
         execution.status,
         String(execution.fireAt),
@@ -377,29 +346,5 @@ export class RedisStore implements Store {
 
   private keysOf(job: string): StoreKeys {
     return storeKeys(this.prefix, job);
-  }
-
-  /**
-   * Adds `job` to the registry `prune()` walks, at most once a minute per job and process. The
-   * registry is a separate key (another cluster slot), hence not inside the record script.
-   */
-  private async register(job: string): Promise<void> {
-    const now = Date.now();
-    const at = this.registered.get(job);
-    if (at !== undefined && now - at < REGISTRY_REFRESH_MS) return;
-    await this.redis.sadd(registryKey(this.prefix), job);
-    this.registered.set(job, now);
-  }
-
-  /** {@link register} for many jobs: one `SADD` of those not added in the last minute. */
-  private async registerMany(jobs: readonly string[]): Promise<void> {
-    const now = Date.now();
-    const due = jobs.filter((job) => {
-      const at = this.registered.get(job);
-      return at === undefined || now - at >= REGISTRY_REFRESH_MS;
-    });
-    if (due.length === 0) return;
-    await this.redis.sadd(registryKey(this.prefix), ...due);
-    for (const job of due) this.registered.set(job, now);
   }
 }

@@ -2,7 +2,7 @@
  * The fleet-control operations of the SQLite store (registry, run requests, job listing), run on
  * the store's connection like the others. One host, one clock: `lastSeenAt`, `pausedAt` and
  * `requestedAt` are the host's clock (`Date.now()` in the connection's thread). Only type imports
- * from outside: the worker thread loads this file by URL.
+ * from outside, and `statementCache` from its own entry: the worker thread loads this file by URL.
  */
 import type {
   InstanceRecord,
@@ -12,6 +12,7 @@ import type {
   RunStatus,
 } from '@fleetcron/core';
 import type { SqliteDatabase } from '@fleetcron/sqlite-shared';
+import { statementCache } from '@fleetcron/sqlite-shared/statement-cache';
 import { FLEET_COLUMNS, SQLITE_FLEET_SCHEMA } from './schema.js';
 
 /** Adds the fleet tables, and the fleet columns to tables made before them, in one transaction. */
@@ -90,17 +91,7 @@ function prepare(db: SqliteDatabase) {
   };
 }
 
-type Statements = ReturnType<typeof prepare>;
-const cache = new WeakMap<SqliteDatabase, Statements>();
-
-function statements(db: SqliteDatabase): Statements {
-  let found = cache.get(db);
-  if (!found) {
-    found = prepare(db);
-    cache.set(db, found);
-  }
-  return found;
-}
+const statements = statementCache(prepare);
 
 /** The fleet operations, by name, merged into `storeOperations`. */
 export const fleetOperations = {

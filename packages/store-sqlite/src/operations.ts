@@ -3,10 +3,12 @@
  * `record` is one `BEGIN IMMEDIATE` transaction (execution row and job state together); a
  * terminal row is never changed again (the first outcome wins). `recordMany` runs the same two
  * statements for each execution in order, in one `BEGIN IMMEDIATE` transaction.
- * Only type imports from outside: the worker thread loads this file by URL.
+ * Only type imports from outside, and `statementCache` from its own entry: the worker thread
+ * loads this file by URL.
  */
 import type { Execution, JobState, RunStatus } from '@fleetcron/core';
 import type { SqliteDatabase, SqliteOperations } from '@fleetcron/sqlite-shared';
+import { statementCache } from '@fleetcron/sqlite-shared/statement-cache';
 import { fleetOperations, migrateFleet, toJobState } from './fleet-operations.js';
 import { SQLITE_STORE_SCHEMA, TERMINAL_LIST } from './schema.js';
 
@@ -103,17 +105,7 @@ function prepare(db: SqliteDatabase) {
   };
 }
 
-type Statements = ReturnType<typeof prepare>;
-const cache = new WeakMap<SqliteDatabase, Statements>();
-
-function statements(db: SqliteDatabase): Statements {
-  let found = cache.get(db);
-  if (!found) {
-    found = prepare(db);
-    cache.set(db, found);
-  }
-  return found;
-}
+const statements = statementCache(prepare);
 
 /** The named parameters of the record statements for `execution`. */
 const recordParams = (execution: ExecutionRecord): Record<string, unknown> => ({

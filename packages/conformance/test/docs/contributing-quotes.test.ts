@@ -23,15 +23,7 @@ describe(`${GUIDE}: what it quotes exists`, () => {
     expect(claims.paths.length).toBeGreaterThanOrEqual(10);
   });
 
-  for (const quote of claims.quotes) {
-    it(`line ${quote.line}: the block is lines of ${quote.path}`, () => {
-      expect(repoPathExists(quote.path), `${quote.path} does not exist`).toBe(true);
-      expect(
-        containsRun(readRepoFile(quote.path), quote.body),
-        `the block after ${GUIDE}:${quote.line} is not a run of lines of ${quote.path}: copy it again from the file`,
-      ).toBe(true);
-    });
-  }
+  itQuotesRealLines(GUIDE, claims.quotes);
 
   for (const { line, path, names } of claims.symbols) {
     it(`line ${line}: ${path} has ${names.join(', ')}`, () => {
@@ -62,4 +54,29 @@ describe(`${GUIDE}: what it quotes exists`, () => {
 
 function escapeRegExp(name: string): string {
   return name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+// The conformance README quotes adapters' test files the same way.
+const CONFORMANCE_GUIDE = 'packages/conformance/README.md';
+const conformanceQuotes = parseGuide(readRepoFile(CONFORMANCE_GUIDE)).quotes;
+
+describe(`${CONFORMANCE_GUIDE}: what it quotes exists`, () => {
+  it('quotes the first examples from real test files (the markers are read)', () => {
+    expect(conformanceQuotes.length).toBeGreaterThanOrEqual(2);
+  });
+
+  itQuotesRealLines(CONFORMANCE_GUIDE, conformanceQuotes);
+});
+
+/** One test per quote of `guide`: its block is a run of lines of the file it names. */
+function itQuotesRealLines(guide: string, quotes: ReturnType<typeof parseGuide>['quotes']): void {
+  for (const quote of quotes) {
+    it(`line ${quote.line}: the block is lines of ${quote.path}`, () => {
+      expect(repoPathExists(quote.path), `${quote.path} does not exist`).toBe(true);
+      expect(
+        containsRun(readRepoFile(quote.path), quote.body),
+        `the block after ${guide}:${quote.line} is not a run of lines of ${quote.path}: copy it again from the file`,
+      ).toBe(true);
+    });
+  }
 }

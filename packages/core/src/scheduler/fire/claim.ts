@@ -179,7 +179,7 @@ function requestOf(c: ClaimContext, job: NormalizedJob, fireAt: number): ClaimRe
 }
 
 function noAnswer(lock: Lock, ms: number): BackendUnavailableError {
-  return new BackendUnavailableError(lock.backend, 'claim', new Error(`no answer within ${ms} ms`));
+  return BackendUnavailableError.because(lock.backend, 'claim', `no answer within ${ms} ms`);
 }
 
 /** Guards against a lock that answers something that is not a ClaimResult. */

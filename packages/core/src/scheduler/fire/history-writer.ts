@@ -115,7 +115,7 @@ export class HistoryWriter {
     first: boolean,
   ): Promise<Error | null> {
     const noAnswer = () =>
-      new BackendUnavailableError(store.backend, 'record', new Error(`no answer in ${boundMs} ms`));
+      BackendUnavailableError.because(store.backend, 'record', `no answer in ${boundMs} ms`);
     const batches = first ? this.batches : null;
     const call = batches
       ? () => batches.submit(execution).then((sent) => sent?.answer)

@@ -22,10 +22,10 @@ function bounded<T>(ctx: ReturnContext, operation: string, call: () => Promise<T
     safeCall(call),
     ctx.boundMs,
     () =>
-      new BackendUnavailableError(
+      BackendUnavailableError.because(
         ctx.lock.backend,
         operation,
-        new Error(`no answer in ${ctx.boundMs} ms`),
+        `no answer in ${ctx.boundMs} ms`,
       ),
     ctx.timers,
   );

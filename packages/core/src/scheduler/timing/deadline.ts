@@ -16,7 +16,7 @@ import type { TimerSource } from './timer-source.js';
  * const result = await settleWithin(
  *   client.claim(request),
  *   2_000,
- *   () => new BackendUnavailableError('redis', 'claim', new Error('no answer in 2000 ms')),
+ *   () => BackendUnavailableError.because('redis', 'claim', 'no answer in 2000 ms'),
  * );
  */
 export function settleWithin<T>(

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { definitionGroups, definitionIndex, driftingJobs } from '../../src/fleet/drift.js';
+import {
+  definitionGroups,
+  definitionIndex,
+  disagreeingNames,
+  driftingJobs,
+} from '../../src/fleet/drift.js';
 import type { LiveInstance, RegisteredJob } from '../../src/registry.js';
 
 const job = (name: string, hash: string): RegisteredJob => ({
@@ -39,5 +44,16 @@ describe('drift: definition groups of the live instances', () => {
     expect([...index.keys()].sort()).toEqual(['a', 'b', 'only-b']);
     for (const name of index.keys()) expect(index.get(name)).toEqual(definitionGroups(fleet, name));
     expect([...definitionIndex(fleet, new Set(['a'])).keys()]).toEqual(['a']);
+  });
+
+  it('disagreeingNames: exactly the names with more than one group, among the names asked', () => {
+    const late = instance('d', [job('a', 'h1'), job('b', 'h2'), job('only-b', 'h8')]);
+    const wider = [...fleet, late];
+    const index = definitionIndex(wider);
+    const drifting = [...index.keys()].filter((name) => (index.get(name)?.length ?? 0) > 1);
+    expect([...disagreeingNames(wider)].sort()).toEqual(drifting.sort());
+    expect([...disagreeingNames(wider)].sort()).toEqual(['b', 'only-b']);
+    expect([...disagreeingNames(wider, new Set(['a', 'only-b']))]).toEqual(['only-b']);
+    expect([...disagreeingNames(fleet, new Set(['a', 'none']))]).toEqual([]);
   });
 });

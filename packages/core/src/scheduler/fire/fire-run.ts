@@ -40,7 +40,8 @@ export class FireRun {
   state: FireState = 'claiming';
   /** This fire's events. */
   readonly events: FireEvents;
-  private readonly history: FireHistory;
+  /** This fire's history, built at its first use (most fires of a fleet are lost: no row). */
+  private historyOfThisFire: FireHistory | null = null;
   /** This fire's logger (job, fire time, instance attached). */
   readonly log: Logger;
   private holding: HeldLease | null = null;
@@ -64,11 +65,21 @@ export class FireRun {
     const { instanceId, clock } = deps;
     this.log = fireLogger(deps.logger, job.name, fireAt, instanceId);
     this.events = new FireEvents(instanceId, job.name, fireAt, clock, kind.shard);
-    this.history = historyOfFire(deps.history, this, instanceId);
     this.done = new Promise((resolve) => {
       this.markDone = resolve;
     });
     void this.execute();
+  }
+
+  /** This fire's history row (at most one), written in order. */
+  private get history(): FireHistory {
+    this.historyOfThisFire ??= historyOfFire(this.deps.history, this, this.deps.instanceId);
+    return this.historyOfThisFire;
+  }
+
+  /** Once every write of this fire was answered or given up on; `null`: nothing written. */
+  private flushed(): Promise<void> | null {
+    return this.historyOfThisFire?.flushed() ?? null;
   }
 
   /** `stop()` passed its drain deadline: aborts the run's signal; the run is recorded `aborted`. */
@@ -94,7 +105,7 @@ export class FireRun {
     } else if (this.holding) {
       await this.handBack('stopping');
     }
-    await this.history.flushed();
+    await this.flushed();
     this.released();
   }
 
@@ -119,7 +130,7 @@ export class FireRun {
         const outcome = this.history.triedOnce();
         await this.holding.releaseAfter(outcome, outcome ? this.nextFireInMs() : null);
       }
-      const flushed = this.history.flushed();
+      const flushed = this.flushed();
       if (flushed) await flushed;
       this.released();
     }

@@ -38,7 +38,10 @@ export function safeLogger(
   return wrapped;
 }
 
-/** The logger of one fire: job, fire time and instance on every line (nothing built when silent). */
+/**
+ * The logger of one fire: job, fire time and instance on every line (nothing built when silent).
+ * A throwing logger never disturbs the fire, as with {@link safeLogger}.
+ */
 export function fireLogger(
   logger: Logger,
   job: string,
@@ -46,7 +49,48 @@ export function fireLogger(
   instanceId: string,
 ): Logger {
   if (isSilentLogger(logger)) return SILENT;
-  return safeLogger(logger, () => ({ job, fireAt: new Date(fireAt).toISOString(), instanceId }));
+  return new FireLogger(logger, job, fireAt, instanceId);
+}
+
+/**
+ * What {@link fireLogger} makes of a user logger: one object per fire, its methods on the
+ * prototype (every claim has one and most fires log nothing, so {@link safeLogger}'s closures
+ * per fire were most of its cost). Internal only: its methods are always called on it, never
+ * detached; a job's `ctx.log` wraps it with {@link safeLogger}.
+ */
+class FireLogger implements Logger {
+  constructor(
+    private readonly logger: Logger,
+    private readonly job: string,
+    private readonly fireAt: number,
+    private readonly instanceId: string,
+  ) {}
+
+  debug(message: string, fields?: Record<string, unknown>): void {
+    this.write('debug', message, fields);
+  }
+
+  info(message: string, fields?: Record<string, unknown>): void {
+    this.write('info', message, fields);
+  }
+
+  warn(message: string, fields?: Record<string, unknown>): void {
+    this.write('warn', message, fields);
+  }
+
+  error(message: string, fields?: Record<string, unknown>): void {
+    this.write('error', message, fields);
+  }
+
+  private write(level: Level, message: string, more?: Record<string, unknown>): void {
+    try {
+      const { job, instanceId } = this;
+      const fire = { job, fireAt: new Date(this.fireAt).toISOString(), instanceId };
+      this.logger[level](message, more ? { ...fire, ...more } : fire);
+    } catch {
+      // a faulty logger must never break a fire
+    }
+  }
 }
 
 /** Publishes an event; a subscriber that throws never reaches the scheduler. */

@@ -1,7 +1,10 @@
-import { type DefinitionGroup, definitionIndex } from '../../fleet/drift.js';
+import { type DefinitionGroup, definitionIndex, disagreeingNames } from '../../fleet/drift.js';
 import type { Logger } from '../../logger.js';
 import type { LiveInstance } from '../../registry.js';
 import { safePublish } from '../fire/index.js';
+
+/** The groups of a job the live instances agree on (or do not define): no drift. */
+const NO_DRIFT: readonly DefinitionGroup[] = [];
 
 /**
  * Watches the live instances for drift on this scheduler's jobs: instances that define a job
@@ -19,13 +22,17 @@ export class DriftWatch {
     private readonly now: () => number,
   ) {}
 
-  /** Checks `jobs` against the live `instances` (this instance's own record included). */
-  check(instances: readonly LiveInstance[], jobs: readonly string[]): void {
-    const names = new Set(jobs);
-    const index = definitionIndex(instances, names); // one pass, not one per job
-    for (const job of jobs) this.checkJob(job, index.get(job) ?? []);
+  /**
+   * Checks the jobs named in `jobs` (in their order) against the live `instances` (this
+   * instance's own record included). The definition groups are built only for the jobs the
+   * instances disagree on: a heartbeat of a fleet in agreement builds none.
+   */
+  check(instances: readonly LiveInstance[], jobs: ReadonlySet<string>): void {
+    const disagreeing = disagreeingNames(instances, jobs); // one pass, not one per job
+    const index = disagreeing.size === 0 ? null : definitionIndex(instances, disagreeing);
+    for (const job of jobs) this.checkJob(job, index?.get(job) ?? NO_DRIFT);
     for (const job of [...this.reported.keys()]) {
-      if (!names.has(job)) this.reported.delete(job); // removed here: no longer ours to report
+      if (!jobs.has(job)) this.reported.delete(job); // removed here: no longer ours to report
     }
   }
 

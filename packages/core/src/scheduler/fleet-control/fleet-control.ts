@@ -108,11 +108,8 @@ export class FleetControl {
     this.deps.live.seen(instances);
     this.checksSinceBeat = 0;
     const jobs = this.deps.jobs();
-    this.drift.check(
-      instances,
-      jobs.map((j) => j.name),
-    );
     const names = new Set(jobs.map((j) => j.name));
+    this.drift.check(instances, names);
     for (const name of [...this.checkedAt.keys()]) {
       if (!names.has(name)) this.checkedAt.delete(name);
     }

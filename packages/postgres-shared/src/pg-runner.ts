@@ -2,6 +2,7 @@ import { BackendUnavailableError, type Logger } from '@fleetcron/core';
 import type { Pool, PoolClient, QueryConfig, QueryResultRow } from 'pg';
 import { isConnectionError } from './connection-error.js';
 import { DeadlineError, GivenUpError } from './deadline-error.js';
+import { explainServerError } from './read-only-error.js';
 
 /** Options of one {@link PgRunner.query}. */
 export interface RunOptions {
@@ -71,7 +72,7 @@ export class PgRunner {
       } catch (error) {
         const again = options.retry && attempt === 1 && isConnectionError(error);
         if (again && Date.now() < deadline && !signal?.aborted) continue;
-        throw new BackendUnavailableError(this.backend, operation, error);
+        throw new BackendUnavailableError(this.backend, operation, explainServerError(error));
       }
     }
   }

@@ -1,6 +1,9 @@
 import net from 'node:net';
 
-/** A TCP forwarder on a loopback port whose traffic can be stalled, as a network stall would. */
+/**
+ * A TCP forwarder on a loopback port whose traffic can be stalled, as a network stall would, or
+ * moved to another target, as a virtual IP moved to a promoted standby.
+ */
 export interface StallLink {
   /** The loopback port clients connect to instead of the target's. */
   readonly port: number;
@@ -14,6 +17,11 @@ export interface StallLink {
   stall(): void;
   /** Lets bytes through again. No-op when flowing. */
   flow(): void;
+  /**
+   * Sends new connections to `target` from now on and closes every open one, as a virtual IP
+   * moved to another server does (clients see their connections drop and reconnect).
+   */
+  moveTo(target: { host?: string; port: number }): void;
   /** Closes the listener and every connection through the link. Idempotent. */
   close(): Promise<void>;
 }
@@ -21,10 +29,10 @@ export interface StallLink {
 /**
  * Starts a {@link StallLink} to `target` (a loopback server the testkit started). For faults no
  * signal can make: a server that is alive but unreachable (a frozen network path, a member cut
- * from its clients).
+ * from its clients), and for one address that follows a failover (`moveTo`).
  */
 export async function startStallLink(target: { host?: string; port: number }): Promise<StallLink> {
-  const host = target.host ?? '127.0.0.1';
+  let to = { host: target.host ?? '127.0.0.1', port: target.port };
   let stalled = false;
   const sockets = new Set<net.Socket>();
   const waiting: (() => void)[] = [];
@@ -39,7 +47,7 @@ export async function startStallLink(target: { host?: string; port: number }): P
     client.pause();
     const open = () => {
       if (client.destroyed) return;
-      const upstream = net.connect({ host, port: target.port });
+      const upstream = net.connect(to);
       track(upstream);
       client.on('close', () => upstream.destroy());
       upstream.on('close', () => client.destroy());
@@ -71,6 +79,10 @@ export async function startStallLink(target: { host?: string; port: number }): P
       stalled = false;
       for (const socket of sockets) socket.resume();
       for (const open of waiting.splice(0)) open();
+    },
+    moveTo(next) {
+      to = { host: next.host ?? '127.0.0.1', port: next.port };
+      for (const socket of sockets) socket.destroy();
     },
     async close() {
       for (const socket of sockets) socket.destroy();

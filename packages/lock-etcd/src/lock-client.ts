@@ -1,14 +1,5 @@
 import { Etcd3, type IOptions } from 'etcd3';
-
-/**
- * A fault-handling policy that runs the call once: no retry, no circuit breaker. Shaped like
- * cockatiel's `noop` policy, the only part etcd3's connection pool calls is `execute`.
- */
-const runOnce = {
-  execute<T>(fn: (context: { signal: AbortSignal; attempt: number }) => PromiseLike<T> | T) {
-    return Promise.resolve().then(() => fn({ signal: new AbortController().signal, attempt: 0 }));
-  },
-};
+import { memberPolicies, runOnce } from './member-policy.js';
 
 /**
  * The client the lock's own calls go through: the same hosts, credentials and gRPC options as
@@ -18,16 +9,20 @@ const runOnce = {
  * retry re-sends a call the lock has already given up on. The lock bounds every call with its
  * own deadline and leaves retrying to the scheduler, so it needs neither. A failed call still
  * resets the host's channels, so the next call connects at once. The user's client is not
- * changed; the lock closes this one in `close()`.
+ * changed; the lock closes this one in `close()`. Given several members, a member whose call
+ * failed is left out of the next calls for a while (see `memberPolicies`).
  */
 export function lockClientOf(client: Etcd3): Etcd3 {
   // `options` is protected in etcd3's typings; it holds the options the client was built with.
   const { options } = client as unknown as { options: IOptions };
+  const several = Array.isArray(options.hosts) && options.hosts.length > 1;
+  const member = several ? memberPolicies() : () => runOnce;
   return new Etcd3({
     ...options,
     faultHandling: {
       ...options.faultHandling,
-      host: () => runOnce as never,
+      // Several members: a member that failed a call is left out for a while (member-policy.ts).
+      host: (host: string) => member(host) as never,
       global: runOnce as never,
     },
   });

@@ -1,9 +1,9 @@
 import { GRPCDeadlineExceededError, isRecoverableError } from 'etcd3';
 
 /** How long a member is left out after its first failed or slow call, ms. */
-export const FIRST_SKIP_MS = 2000;
+export const FIRST_SKIP_MS = 10_000;
 /** Longest a member is left out (the skip doubles with each failed probe), ms. */
-export const MAX_SKIP_MS = 30_000;
+export const MAX_SKIP_MS = 60_000;
 /** A call unanswered this long marks its member as failing (a frozen member never answers), ms. */
 export const SUSPECT_AFTER_MS = 1000;
 

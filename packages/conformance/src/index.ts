@@ -1,4 +1,7 @@
 export * from './elector/index.js';
+export * from './failover/failover-judge.js';
+export * from './failover/failover-scenario.js';
+export * from './failover/run-failover.js';
 export * from './fleet/instance.js';
 export * from './fleet/judge.js';
 export * from './fleet/ledger.js';

@@ -4,7 +4,7 @@ import type { IOptions } from 'etcd3';
  * A fault-handling policy that runs the call once: no retry, no circuit breaker. Shaped like
  * cockatiel's `noop` policy; the only part etcd3's connection pool calls is `execute`.
  */
-const runOnce = {
+export const runOnce = {
   execute<T>(fn: (context: { signal: AbortSignal; attempt: number }) => PromiseLike<T> | T) {
     return Promise.resolve().then(() => fn({ signal: new AbortController().signal, attempt: 0 }));
   },

@@ -5,6 +5,7 @@ export * from './migrate.js';
 export * from './pg-runner.js';
 export * from './pool.js';
 export * from './prepared-name.js';
+export * from './read-only-error.js';
 export * from './statement-options.js';
 export * from './statement-set.js';
 export * from './table-options.js';

@@ -2,6 +2,7 @@ import { BackendUnavailableError, type Logger } from '@fleetcron/core';
 import type { Pool, PoolClient, QueryConfig, QueryResultRow } from 'pg';
 import { isConnectionError } from './connection-error.js';
 import { DeadlineError, GivenUpError } from './deadline-error.js';
+import { explainServerError } from './read-only-error.js';
 
 /** Options of one {@link PgRunner.query}. */
 export interface RunOptions {
@@ -43,6 +44,7 @@ export class PgRunner {
     // pg emits 'error' on the pool when an idle pooled connection dies (server restart,
     // pg_terminate_backend, network). Unhandled, that event crashes the process. The pool
     // already drops the broken client; the listener only keeps the host alive and logs.
+    boundPoolConnects(pool, timeoutMs);
     if (pool.listenerCount('error') === 0) {
       pool.on('error', (error) => {
         logger.warn(`${backend}: idle pooled connection failed; the pool dropped it`, { error });
@@ -70,7 +72,7 @@ export class PgRunner {
       } catch (error) {
         const again = options.retry && attempt === 1 && isConnectionError(error);
         if (again && Date.now() < deadline && !signal?.aborted) continue;
-        throw new BackendUnavailableError(this.backend, operation, error);
+        throw new BackendUnavailableError(this.backend, operation, explainServerError(error));
       }
     }
   }
@@ -152,6 +154,20 @@ export class PgRunner {
       });
     });
   }
+}
+
+/**
+ * Gives a pool without `connectionTimeoutMillis` that bound (`timeoutMs`, the adapter's
+ * `statementTimeoutMs`). pg's default is to wait forever for a new connection's startup, and the
+ * pool counts a connection being opened as one of its `max` slots: on a network path that stalls
+ * or a primary that vanished without a reset, every slot is soon held by a connection that never
+ * opens (the kernel gives up a connect after about two minutes), and every call fails at its
+ * deadline even once the database is reachable again. With the bound, pg-pool destroys such a
+ * connection and frees its slot. A pool given its own `connectionTimeoutMillis` is left as it is.
+ */
+function boundPoolConnects(pool: Pool, timeoutMs: number): void {
+  const options = (pool as Pool & { options?: { connectionTimeoutMillis?: number } }).options;
+  if (options && !options.connectionTimeoutMillis) options.connectionTimeoutMillis = timeoutMs;
 }
 
 /**

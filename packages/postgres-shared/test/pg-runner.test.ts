@@ -53,6 +53,14 @@ describe('PgRunner on a real server', () => {
     expect(pool.listenerCount('error')).toBe(1);
   });
 
+  it('bounds a new connection of a pool that has no bound, and keeps a bound the pool has', () => {
+    type WithOptions = { options: { connectionTimeoutMillis?: number } };
+    expect((pool as unknown as WithOptions).options.connectionTimeoutMillis).toBe(5000);
+    const own = new pg.Pool({ connectionString: database.url, connectionTimeoutMillis: 800 });
+    new PgRunner(own, 'postgres', 5000, logger);
+    expect((own as unknown as WithOptions).options.connectionTimeoutMillis).toBe(800);
+  });
+
   it('stores encoded text in a text column and reads it back exactly', async () => {
     const statements = new StatementSet(pool, 'postgres', options(false), {
       put: 'INSERT INTO texts (id, value) VALUES ($1, $2)',

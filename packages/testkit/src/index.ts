@@ -1,5 +1,6 @@
 export * from './errors.js';
 export * from './etcd.js';
+export * from './ha/index.js';
 export * from './isolation.js';
 export * from './pgbouncer.js';
 export * from './postgres.js';

@@ -16,7 +16,10 @@ describe('the many-jobs restart scenarios (4 processes × 2,000 jobs, SIGKILLed 
     // ran out before the catch-up pass's later steps, and the regular claim moved the mark past
     // them. Sending the held catch-up claims early (tried in d5a5eaf) sent 6,917 catch-up claims
     // instead of 2,408 and made 1,532 later fires fail; reverted. One retry, reported by vitest,
-    // until #25 makes the pass fast enough: each try must pass whole.
+    // until #25 makes the pass fast enough: each try must pass whole. Since the catch-up claim
+    // ring (7f66b5a) the pass ends within ~0.7 s of the restart instead of ~4.5 s, and this
+    // scenario passed at the first try in CI at 0748ea3 and in 6 of 6 runs alone or beside 2-4
+    // busy loops (2026-12-07): take the retry out once a few more CI runs agree.
     const retry = name === 'restartManyJobsWithStore' ? 1 : 0;
     it(`pass on MemoryLock: "${restartManyScenarios[name].title}"`, {
       retry,

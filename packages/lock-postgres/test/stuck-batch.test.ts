@@ -74,7 +74,10 @@ describe('PostgresLock: a stuck batch claim is bounded and fails closed', () => 
   it('rows locked by another session: claimMany fails within statementTimeoutMs, then wins', async () => {
     const { lock } = newLock(database.url);
     const requests = batch('held', 'me');
-    await lock.claimMany(batch('held', 'warm').map((r) => ({ ...r, fireAt: r.fireAt - 1 })));
+    // the keys' rows exist (an earlier fire of each, by another owner); from `requests` itself,
+    // not a second batch(): a second Date.now() one ms later made the warm-up claim the very
+    // fires of `requests` (CI at 201c01e: answered lost/claimed instead of failing)
+    await lock.claimMany(requests.map((r) => ({ ...r, owner: 'warm', fireAt: r.fireAt - 1 })));
     const holder = await admin.connect();
     try {
       await holder.query('BEGIN');

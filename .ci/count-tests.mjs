@@ -21,6 +21,12 @@ let failed = 0;
 const failures = [];
 /** Failed tests named in the summary; the rest are counted in one line. */
 const MAX_NAMED = 40;
+/** Why each failed test failed: the first lines of its first failure message, for this many. */
+const MAX_EXPLAINED = 5;
+/** Lines of one failure message printed. */
+const MESSAGE_LINES = 12;
+/** `{ name, message }` of failed tests whose report carries a failure message. */
+const explained = [];
 
 /** Adds one vitest JSON report to the totals and returns its own counts (a missing one fails). */
 function count(label, report) {
@@ -57,6 +63,16 @@ for (const version of NODE_LINES) {
   }
   console.error(`Node ${version} (added in below): ${line.passed} passed, ${line.failed} failed`);
 }
+if (explained.length > 0) {
+  // the tail of a red run's log is often all that is kept: say why, not only which
+  console.log(
+    `why (the first ${Math.min(explained.length, MAX_EXPLAINED)} of ${explained.length}):`,
+  );
+  for (const { name, message } of explained.slice(0, MAX_EXPLAINED)) {
+    console.log(`- ${name}`);
+    for (const text of message) console.log(`    ${text}`);
+  }
+}
 if (failures.length > 0) {
   console.log(`failed (${failures.length}):`);
   for (const name of failures.slice(0, MAX_NAMED)) console.log(`  ${name}`);
@@ -86,7 +102,22 @@ function failedTests(label, json) {
       if (result.status !== 'failed') continue;
       const title = [...(result.ancestorTitles ?? []), result.title].join(' > ');
       names.push(`${path} > ${title}${line}`);
+      const message = firstLines(result.failureMessages?.[0]);
+      if (message.length > 0) explained.push({ name: `${path} > ${title}${line}`, message });
     }
   }
   return names;
+}
+
+/** The first {@link MESSAGE_LINES} lines of a failure message, without colour codes and stack frames. */
+function firstLines(message) {
+  if (typeof message !== 'string') return [];
+  return (
+    message
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI colour codes
+      .replace(/\u001b\[[0-9;]*m/g, '')
+      .split('\n')
+      .filter((text) => text.trim() !== '' && !/^\s+at /.test(text))
+      .slice(0, MESSAGE_LINES)
+  );
 }

@@ -1,5 +1,6 @@
 import { toError } from '../../errors.js';
 import type { MarkReading } from '../../lock.js';
+import type { FireRun } from '../fire/index.js';
 import { safeCall } from '../fire/index.js';
 import type { NormalizedJob } from '../job/index.js';
 import { settleWithin } from '../timing/index.js';
@@ -47,6 +48,17 @@ interface PendingPass {
   readonly next: number;
   /** Ends the hold of the job's regular claims. */
   readonly done: () => void;
+  /**
+   * `true` once its decision is under way, by the pass or expedited (see
+   * {@link CatchUpPass.afterCatchUp}): a job is decided once.
+   */
+  taken: boolean;
+  /**
+   * How the job's missed fires were decided, once they were: `won`, the fire this instance won
+   * (its catch-up decision, or the grace fire claimed late), done once its series is handled;
+   * `'elsewhere'`, by another instance; `'none'`, nothing was claimed.
+   */
+  decided?: { won: FireRun } | 'elsewhere' | 'none';
 }
 
 /** A job whose catch-up claim is owed, with the mark it was planned from. */
@@ -60,10 +72,12 @@ interface Owed {
  * pass is done. The order matters: a regular claim of a new fire moves the lock's mark past the
  * missed fires, after which their catch-up claims lose (`behind_mark`) — with a job firing every
  * second, nothing would be caught up. The hold ends when the pass's catch-up claim is answered
- * (the mark is then past every missed fire), not when the caught-up fires have run; it is
- * bounded by the job's lease (a pass that hangs, or waits for its turn behind other jobs, never
- * blocks fires for longer); a held fire is claimed late, within the lock's window, never
- * dropped. The jobs whose next fire comes first pass first.
+ * (the mark is then past every missed fire), not when the caught-up fires have run. A job still
+ * waiting for its turn one lease after its regular fire is taken out of the pass and decided at
+ * once (its mark read, its catch-up claim sent), and the regular claim follows that answer: a
+ * slow pass delays a held fire by about a lease and a round trip, never drops it, and never lets
+ * the regular claim move the mark past missed fires nobody claimed (which would leave them
+ * neither run nor recorded). The jobs whose next fire comes first pass first.
  *
  * Marks are read with `Lock.readMarks` where the lock has it ({@link MARK_READ_CHUNK} jobs per
  * round trip, and read again before each step of claims so that instances starting together
@@ -74,7 +88,11 @@ interface Owed {
  */
 export class CatchUpPass {
   /** The jobs whose pass is not done yet, with its promise. */
-  private readonly pending = new Map<string, Promise<void>>();
+  private readonly pending = new Map<string, { pass: PendingPass; ended: Promise<void> }>();
+  /** When the pass began, on the fleet's clock (the catch-up bound is computed from it). */
+  private startedAt = 0;
+  /** Jobs expedited since the last flush, read and decided together. */
+  private expediting: PendingPass[] = [];
 
   constructor(private readonly d: CatchUpDeps) {}
 
@@ -86,12 +104,18 @@ export class CatchUpPass {
    */
   begin(jobs: readonly NormalizedJob[]): Promise<void> {
     const startedAt = this.d.clock.now();
+    this.startedAt = startedAt;
     const queue: PendingPass[] = [];
     for (const job of jobs) {
       // nothing to catch up (e.g. an `at()` ahead): no mark read, and its fires are not held
       if (!mayHaveMissed(this.d.lock, job, startedAt)) continue;
       const next = nextFireAfter(job, startedAt);
-      this.pending.set(job.name, new Promise<void>((done) => queue.push({ job, next, done })));
+      let pass: PendingPass | undefined;
+      const ended = new Promise<void>((done) => {
+        pass = { job, next, done, taken: false };
+      });
+      queue.push(pass as PendingPass);
+      this.pending.set(job.name, { pass: pass as PendingPass, ended });
     }
     queue.sort((a, b) => a.next - b.next); // the soonest regular fires are held the shortest
     if (this.d.lock.readMarks !== undefined) {
@@ -102,6 +126,7 @@ export class CatchUpPass {
     }
     const worker = async () => {
       for (let next = queue.shift(); next; next = queue.shift()) {
+        if (!take(next)) continue; // expedited meanwhile
         const mark = this.d.life.takesClaims() ? await readMark(this.d, next.job) : undefined;
         await this.decide(next, startedAt, mark);
       }
@@ -111,21 +136,88 @@ export class CatchUpPass {
   }
 
   /**
-   * Calls `launch` (a regular claim of `job`) once the job's catch-up pass is done, or after the
-   * job's `leaseMs` if it is not, and only while the scheduler runs; at once when no pass is
-   * pending.
+   * Calls `launch` (the regular claim of `job`'s fire `fireAt`) once the job's catch-up pass is
+   * done, and only while the scheduler runs; at once when no pass is pending. A job still waiting
+   * for its turn after its `leaseMs` is expedited: taken out of the pass and decided at once (a
+   * job whose claim is already under way is waited for; that claim is bounded by its own
+   * timeout). A held fire that is already due when the pass ends must not meet the lease of the
+   * caught-up fires (it would be answered `busy` and lost, though no catch-up run was going at
+   * its fire time): where this instance won them, it is claimed once they are handled; where
+   * another instance did, one lease later (that instance claims it first, right after its own
+   * series; the late claim is answered `lost`, or runs the fire when that instance died).
    */
-  afterCatchUp(job: NormalizedJob, launch: () => void): void {
-    const pass = this.pending.get(job.name);
-    if (pass === undefined) {
+  afterCatchUp(job: NormalizedJob, fireAt: number, launch: () => void): void {
+    const pending = this.pending.get(job.name);
+    if (pending === undefined) {
       launch();
       return;
     }
     const timeout = this.d.queue.sleep(job.leaseMs);
-    void Promise.race([pass, timeout.promise]).then(() => {
+    const late = timeout.promise.then(() => 'late' as const);
+    void Promise.race([pending.ended, late]).then(async (won) => {
       timeout.cancel();
+      if (won === 'late') {
+        this.expedite(pending.pass);
+        await pending.ended;
+      }
+      await this.afterCaughtUpFires(pending.pass, fireAt);
       if (this.d.life.takesClaims()) launch();
     });
+  }
+
+  /**
+   * Resolves when the held fire `fireAt` of `pass`'s job may be claimed: at once when it is not
+   * due yet (claimed at its time; a catch-up run still going then meets the overlap rule, as any
+   * run) or nothing was caught up; see {@link afterCatchUp}.
+   */
+  private async afterCaughtUpFires(pass: PendingPass, fireAt: number): Promise<void> {
+    const decided = pass.decided;
+    if (decided === undefined || decided === 'none' || fireAt > this.d.clock.now()) return;
+    if (decided === 'elsewhere') {
+      await this.d.queue.sleep(pass.job.leaseMs).promise; // the caller checks the lifecycle after
+      return;
+    }
+    await decided.won.done;
+  }
+
+  /**
+   * Takes `pass` out of the pass's order (unless its decision is under way) and decides it in
+   * the next flush: the jobs expedited in the same turn of the event loop are read together
+   * ({@link MARK_READ_CHUNK} per call) and claimed at once.
+   */
+  private expedite(pass: PendingPass): void {
+    if (!take(pass)) return;
+    this.expediting.push(pass);
+    if (this.expediting.length > 1) return; // a flush is already queued
+    queueMicrotask(() => {
+      const passes = this.expediting;
+      this.expediting = [];
+      void this.decideNow(passes);
+    });
+  }
+
+  /** Reads the marks of `passes` and decides each (the expedited jobs). Never rejects. */
+  private async decideNow(passes: readonly PendingPass[]): Promise<void> {
+    const startedAt = this.startedAt;
+    if (this.d.lock.readMarks === undefined) {
+      await Promise.all(
+        passes.map(async (pass) => {
+          const mark = this.d.life.takesClaims() ? await readMark(this.d, pass.job) : undefined;
+          await this.decide(pass, startedAt, mark);
+        }),
+      );
+      return;
+    }
+    const chunks: PendingPass[][] = [];
+    for (let from = 0; from < passes.length; from += MARK_READ_CHUNK) {
+      chunks.push(passes.slice(from, from + MARK_READ_CHUNK));
+    }
+    await Promise.all(
+      chunks.map(async (chunk) => {
+        const marks = await this.readChunk(chunk);
+        await Promise.all(chunk.map((pass, i) => this.decide(pass, startedAt, marks?.[i])));
+      }),
+    );
   }
 
   /**
@@ -150,7 +242,9 @@ export class CatchUpPass {
       const marks = await this.readChunk(chunk);
       chunk.forEach((pass, i) => {
         const mark = marks?.[i];
+        if (pass.taken) return; // expedited while its mark was read
         if (mark == null || !this.owesClaim(pass, startedAt, mark)) {
+          take(pass);
           void this.decide(pass, startedAt, mark);
         } else owed.push({ pass, mark });
       });
@@ -186,6 +280,8 @@ export class CatchUpPass {
       readJustNow = false;
       const claims = run.map(({ entry, mark }) => {
         ring.close(entry);
+        // expedited meanwhile: decided already (counts as not lost to another instance)
+        if (!take(entry.pass)) return 'decided' as const;
         return this.decide(entry.pass, startedAt, mark);
       });
       // Two instances that start close together and step in phase each re-read while the
@@ -223,6 +319,7 @@ export class CatchUpPass {
       }
       if (first === -1) first = i;
       ring.close(step.entry);
+      step.entry.pass.decided ??= 'elsewhere';
       this.end(step.entry.pass);
     });
     return first;
@@ -318,11 +415,21 @@ export class CatchUpPass {
       if (mark === undefined || !this.d.life.takesClaims()) return 'decided';
       const late = mark === null ? null : graceFire(this.d.lock, pass.job, startedAt, mark);
       const decision = await decideCatchUp(this.d, pass.job, startedAt, mark, late);
-      if (late !== null && decision === 'none') {
+      pass.decided =
+        decision === 'lost' ? 'elsewhere' : decision === 'none' ? 'none' : { won: decision };
+      if (late !== null && decision === 'none' && this.d.life.takesClaims()) {
         // nothing older owed: the grace fire is claimed late as a regular fire (under 'skip'
-        // only to record it missed); when older fires were owed, the catch-up claim was of it
-        const kind = pass.job.catchUp === 'skip' ? { missed: true } : {};
-        if (this.d.life.takesClaims()) this.d.launch(pass.job, late, kind);
+        // only to record it missed); when older fires were owed, the catch-up claim was of it.
+        // The hold ends once its claim is answered, as after a catch-up claim
+        // `startedAt` was read before the fleet's clock was learned: on a clock that runs ahead,
+        // the grace fire may not be due yet by the fleet's clock, and is then not missed
+        const missed = pass.job.catchUp === 'skip' && late <= this.d.clock.now();
+        const status = await new Promise<string>((answered) => {
+          const fire = this.d.launch(pass.job, late, { missed, onClaimed: answered });
+          pass.decided = { won: fire };
+          void fire.done.then(() => answered('dropped'));
+        });
+        if (status !== 'won') pass.decided = status === 'dropped' ? 'none' : 'elsewhere';
       }
       return decision === 'lost' ? 'lost' : 'decided';
     } catch (error) {
@@ -339,6 +446,16 @@ export class CatchUpPass {
     this.pending.delete(pass.job.name);
     pass.done();
   }
+}
+
+/**
+ * Marks `pass` as being decided; `false` when it already was (by the pass or expedited), in which
+ * case the caller leaves it alone.
+ */
+function take(pass: PendingPass): boolean {
+  if (pass.taken) return false;
+  pass.taken = true;
+  return true;
 }
 
 /** The job's first fire after `at` (epoch ms), `Infinity` when none or its trigger throws. */

@@ -127,7 +127,7 @@ export class FirePath {
    * the mode (leader mode: only by the leader) and the job's shards (see `launchScheduled`).
    */
   launchScheduled(job: NormalizedJob, fireAt: number): void {
-    this.catchUps.afterCatchUp(job, () => launchScheduled(this.scheduled, job, fireAt));
+    this.catchUps.afterCatchUp(job, fireAt, () => launchScheduled(this.scheduled, job, fireAt));
   }
 
   /**

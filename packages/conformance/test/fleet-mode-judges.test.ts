@@ -5,6 +5,7 @@ import {
   claimsInFlight,
   claimsNotStarted,
   openRuns,
+  partsLostToKill,
   partViolations,
   spreadViolation,
 } from '../src/fleet/shard-judge.js';
@@ -124,5 +125,32 @@ describe('sharded-fire judgements', () => {
     );
     const inFlight = line({ kind: 'claim', instance: 'a', fireAt: 300, job: 'jpart0/4' });
     expect(claimsNotStarted([...entries, inFlight], 'a')).toEqual([100, 300]);
+  });
+  it("a part claimed just before the kill and never started is excused from 'exactly once' (missing only, never doubled)", () => {
+    const key = (index: number) => `j\u001fpart\u001f${index}/4`;
+    const claim = (fireAt: number, index: number) =>
+      line({ kind: 'claim', instance: 'v', fireAt, job: key(index) });
+    const won = (fireAt: number, index: number) =>
+      line({ kind: 'claimed', instance: 'v', fireAt, job: key(index), status: 'won', token: 1 });
+    const entries = [
+      claim(100, 0), // long before the kill, won and never started: not excused
+      won(100, 0),
+      ...Array.from({ length: 20 }, () => line({ kind: 'extend', instance: 'x' })),
+      claim(200, 1), // won, never started
+      won(200, 1),
+      claim(200, 2), // started
+      won(200, 2),
+      start('v', 200, { index: 2, count: 4 }),
+      claim(300, 3), // in flight at the kill
+    ];
+    const killedAt = mono + 1;
+    const lost = partsLostToKill(entries, 'v', killedAt, 10);
+    expect([...lost].sort()).toEqual(['200/1', '300/3']);
+    const others = [0, 2, 3].map((i) => start('a', 200, { index: i, count: 4 }));
+    expect(partViolations(others, [200], 4, lost)).toEqual([]);
+    expect(partViolations(others, [200], 4)).toEqual([expect.stringContaining('part 1/4')]);
+    // excused means "may be missing": a part started twice is still reported
+    const doubled = [...others, start('a', 200, { index: 2, count: 4 })];
+    expect(partViolations(doubled, [200], 4, lost)).toEqual([expect.stringContaining('part 2/4')]);
   });
 });

@@ -20,11 +20,16 @@ export function partsOf(
   return byIndex;
 }
 
-/** Every part `0 … count − 1` of each fire in `fires` started exactly once, with its `ctx.shard`. */
+/**
+ * Every part `0 … count − 1` of each fire in `fires` started exactly once, with its `ctx.shard`.
+ * `lostToKill`: parts (`fireAt/index`, see {@link partsLostToKill}) a SIGKILLed process had
+ * claimed and never started; each may have started once or not at all.
+ */
 export function partViolations(
   starts: readonly LedgerEntry[],
   fires: readonly number[],
   count: number,
+  lostToKill: ReadonlySet<string> = new Set(),
 ): string[] {
   const violations: string[] = [];
   for (const fireAt of fires) {
@@ -32,6 +37,7 @@ export function partViolations(
     for (let index = 0; index < count; index++) {
       const runs = parts.get(index) ?? [];
       if (runs.length === 1 && runs[0]!.shard?.count === count) continue;
+      if (runs.length === 0 && lostToKill.has(`${fireAt}/${index}`)) continue;
       const who = runs.map((r) => `${r.instance} (count ${r.shard?.count})`).join(', ');
       violations.push(
         `fire ${time(fireAt)} part ${index}/${count} started ${runs.length} times${who ? `: ${who}` : ''}`,
@@ -63,6 +69,45 @@ export function spreadViolation(
   if (idle.length === 0 || heavy.length === 0) return null;
   const spread = [...per].map(([id, n]) => `${id} ${n}`).join(', ');
   return `fire ${time(fireAt)}: ${heavy.map(([id]) => id).join(', ')} ran more than ⌈${count}/${live.length}⌉ + 1 = ${bound} parts while ${idle.join(', ')} ran none (${spread})`;
+}
+
+/**
+ * The parts (`fireAt/index`) `instance` claimed and never started before it was SIGKILLed at
+ * `killedAt` (host monotonic ms): claims it sent within `windowMs` before the kill with no answer
+ * line (in flight: the backend may have granted them to a dead process), or answered `won` with
+ * no start and no hand-back. Such a part is lost by the kill's timing (a holder that dies between
+ * its win and its start: `onHolderLost` decides, `'record'` by default), not by the lock.
+ */
+export function partsLostToKill(
+  entries: readonly LedgerEntry[],
+  instance: string,
+  killedAt: number,
+  windowMs: number,
+): Set<string> {
+  const partOf = (e: LedgerEntry) => {
+    const [, part, position] = (e.job ?? '').split('\u001f'); // job␟part␟index/count
+    const index = part === 'part' ? position?.split('/')[0] : undefined;
+    return index === undefined || e.fireAt === undefined ? null : `${e.fireAt}/${index}`;
+  };
+  const sent = new Map<string, number>(); // claims without an answer yet
+  const won = new Set<string>();
+  for (const e of entries) {
+    if (e.instance !== instance) continue;
+    if (e.kind === 'start' || e.kind === 'withdraw') {
+      const index = e.shard?.index;
+      const part = e.kind === 'start' ? `${e.fireAt}/${index}` : partOf(e);
+      if (part !== null) won.delete(part);
+      continue;
+    }
+    const part = partOf(e);
+    if (part === null) continue;
+    if (e.kind === 'claim' && e.mono >= killedAt - windowMs) sent.set(part, e.mono);
+    if (e.kind === 'claimed') {
+      sent.delete(part);
+      if (e.status === 'won' && e.mono >= killedAt - windowMs) won.add(part);
+    }
+  }
+  return new Set([...sent.keys(), ...won]);
 }
 
 /** Runs that started and never ended (their process died mid-run). */

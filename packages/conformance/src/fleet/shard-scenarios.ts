@@ -12,9 +12,15 @@ import {
 } from './control-harness.js';
 import { eachJoinAndLeave } from './each-scenario.js';
 import { formatLedger } from './judge.js';
-import type { LedgerEntry } from './ledger.js';
+import { hostMonotonicMs, type LedgerEntry } from './ledger.js';
 import { startLines, startModeChildren, stopAll } from './mode-fleet.js';
-import { claimsNotStarted, openRuns, partViolations, spreadViolation } from './shard-judge.js';
+import {
+  claimsNotStarted,
+  openRuns,
+  partsLostToKill,
+  partViolations,
+  spreadViolation,
+} from './shard-judge.js';
 
 /** Parts of each fire. */
 const SHARD_COUNT = 8;
@@ -76,7 +82,7 @@ async function killMidRun(setup: ControlSetup, victim: string, child: InstanceCh
   } catch {
     // killed anyway; the judgement says the kill did not land inside a run
   }
-  const at = Date.now();
+  const at = { wall: Date.now(), mono: hostMonotonicMs() };
   await child.kill();
   return at;
 }
@@ -104,6 +110,7 @@ export const shardsExactlyOnceAndSpread: FleetScenario = {
         ...(await startModeChildren(setup, ids.slice(VICTIM + 1), [shardJob(20)], modes)),
       ];
       let killedAt = Number.POSITIVE_INFINITY;
+      let killedMono = Number.POSITIVE_INFINITY;
       // judged: after three heartbeats and a grace (every view of the registry agrees)
       const goAt = Date.now();
       const warm = goAt + 3 * CONTROL_HEARTBEAT_MS + SHARD_GRACE_MS + 1_000;
@@ -114,7 +121,12 @@ export const shardsExactlyOnceAndSpread: FleetScenario = {
         await Promise.all(children.map((c) => c.go(30_000 * scale)));
         const killFrom = first + KILL_AFTER_FIRE * SHARD_EVERY_MS;
         await waitUntilTime(killFrom, 'the fire after which the victim is killed');
-        killedAt = await killMidRun(setup, victim, children[VICTIM]!, killFrom);
+        ({ wall: killedAt, mono: killedMono } = await killMidRun(
+          setup,
+          victim,
+          children[VICTIM]!,
+          killFrom,
+        ));
         // the last fire's fallback claims come within two graces (three once holding a part)
         await waitUntilTime(last + 3 * SHARD_GRACE_MS + 1_500, `${SHARD_FIRES} fires`);
         const killed = openRuns(ledger.read(), victim);
@@ -161,9 +173,13 @@ export const shardsExactlyOnceAndSpread: FleetScenario = {
         unspread.map((u) => u.violation),
         `fires whose parts were not spread within the bound; the claims of the first:\n${formatLedger(claims)}`,
       ).toEqual([]);
+      // a part the victim claimed just before the kill and never started is lost by the kill's
+      // timing (killMidRun avoids claims in flight, but one can leave between its look and the
+      // signal), not by the lock: it may be missing, never run twice
+      const lostToKill = partsLostToKill(entries, victim, killedMono, 3 * SHARD_GRACE_MS);
       expect(
-        partViolations(starts, fires, SHARD_COUNT),
-        `parts that did not start exactly once (of ${SHARD_FIRES} fires)`,
+        partViolations(starts, fires, SHARD_COUNT, lostToKill),
+        `parts that did not start exactly once (of ${SHARD_FIRES} fires; lost to the kill's timing, excused: ${[...lostToKill].join(', ') || 'none'})`,
       ).toEqual([]);
       const killed = openRuns(entries, victim).filter((e) => fires.includes(e.fireAt ?? 0));
       expect(

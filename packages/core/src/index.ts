@@ -9,6 +9,8 @@
  * @module @fleetcron/core
  */
 
+// calendars of excluded fires (a job's `exclude`)
+export type { Calendar } from './calendar/index.js';
 // alerts and notifiers
 export {
   ALERT_KINDS,

@@ -4,6 +4,7 @@ import {
   LeaseTooShortError,
   toError,
 } from '../../errors.js';
+import type { Calendar } from '../../calendar/index.js';
 import type { LockCapabilities } from '../../lock.js';
 import type { JobHandler, Middleware } from '../../middleware.js';
 import type { Trigger } from '../../trigger.js';
@@ -53,6 +54,12 @@ export interface JobDefinition {
    * fire once. Needs a store with the fleet registry. Default: not sharded.
    */
   shards?: ShardsOption;
+  /**
+   * Fires not to run: a {@link Calendar} of holidays, freeze windows, weekly quiet hours, read in
+   * the job's zone. An excluded fire is not claimed anywhere in the fleet and not owed by
+   * catch-up; it is published as `fire.excluded` with the calendar's reason.
+   */
+  exclude?: Calendar;
 }
 
 /** A validated job definition (internal). */
@@ -67,6 +74,8 @@ export interface NormalizedJob {
   readonly onHolderLost: HolderLostPolicy;
   /** `null` for a plain job. */
   readonly shards: ShardsOption | null;
+  /** The job's excluded fires, `null` when none. */
+  readonly exclude: Calendar | null;
 }
 
 /**
@@ -161,6 +170,7 @@ export function validateJob(
     catchUp,
     onHolderLost: checkHolderLost(d.onHolderLost, context.capabilities, context.backend),
     shards: checkShards(d.shards, { hasRegistry: context.hasRegistry === true, catchUp }),
+    exclude: checkCalendar(d.exclude),
   };
 }
 
@@ -175,7 +185,21 @@ const JOB_KEYS = Object.keys({
   catchUp: true,
   onHolderLost: true,
   shards: true,
+  exclude: true,
 } satisfies Record<keyof JobDefinition, true>);
+
+/** Checks that `value` (the `exclude` option) is a {@link Calendar}, or absent. */
+function checkCalendar(value: unknown): Calendar | null {
+  if (value === undefined || value === null) return null;
+  const calendar = value as Partial<Calendar>;
+  if (typeof calendar.excludedBy !== 'function' || typeof calendar.describe !== 'function') {
+    throw new InvalidOptionError(
+      'exclude',
+      'must be a Calendar (an object with excludedBy(fireAt, zone) and describe()); use exclusions() or a calendar of @fleetcron/calendar.',
+    );
+  }
+  return calendar as Calendar;
+}
 
 function checkOverlap(value: unknown): OverlapPolicy {
   const overlap = value ?? 'skip';

@@ -87,6 +87,12 @@ export type FleetEvent =
 export type FleetcronEvent =
   /** The next fire of a job was computed and placed on the timer. */
   | (EventBase & { type: 'fire.scheduled' })
+  /**
+   * The job's `exclude` calendar excludes this fire (`reason`, e.g. `holiday: Christmas Day`): it
+   * is not claimed here, nor on any other instance (each publishes this event), and not owed by
+   * catch-up. Manual runs are not excluded.
+   */
+  | (EventBase & { type: 'fire.excluded'; reason: string })
   /** A fire's time passed while the process could not act (blocked event loop, suspend). */
   | (EventBase & { type: 'fire.missed'; lateMs: number })
   /** This instance won the fire. */

@@ -9,8 +9,6 @@
  * @module @fleetcron/core
  */
 
-// calendars of excluded fires (a job's `exclude`)
-export type { Calendar } from './calendar/index.js';
 // alerts and notifiers
 export {
   ALERT_KINDS,
@@ -40,6 +38,8 @@ export {
   resolveAlert,
 } from './alerts/index.js';
 export type { BackoffOptions, Jitter } from './backoff.js';
+// calendars of excluded fires (a job's `exclude`)
+export type { Calendar } from './calendar/index.js';
 export {
   Candidate,
   type CandidateEvent,

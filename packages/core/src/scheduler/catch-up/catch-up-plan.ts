@@ -6,7 +6,7 @@ import type { Logger } from '../../logger.js';
 import type { Trigger } from '../../trigger.js';
 import type { ClaimOutcome, FireKind, FireRun } from '../fire/index.js';
 import { safeCall } from '../fire/index.js';
-import type { CatchUpPolicy, NormalizedJob } from '../job/index.js';
+import { type CatchUpPolicy, includedFires, type NormalizedJob } from '../job/index.js';
 import type { LifecycleView } from '../lifecycle.js';
 import type { TimerQueue } from '../timing/index.js';
 import { settleWithin } from '../timing/index.js';
@@ -127,7 +127,7 @@ export function graceFire(
   mark: number,
 ): number | null {
   const after = Math.max(mark, startedAt - catchUpGraceMs(lock));
-  return missedFires(job.trigger, after, startedAt, 1)[0] ?? null;
+  return missedFires(includedFires(job), after, startedAt, 1)[0] ?? null;
 }
 
 /** What catching up needs from its scheduler. */
@@ -239,7 +239,8 @@ export function planCatchUp(
   const policy = grace === null ? job.catchUp : withoutNewest(job.catchUp);
   if (policy === null) return null;
   const now = Math.min(startedAt, d.clock.now()) - catchUpGraceMs(d.lock);
-  const plan = catchUpPlan(policy, job.trigger, { mark, now, windowMs: d.lock.windowMs });
+  const trigger = includedFires(job); // an excluded fire is not owed
+  const plan = catchUpPlan(policy, trigger, { mark, now, windowMs: d.lock.windowMs });
   if (grace === null || plan.fires.length === 0) return plan;
   return { ...plan, fires: [...plan.fires, grace] };
 }

@@ -59,6 +59,10 @@ export class FireEvents {
     if (channel.hasSubscribers) this.send({ type: 'fire.scheduled' });
   }
 
+  excluded(reason: string): void {
+    if (channel.hasSubscribers) this.send({ type: 'fire.excluded', reason });
+  }
+
   missed(lateMs: number): void {
     if (channel.hasSubscribers) this.send({ type: 'fire.missed', lateMs });
   }

@@ -1,12 +1,13 @@
 import type { Logger } from '../../logger.js';
 import { CatchUpPass } from '../catch-up/index.js';
-import type { NormalizedJob } from '../job/index.js';
+import { exclusionOf, type NormalizedJob } from '../job/index.js';
 import type { LeaderGate } from '../leader/index.js';
 import type { LifecycleView } from '../lifecycle.js';
 import { ClaimsAtFireTime, claimSenderFor, leaseCallsFor } from '../lock-calls/index.js';
 import type { ResolvedOptions } from '../options.js';
 import type { ClockWatch, TimerQueue } from '../timing/index.js';
 import { isScheduled } from './early-claims.js';
+import { FireEvents } from './fire-events.js';
 import { FireRun } from './fire-run.js';
 import type { FireDeps, FireKind } from './fire-types.js';
 import type { HistoryWriter } from './history-writer.js';
@@ -124,9 +125,17 @@ export class FirePath {
 
   /**
    * A regular (scheduled) fire: launched once the job's catch-up pass is done (bounded), per
-   * the mode (leader mode: only by the leader) and the job's shards (see `launchScheduled`).
+   * the mode (leader mode: only by the leader) and the job's shards (see `launchScheduled`);
+   * not at all when the job's `exclude` calendar excludes it (`fire.excluded`).
    */
   launchScheduled(job: NormalizedJob, fireAt: number): void {
+    const excluded = exclusionOf(job, fireAt, this.scheduled.log);
+    if (excluded !== null) {
+      // not claimed here, nor anywhere: every instance reads the same calendar
+      const { instanceId, clock } = this.deps;
+      new FireEvents(instanceId, job.name, fireAt, clock).excluded(excluded);
+      return;
+    }
     this.catchUps.afterCatchUp(job, fireAt, () => launchScheduled(this.scheduled, job, fireAt));
   }
 

@@ -1,10 +1,10 @@
+import type { Calendar } from '../../calendar/index.js';
 import {
   DuplicateJobError,
   InvalidOptionError,
   LeaseTooShortError,
   toError,
 } from '../../errors.js';
-import type { Calendar } from '../../calendar/index.js';
 import type { LockCapabilities } from '../../lock.js';
 import type { JobHandler, Middleware } from '../../middleware.js';
 import type { Trigger } from '../../trigger.js';

@@ -190,58 +190,68 @@ describe('catch-up reads the marks of many jobs with readMarks (bounded at 10,00
     }
   });
 
-  it('a pass not done a lease after the next regular fire: the jobs left are decided at once, the missed fire runs, then the held one (none lost)', async () => {
-    // 600 jobs restarted 1.5 s before their 4 min fire; every mark read takes 9 s (under the
-    // read's bound, the 10 s lease), so the pass's three steps of 250 claims take ~27 s. At 4 min
-    // + the lease the jobs whose turn has not come are taken out of the pass, read together and
-    // claimed at once. Each held 4 min claim goes out once the job's 3 min run is done. Before:
-    // the held claims went out alone at 4 min + the lease, moved the marks past 3 min, and the
-    // pass's later claims of 3 min lost (~350 jobs never ran 3 min; under 'skip', never recorded
-    // it); and the first step's 250 jobs sent their held 4 min claims right on their catch-up
-    // claims' answers, met the 3 min runs' leases, and were answered busy: 4 min skipped
-    const fake = new FakeClock(0);
-    class SlowReads extends CountingLock {
-      readMs = 0;
-      override async readMarks(keys: readonly string[], options?: BatchOptions) {
-        if (this.readMs > 0) await fake.sleep(this.readMs);
-        return super.readMarks(keys, options);
+  it.each([1, 2])(
+    '%i instance(s), a pass not done a lease after the next regular fire: the jobs left are decided at once, the missed fire runs, then the held one (none lost, none twice)',
+    async (instances) => {
+      // 600 jobs restarted 1.5 s before their 4 min fire; every mark read takes 9 s (under the
+      // read's bound, the 10 s lease), so the pass's three steps of 250 claims take ~27 s. At 4 min
+      // + the lease the jobs whose turn has not come are taken out of the pass, read together and
+      // claimed at once. Each held 4 min claim goes out once the job's 3 min run is done. Before:
+      // the held claims went out alone at 4 min + the lease, moved the marks past 3 min, and the
+      // pass's later claims of 3 min lost (~350 jobs never ran 3 min; under 'skip', never recorded
+      // it); and the first step's 250 jobs sent their held 4 min claims right on their catch-up
+      // claims' answers, met the 3 min runs' leases, and were answered busy: 4 min skipped
+      const fake = new FakeClock(0);
+      class SlowReads extends CountingLock {
+        readMs = 0;
+        override async readMarks(keys: readonly string[], options?: BatchOptions) {
+          if (this.readMs > 0) await fake.sleep(this.readMs);
+          return super.readMarks(keys, options);
+        }
       }
-    }
-    const lock = new SlowReads(fake);
-    const jobs = 600;
-    const ran = new Map<string, number[]>();
-    const make = () => {
-      const s = new Scheduler({ lock, clock: fake, logger: quiet, leaseMs: 10_000 });
-      for (let i = 0; i < jobs; i++) {
-        const name = `job-${i}`;
-        s.add({
-          name,
-          trigger: every(MIN),
-          catchUp: 'latest',
-          run: (ctx) => void ran.set(name, [...(ran.get(name) ?? []), ctx.fireAt.getTime()]),
-        });
-      }
-      return s;
-    };
-    const first = make();
-    first.start();
-    await fake.advance(1.2 * MIN);
-    await stopOn(fake, first);
-    await fake.advance(4 * MIN - 1_500 - fake.now());
-    ran.clear();
-    lock.readMs = 9_000;
-    const again = make();
-    again.start();
-    await fake.advance(40_000); // to 4:38.5: the pass's own steps end ~4:26
-    expect(ran.size).toBe(jobs);
-    for (const [name, fires] of ran) expect(fires, name).toEqual([3 * MIN, 4 * MIN]);
-    const claims = [...lock.catchUpClaims.values()];
-    expect(claims.length).toBe(jobs);
-    expect(claims.filter((n) => n !== 1)).toEqual([]); // one catch-up claim per job
-    await fake.advance(MIN);
-    for (const [name, fires] of ran) expect(fires, name).toEqual([3 * MIN, 4 * MIN, 5 * MIN]);
-    await stopOn(fake, again);
-  });
+      const lock = new SlowReads(fake);
+      const jobs = 600;
+      const ran = new Map<string, number[]>();
+      const make = () => {
+        const s = new Scheduler({ lock, clock: fake, logger: quiet, leaseMs: 10_000 });
+        for (let i = 0; i < jobs; i++) {
+          const name = `job-${i}`;
+          s.add({
+            name,
+            trigger: every(MIN),
+            catchUp: 'latest',
+            run: async (ctx) => {
+              ran.set(name, [...(ran.get(name) ?? []), ctx.fireAt.getTime()]);
+              // the caught-up run takes 2 s: the held 4 min claim must not meet its lease
+              if (ctx.fireAt.getTime() === 3 * MIN) await fake.sleep(2_000);
+            },
+          });
+        }
+        return s;
+      };
+      const first = make();
+      first.start();
+      await fake.advance(1.2 * MIN);
+      await stopOn(fake, first);
+      await fake.advance(4 * MIN - 1_500 - fake.now());
+      ran.clear();
+      lock.readMs = 9_000;
+      const fleet = Array.from({ length: instances }, make);
+      for (const s of fleet) s.start();
+      // to 4:48.5: the pass's own steps end ~4:26; with two instances, the one that did not win a
+      // job's catch-up sends its held 4 min claim a lease after its pass (answered lost)
+      await fake.advance(50_000);
+      expect(ran.size).toBe(jobs);
+      for (const [name, fires] of ran) expect(fires, name).toEqual([3 * MIN, 4 * MIN]);
+      const claims = [...lock.catchUpClaims.values()];
+      expect(claims.length).toBe(jobs);
+      // one catch-up claim per job and instance at most (one in all with one instance)
+      expect(claims.filter((n) => n < 1 || n > instances)).toEqual([]);
+      await fake.advance(MIN);
+      for (const [name, fires] of ran) expect(fires, name).toEqual([3 * MIN, 4 * MIN, 5 * MIN]);
+      for (const s of fleet) await stopOn(fake, s);
+    },
+  );
 
   it('a lock without readMarks: one inspect per job, every job catches up', async () => {
     const fake = new FakeClock(0);

@@ -56,7 +56,8 @@ interface PendingPass {
   /**
    * How the job's missed fires were decided, once they were: `won`, the fire this instance won
    * (its catch-up decision, or the grace fire claimed late), done once its series is handled;
-   * `'elsewhere'`, by another instance; `'none'`, nothing was claimed.
+   * `'elsewhere'`, they may be another instance's (its claim won, or the mark read showed nothing
+   * owed); `'none'`, the job was never claimed (no series can hold its lease anywhere).
    */
   decided?: { won: FireRun } | 'elsewhere' | 'none';
 }
@@ -415,8 +416,12 @@ export class CatchUpPass {
       if (mark === undefined || !this.d.life.takesClaims()) return 'decided';
       const late = mark === null ? null : graceFire(this.d.lock, pass.job, startedAt, mark);
       const decision = await decideCatchUp(this.d, pass.job, startedAt, mark, late);
+      // nothing owed by this read, with a mark: another instance's catch-up claim may have moved
+      // it a moment ago, its series still holding the lease; only a job never claimed (no mark)
+      // can have no series anywhere
+      const nobodys = decision === 'none' && mark === null;
       pass.decided =
-        decision === 'lost' ? 'elsewhere' : decision === 'none' ? 'none' : { won: decision };
+        typeof decision !== 'string' ? { won: decision } : nobodys ? 'none' : 'elsewhere';
       if (late !== null && decision === 'none' && this.d.life.takesClaims()) {
         // nothing older owed: the grace fire is claimed late as a regular fire (under 'skip'
         // only to record it missed); when older fires were owed, the catch-up claim was of it.

@@ -9,7 +9,7 @@ import {
   Scheduler,
 } from '../../src/index.js';
 import { MAX_MISSED_LISTED, planFires } from '../../src/scheduler/job/fire-plan.js';
-import { PREPARE_AHEAD_MS } from '../../src/scheduler/job/fire-time-groups.js';
+import { PREPARE_AHEAD_MS } from '../../src/scheduler/job/job-slots.js';
 import { recordEvents } from './helpers.js';
 
 /**

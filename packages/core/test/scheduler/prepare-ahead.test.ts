@@ -13,7 +13,7 @@ import {
   MAX_PREPARE_AHEAD_MS,
   PREPARE_AHEAD_MS,
   PREPARE_MS_PER_FIRE,
-} from '../../src/scheduler/job/fire-time-groups.js';
+} from '../../src/scheduler/job/job-slots.js';
 import { TimerQueue } from '../../src/scheduler/timing/timer-queue.js';
 import { BatchLock } from './batch-lock.js';
 import { FlakyLock, recordEvents, settle, stopOnFakeClock } from './helpers.js';

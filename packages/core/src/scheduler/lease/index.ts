@@ -2,5 +2,4 @@
  * A won lease while this instance holds it: its local deadline, the keeper that renews it, and
  * how it is given back (released after a run, handed back when it never ran).
  */
-export { HeldLease } from './held-lease.js';
-export { handBackClaim } from './lease-return.js';
+export { HeldLease, handBackClaim } from './held-lease.js';

@@ -77,7 +77,10 @@ export class ChaosFleet {
     }
   }
 
-  /** Starts an instance process (a new incarnation with a new id) and waits for its `boot`. */
+  /**
+   * Starts an instance process (a new incarnation with a new id) and waits until it is `ready`
+   * (its client connected and its scheduler started).
+   */
   async start(spec: InstanceSpec): Promise<string> {
     const n = (this.incarnations.get(spec.name) ?? 0) + 1;
     this.incarnations.set(spec.name, n);
@@ -127,9 +130,13 @@ export class ChaosFleet {
       () =>
         child.exitCode !== null ||
         readLedgers(this.options.ledgerDir).lines.some(
-          (l) => l.kind === 'boot' && l.instance === instanceId,
+          (l) => l.kind === 'ready' && l.instance === instanceId,
         ),
-      { timeoutMs: this.timeoutMs, intervalMs: 100, message: `instance ${instanceId} booted` },
+      {
+        timeoutMs: this.timeoutMs,
+        intervalMs: 100,
+        message: `instance ${instanceId} ready (booted, connected, scheduler started)`,
+      },
     );
     if (child.exitCode !== null) {
       throw new Error(`instance ${instanceId} exited at start (code ${child.exitCode}): ${stderr}`);

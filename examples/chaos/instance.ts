@@ -111,6 +111,10 @@ async function main(): Promise<void> {
     });
   }
   scheduler.start();
+  // up: loading the backend's client and connecting can take seconds on a loaded machine (CI at
+  // 6a679b0: an etcd instance's first claim came ~4.5 s after its boot line), and fires due
+  // before this line are not this process's to miss
+  ledger.write({ kind: 'ready' });
 
   // never outlive the driver: its IPC channel closes when it dies
   process.on('disconnect', () => process.kill(process.pid, 'SIGTERM'));

@@ -4,12 +4,15 @@ import { join } from 'node:path';
 /**
  * What a ledger line says happened. Written by the instance:
  * - `boot`/`exit`/`crash`: the process started, stopped cleanly, or hit an unhandled error;
+ * - `ready`: its backend client connected, its jobs added and its scheduler started (what the
+ *   driver waits for before it counts the process as up);
  * - `start`/`end`: the job's own code began and returned (`outcome` `ok`, `aborted`, `error`);
  * - `won`/`renewed`/`lost`/`finished`/`skipped`/`claim_failed`/`store_failed`: scheduler events
  *   (`subscribe`).
  */
 export type LedgerKind =
   | 'boot'
+  | 'ready'
   | 'exit'
   | 'crash'
   | 'start'

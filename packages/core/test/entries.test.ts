@@ -43,6 +43,7 @@ const MAIN = [
   'at',
   'BackendUnavailableError',
   'BatchOptions',
+  'Calendar',
   'CampaignRequest',
   'CampaignResult',
   'Candidate',

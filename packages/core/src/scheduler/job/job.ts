@@ -20,6 +20,7 @@ import {
   type HolderLostPolicy,
 } from './job-policies.js';
 import { checkShards, type ShardsOption } from './job-shards.js';
+import { checkWindow, withinWindow } from './job-window.js';
 
 export { MAX_JOB_NAME_LENGTH } from './job-name.js';
 
@@ -60,6 +61,10 @@ export interface JobDefinition {
    * catch-up; it is published as `fire.excluded` with the calendar's reason.
    */
   exclude?: Calendar;
+  /** No fire before this time (a Date or epoch ms): earlier fires are not scheduled, nor owed by catch-up. */
+  startAt?: Date | number;
+  /** No fire after this time (a Date or epoch ms): the job is then done, like an `at()` that passed. */
+  endAt?: Date | number;
 }
 
 /** A validated job definition (internal). */
@@ -148,7 +153,8 @@ export function validateJob(
   const d = definition as Partial<JobDefinition>;
   const name = checkName(d.name);
   if (context.existing.has(name)) throw new DuplicateJobError(name);
-  const trigger = seededByName(checkTrigger(d.trigger, context.now), name);
+  const window = checkWindow(d.startAt, d.endAt);
+  const trigger = withinWindow(seededByName(checkTrigger(d.trigger, context.now), name), window);
   if (typeof d.run !== 'function') {
     throw new InvalidOptionError(
       'run',
@@ -186,6 +192,8 @@ const JOB_KEYS = Object.keys({
   onHolderLost: true,
   shards: true,
   exclude: true,
+  startAt: true,
+  endAt: true,
 } satisfies Record<keyof JobDefinition, true>);
 
 /** Checks that `value` (the `exclude` option) is a {@link Calendar}, or absent. */

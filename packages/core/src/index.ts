@@ -113,6 +113,7 @@ export {
   type FleetJob,
   type FleetView,
 } from './fleet/fleet-client.js';
+export type { UpcomingFire } from './fleet/upcoming-fires.js';
 export { wallClock, type ZonedTime, zonedTime } from './fleet/zoned-time.js';
 export type { ClockOffset } from './fleet-clock/offset-estimator.js';
 // the Lock contract and the in-memory lock
@@ -149,6 +150,7 @@ export {
 } from './middleware.js';
 export type {
   CatchUpSpec,
+  ExclusionSpec,
   FleetStore,
   InstanceClock,
   InstanceRecord,

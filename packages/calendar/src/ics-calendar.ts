@@ -51,7 +51,7 @@ export function icsCalendar(text: string, options: IcsCalendarOptions): Calendar
   registerZones(root);
   const expanded = new ExpandedExclusions();
   const lastDay = ICAL.Time.fromDateString(horizon.to);
-  lastDay.day += 1; // the first day after the horizon
+  lastDay.adjust(1, 0, 0, 0); // the first day after the horizon
   const firstDay = ICAL.Time.fromDateString(horizon.from);
 
   const vevents = root.getAllSubcomponents('vevent');
@@ -129,7 +129,7 @@ function registerZones(root: InstanceType<typeof ICAL.Component>): void {
 function endOf(_item: IcalEvent, start: IcalTime, end: IcalTime | null | undefined): IcalTime {
   if (end && end.compare(start) > 0) return end;
   const copy = start.clone();
-  if (start.isDate) copy.day += 1;
+  if (start.isDate) copy.adjust(1, 0, 0, 0);
   return copy;
 }
 
@@ -144,7 +144,7 @@ function addSpan(
   if (start.isDate) {
     // DTEND of an all-day event is exclusive: the last excluded day is the one before it
     const last = end.clone();
-    last.day -= 1;
+    last.adjust(-1, 0, 0, 0);
     const from = dateText(start);
     const to = end.isDate ? dateText(last) : dateText(end);
     if (to <= from) expanded.addDate(from, reason);

@@ -55,13 +55,10 @@ export function icsCalendar(text: string, options: IcsCalendarOptions): Calendar
   const firstDay = ICAL.Time.fromDateString(horizon.from);
 
   const vevents = root.getAllSubcomponents('vevent');
-  const exceptions = vevents.filter((v) => v.hasProperty('recurrence-id'));
   for (const vevent of vevents) {
     if (vevent.hasProperty('recurrence-id')) continue;
+    // ical.js relates the file's RECURRENCE-ID exceptions of the same UID to the event itself
     const event = new ICAL.Event(vevent);
-    for (const exception of exceptions) {
-      if (exception.getFirstPropertyValue('uid') === event.uid) event.relateException(exception);
-    }
     const field = `${FIELD}.events[${JSON.stringify(event.uid ?? event.summary ?? '?')}]`;
     const add = (item: IcalEvent, start: IcalTime, end: IcalTime): void => {
       if (

@@ -76,7 +76,8 @@ describe('icsCalendar (ical.js)', () => {
     const spec = JSON.parse(JSON.stringify(calendar.spec)) as CalendarSpec;
     const rebuilt = calendarFromSpec(spec);
     let excluded = 0;
-    for (let at = t('2026-01-01T00:00:00Z'); at < t('2028-01-01T00:00:00Z'); at += 1_800_000) {
+    // every half hour from June 2026 (every event of the fixture has an occurrence after it)
+    for (let at = t('2026-06-01T00:00:00Z'); at < t('2027-01-01T00:00:00Z'); at += 1_800_000) {
       for (const zone of ['UTC', 'Europe/Berlin']) {
         const answer = calendar.excludedBy(at, zone);
         expect(rebuilt.excludedBy(at, zone)).toBe(answer);

@@ -15,7 +15,7 @@ const MAX_REASON = 200;
 /**
  * Collects the expanded result of a holiday list or an iCalendar file as core exclusions: whole
  * dates and ranges read in the job's zone (or instants), and ranges fixed to a zone of their own
- * (an event with a `TZID`). {@link toCalendar} turns them into one core calendar whose spec any
+ * (an event with a `TZID`). `toCalendar` turns them into one core calendar whose spec any
  * process rebuilds with `calendarFromSpec`.
  */
 export class ExpandedExclusions {

@@ -1,5 +1,5 @@
 /**
- * The JSON form of a calendar built by {@link exclusions} or {@link anyOf} (its `spec`), published
+ * The JSON form of a calendar built by `exclusions()` or `anyOf()` (its `spec`), published
  * in the fleet registry so any process (CLI, console) rebuilds it with `calendarFromSpec`. The
  * calendars of `@fleetcron/calendar` publish their expanded result in this form too.
  */
@@ -36,7 +36,7 @@ export interface WeeklyWindow {
   reason?: string;
 }
 
-/** The options of {@link exclusions}, which are also its JSON spec (`kind: 'exclusions'`). */
+/** The options of `exclusions()`, which are also its JSON spec (`kind: 'exclusions'`). */
 export interface ExclusionsOptions {
   /**
    * The IANA zone in which dates, local date-times and weekly windows are read. Default: the
@@ -51,12 +51,12 @@ export interface ExclusionsOptions {
   weekly?: readonly WeeklyWindow[];
 }
 
-/** The spec of an {@link exclusions} calendar: its options, weekdays as numbers. */
+/** The spec of an `exclusions()` calendar: its options, weekdays as numbers. */
 export interface ExclusionsSpec extends ExclusionsOptions {
   kind: 'exclusions';
 }
 
-/** The spec of an {@link anyOf} calendar: a fire is excluded when one of them excludes it. */
+/** The spec of an `anyOf()` calendar: a fire is excluded when one of them excludes it. */
 export interface AnyOfSpec {
   kind: 'anyOf';
   calendars: CalendarSpec[];

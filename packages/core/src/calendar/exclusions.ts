@@ -28,6 +28,8 @@ export const MAX_REASON_LENGTH = 200;
 const WEEKDAYS = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] as const;
 const KEYS = new Set(['kind', 'zone', 'dates', 'ranges', 'weekly']);
 const MINUTE = 60_000;
+/** More than any daylight-saving shift in the tz database (2 h), as core's DST walk assumes. */
+const DST_SLACK = 3 * 3_600_000;
 
 interface DateEntry {
   day: number;
@@ -141,12 +143,12 @@ export function buildExclusions(options: ExclusionsOptions, field: string): Cale
   return {
     excludedBy(fireAt: number, zone: string): string | null {
       const tz = fixedZone ?? zone;
-      const { day, weekday } = localDay(fireAt, tz);
+      const { wall, day, weekday } = localDay(fireAt, tz);
       if (byDay.size > 0) {
         // the fire's local date, or the next one when a fall-back repeated that midnight
         for (const candidate of [day, day + DAY]) {
           const entry = byDay.get(candidate);
-          if (entry && within(fireAt, candidate, candidate + DAY, tz)) return entry.reason;
+          if (entry && within(fireAt, wall, candidate, candidate + DAY, tz)) return entry.reason;
         }
       }
       if (ranges.length > 0) {
@@ -161,7 +163,7 @@ export function buildExclusions(options: ExclusionsOptions, field: string): Cale
           const opens = day - back * DAY;
           const opensOn = (weekday - back + 7) % 7;
           if (!w.days.has(opensOn)) continue;
-          if (within(fireAt, opens + w.fromMin * MINUTE, opens + w.toMin * MINUTE, tz)) {
+          if (within(fireAt, wall, opens + w.fromMin * MINUTE, opens + w.toMin * MINUTE, tz)) {
             return w.reason;
           }
         }
@@ -173,10 +175,13 @@ export function buildExclusions(options: ExclusionsOptions, field: string): Cale
   };
 }
 
-/** Whether instant `at` is in the span from local time `from` (inclusive) to `to` (exclusive). */
-function within(at: number, from: number, to: number, zone: string): boolean {
-  // cheap test first: offsets stay within ±15 h, so far-away spans need no zone arithmetic
-  if (at < from - 15 * 3_600_000 || at >= to + 15 * 3_600_000) return false;
+/**
+ * Whether instant `at` (local reading `wall`) is in the span from local time `from` (inclusive)
+ * to `to` (exclusive). A reading more than {@link DST_SLACK} outside the span settles it without
+ * zone arithmetic: only a fall-back moves a reading back, and by less than that.
+ */
+function within(at: number, wall: number, from: number, to: number, zone: string): boolean {
+  if (wall < from - DST_SLACK || wall >= to + DST_SLACK) return false;
   return at >= instantOfLocal(from, zone) && at < instantOfLocal(to, zone);
 }
 

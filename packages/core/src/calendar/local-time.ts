@@ -84,11 +84,14 @@ export function instantOfLocal(wall: number, zone: string): number {
   return nextInstantInZone(match, zone, wall - WIDEST_OFFSET, true) ?? wall;
 }
 
-/** The local date (naive epoch ms of its midnight) and weekday (0 = Sunday) of `at` in `zone`. */
-export function localDay(at: number, zone: string): { day: number; weekday: number } {
+/**
+ * The local reading of `at` in `zone` (naive epoch ms), its date (naive midnight) and weekday
+ * (0 = Sunday).
+ */
+export function localDay(at: number, zone: string): { wall: number; day: number; weekday: number } {
   const wall = wallClock(at, zone);
   const day = Math.floor(wall / DAY) * DAY;
-  return { day, weekday: new Date(day).getUTCDay() };
+  return { wall, day, weekday: new Date(day).getUTCDay() };
 }
 
 /** `'YYYY-MM-DD'` of a naive local midnight. */

@@ -53,7 +53,6 @@ const MAIN = [
   'CandidateOptions',
   'CatchUpClaim',
   'CatchUpPolicy',
-  'Calendar',
   'CalendarSpec',
   'calendarFromSpec',
   'CatchUpSpec',

@@ -12,6 +12,7 @@ export interface CliOptions {
   dialect?: string;
   count?: string;
   after?: string;
+  job?: string;
   json?: boolean;
   help?: boolean;
   version?: boolean;
@@ -37,6 +38,7 @@ const OPTIONS = {
   dialect: { type: 'string' },
   count: { type: 'string', short: 'n' },
   after: { type: 'string' },
+  job: { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'V' },
@@ -65,7 +67,8 @@ export const COMMAND_OPTIONS: Record<
   { options: readonly string[]; positionals: number; operand?: string }
 > = {
   next: {
-    options: ['tz', 'dialect', 'count', 'after', 'json'],
+    // `next --job NAME` (a fleet job, no expression) takes the backend options too
+    options: ['tz', 'dialect', 'count', 'after', 'json', 'job', ...BACKEND],
     positionals: 1,
     operand: 'expression',
   },
@@ -121,6 +124,26 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
   for (const key of Object.keys(parsed.values)) {
     if (!spec.options.includes(key))
       throw new UsageError(`option --${key} does not apply to "${command}"`);
+  }
+  const byJob = command === 'next' && parsed.values.job !== undefined;
+  if (byJob) {
+    for (const key of ['tz', 'dialect'] as const) {
+      if (parsed.values[key] !== undefined)
+        throw new UsageError(
+          `option --${key} does not apply to "next --job" (the job's own zone and trigger are used)`,
+        );
+    }
+    if (rest.length !== 0)
+      throw new UsageError(
+        `"next --job" takes no expression, got ${rest.map((r) => JSON.stringify(r)).join(' ')}`,
+      );
+    return { command, operand: null, options: parsed.values };
+  }
+  if (command === 'next') {
+    for (const key of BACKEND) {
+      if (parsed.values[key] !== undefined)
+        throw new UsageError(`option --${key} applies to "next" only with --job NAME`);
+    }
   }
   if (rest.length !== spec.positionals) {
     const what = spec.operand ? `one ${spec.operand}` : 'no argument';

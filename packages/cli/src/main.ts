@@ -2,6 +2,7 @@ import { isFleetcronError } from '@fleetcron/core';
 import { type ParsedCommand, parseCommandLine, UsageError } from './args.js';
 import { actionCommand, historyCommand, instancesCommand, jobsCommand } from './commands/fleet.js';
 import { nextCommand } from './commands/next.js';
+import { nextJobCommand } from './commands/next-job.js';
 import { serveCommand } from './commands/serve.js';
 import { validateCommand } from './commands/validate.js';
 import { type Backend, connectBackend } from './connect.js';
@@ -18,6 +19,8 @@ async function withBackend(parsed: ParsedCommand, io: CliIo): Promise<ExitCode> 
         return await instancesCommand(backend, parsed, io);
       case 'jobs':
         return await jobsCommand(backend, parsed, io);
+      case 'next':
+        return await nextJobCommand(backend, parsed, io);
       case 'history':
         return await historyCommand(backend, parsed, io);
       case 'pause':
@@ -74,7 +77,9 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo): Pr
       io.out(cliVersion());
       return EXIT.ok;
     }
-    if (parsed.command === 'next') return nextCommand(parsed, io);
+    if (parsed.command === 'next' && parsed.options.job === undefined) {
+      return nextCommand(parsed, io);
+    }
     if (parsed.command === 'validate') return validateCommand(parsed, io);
     return await withBackend(parsed, io);
   } catch (error) {

@@ -13,6 +13,8 @@ Schedules
 Fleet (backend: --postgres URL | --redis URL | --etcd URL | --sqlite FILE, or FLEETCRON_URL)
   instances               live instances
   jobs                    jobs fleet-wide: trigger, next fire, paused, last outcome, drift
+  next --job <job> [-n COUNT] [--after ISO]
+                          a job's next fires in its zone, excluded ones marked with the reason
   history <job> [--status S[,S]] [--limit N] [--cursor C]
                           a job's runs, newest first
   pause <job> | resume <job>

@@ -7,6 +7,7 @@
  * @module @fleetcron/core/backend
  */
 
+export { calendarSpecOf } from './calendar/index.js';
 export { MAX_TIMER_MS, sleepOn } from './clock.js';
 export { assertCampaign } from './elector.js';
 export { toError } from './errors.js';

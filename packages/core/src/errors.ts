@@ -6,6 +6,7 @@ export type FleetcronErrorCode =
   | 'INVALID_CRON'
   | 'AMBIGUOUS_CRON_DIALECT'
   | 'INVALID_TRIGGER'
+  | 'INVALID_CALENDAR'
   | 'UNKNOWN_TIMEZONE'
   | 'DUPLICATE_JOB'
   | 'UNKNOWN_JOB'
@@ -86,6 +87,19 @@ export class InvalidCronError extends InvalidOptionError {
       `invalid cron expression ${JSON.stringify(expression)}${reason}. Use 5 fields (minute hour day-of-month month day-of-week), 6 fields with seconds first, or a nickname such as @hourly.`,
       { cause, code: 'INVALID_CRON' },
     );
+  }
+}
+
+/**
+ * A calendar of excluded fires built from bad input (code `INVALID_CALENDAR`): a date that does
+ * not exist, a range that ends before it starts, an unknown weekday, a date listed twice. The
+ * field names the entry, e.g. `exclude.dates[2]`. Thrown when the calendar is built
+ * (`exclusions()`, `calendarFromSpec()`, the builders of `@fleetcron/calendar`), never at fire
+ * time.
+ */
+export class InvalidCalendarError extends InvalidOptionError {
+  constructor(field: string, message: string, cause?: unknown) {
+    super(field, message, { cause, code: 'INVALID_CALENDAR' });
   }
 }
 

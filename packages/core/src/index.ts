@@ -39,7 +39,21 @@ export {
 } from './alerts/index.js';
 export type { BackoffOptions, Jitter } from './backoff.js';
 // calendars of excluded fires (a job's `exclude`)
-export type { Calendar } from './calendar/index.js';
+export {
+  type AnyOfSpec,
+  anyOf,
+  type Calendar,
+  type CalendarSpec,
+  calendarFromSpec,
+  type ExcludedDate,
+  type ExcludedRange,
+  type ExclusionsOptions,
+  type ExclusionsSpec,
+  exclusions,
+  MAX_CALENDAR_ENTRIES,
+  type Weekday,
+  type WeeklyWindow,
+} from './calendar/index.js';
 export {
   Candidate,
   type CandidateEvent,
@@ -68,6 +82,7 @@ export {
   FleetcronError,
   type FleetcronErrorCode,
   type FleetcronErrorOptions,
+  InvalidCalendarError,
   InvalidCronError,
   InvalidOptionError,
   isFleetcronError,
@@ -98,6 +113,7 @@ export {
   type FleetJob,
   type FleetView,
 } from './fleet/fleet-client.js';
+export type { UpcomingFire } from './fleet/upcoming-fires.js';
 export { wallClock, type ZonedTime, zonedTime } from './fleet/zoned-time.js';
 export type { ClockOffset } from './fleet-clock/offset-estimator.js';
 // the Lock contract and the in-memory lock
@@ -134,6 +150,7 @@ export {
 } from './middleware.js';
 export type {
   CatchUpSpec,
+  ExclusionSpec,
   FleetStore,
   InstanceClock,
   InstanceRecord,

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { CalendarSpec } from './calendar/calendar-spec.js';
 import { InvalidOptionError } from './errors.js';
 import type { JobState } from './store.js';
 
@@ -27,6 +28,17 @@ export type TriggerSpec =
 /** Catch-up policy of a job as it is published in the registry (see the scheduler's `catchUp`). */
 export type CatchUpSpec = 'skip' | 'latest' | { max: number; within?: number | null };
 
+/**
+ * A job's excluded fires as published in the registry: the calendar's description and its JSON
+ * spec (`calendarFromSpec` rebuilds it), `spec: null` for a custom calendar without one.
+ */
+export interface ExclusionSpec {
+  /** The calendar's `describe()`. */
+  description: string;
+  /** The calendar as JSON for built-in calendars, `null` for custom ones. */
+  spec: CalendarSpec | null;
+}
+
 /** One job as an instance defines it, published with every heartbeat. */
 export interface RegisteredJob {
   /** Job name. */
@@ -45,6 +57,8 @@ export interface RegisteredJob {
   catchUp: CatchUpSpec;
   /** `shards` of a sharded job (parts per fire, or `each`); absent for a plain job. */
   shards?: number | 'each';
+  /** The job's `exclude` calendar; absent when it has none. */
+  exclude?: ExclusionSpec;
 }
 
 /** An instance's clock as measured against the backend (filled by the skew work), ms. */

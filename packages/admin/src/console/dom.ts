@@ -91,7 +91,10 @@ export function consoleDom() {
     return h('td', { 'data-label': label }, h('div', { class: 'cell' }, ...children));
   }
 
-  /** Relative time, the wall-clock time in the job's zone, and a note when fires are skipped. */
+  /**
+   * Relative time, the wall-clock time in the job's zone, and a note when the fire is excluded by
+   * the job's calendar or will be skipped (paused).
+   */
   function nextFireCell(job: Json, now: number): HTMLElement {
     const first = ((job.nextFires as Json[] | undefined) ?? [])[0];
     if (!first || typeof first.at !== 'number') return h('span', { class: 'muted' }, '—');
@@ -104,6 +107,9 @@ export function consoleDom() {
         h('span', { class: 'rel' }, relative(first.at, now)),
         h('span', { class: 'abs' }, `${String(first.local)} ${String(first.zone)}`),
       ),
+      typeof first.excluded === 'string'
+        ? h('span', { class: 'excluded-note' }, `excluded: ${first.excluded}`)
+        : null,
       job.paused ? h('span', { class: 'skip-note' }, 'will be skipped (paused)') : null,
     );
   }

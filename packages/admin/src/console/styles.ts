@@ -37,6 +37,9 @@ time .abs { font-size: .8rem; color: var(--muted); }
 .badge-none { color: var(--muted); }
 .muted { color: var(--muted); }
 .skip-note { display: block; font-size: .8rem; color: var(--warn); }
+.excluded-note { display: block; font-size: .8rem; color: var(--warn); }
+.fires li.excluded > code { text-decoration: line-through; }
+.fires li.excluded .excluded-note { display: inline; margin-left: .5rem; }
 .warning { border-left: 4px solid var(--warn); padding: .4rem .75rem; background: var(--chip); }
 .error-text { color: var(--bad); }
 .status { font-size: .8rem; color: var(--muted); margin: 0; }

@@ -244,14 +244,18 @@ export function consoleViews(dom: ConsoleDom, ctx: ViewContext) {
     const fires = ((job.nextFires as Json[] | undefined) ?? []).map((f) =>
       h(
         'li',
-        null,
+        typeof f.excluded === 'string' ? { class: 'excluded', 'data-excluded': f.excluded } : null,
         h('code', null, String(f.utc)),
         ' · ',
         String(f.local ?? ''),
         ' ',
         h('span', { class: 'muted' }, String(f.zone ?? '')),
+        typeof f.excluded === 'string'
+          ? h('span', { class: 'excluded-note' }, `excluded: ${f.excluded}`)
+          : null,
       ),
     );
+    const exclude = job.exclude as Json | null | undefined;
     const statuses = [
       '',
       'succeeded',
@@ -311,6 +315,21 @@ export function consoleViews(dom: ConsoleDom, ctx: ViewContext) {
         ),
         h('dt', null, 'Last run'),
         h('dd', null, statusBadge(job.lastStatus), ' ', time(job.lastFinishedAt as number, now)),
+        exclude ? h('dt', null, 'Excludes') : null,
+        exclude
+          ? h(
+              'dd',
+              { id: 'exclude' },
+              h('code', null, String(exclude.description ?? '')),
+              exclude.spec
+                ? null
+                : h(
+                    'span',
+                    { class: 'muted' },
+                    ' (a custom calendar: only its instances know which fires it excludes; none is marked here)',
+                  ),
+            )
+          : null,
         h('dt', null, 'Defined on'),
         h('dd', null, String(((job.definedBy as unknown[]) ?? []).length), ' live instance(s)'),
       ),

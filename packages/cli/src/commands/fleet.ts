@@ -72,7 +72,9 @@ export async function jobsCommand(
     job.name,
     job.trigger ?? '-',
     job.nextFires[0]?.utc ?? '-',
-    job.nextFires[0] ? `${job.nextFires[0].local} ${job.nextFires[0].zone}` : '-',
+    job.nextFires[0]
+      ? `${job.nextFires[0].local} ${job.nextFires[0].zone}${job.nextFires[0].excluded === undefined ? '' : ` (excluded: ${job.nextFires[0].excluded})`}`
+      : '-',
     jobStatus(job),
     job.lastStatus ? `${job.lastStatus} ${iso(job.lastFinishedAt)}` : '-',
     String(job.definedBy.length),

@@ -4,9 +4,11 @@ import { EXIT, type ExitCode } from '../exit-codes.js';
 import type { CliIo } from '../io.js';
 import { table } from '../table.js';
 
-const MAX_COUNT = 1000;
+/** Most fires `-n` may ask for. */
+export const MAX_COUNT = 1000;
 
-function afterOf(value: string | undefined): Date {
+/** `--after` as a Date (default now); a usage error naming it when it is not a time. */
+export function afterOf(value: string | undefined): Date {
   if (value === undefined) return new Date();
   const date = new Date(value);
   if (Number.isNaN(date.getTime())) {

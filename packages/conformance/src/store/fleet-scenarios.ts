@@ -53,7 +53,22 @@ export function instanceRecord(
     startedAt: Date.UTC(2026, 0, 1),
     heartbeatMs: 10_000,
     clock: { offsetMs: -12, rttMs: 3 },
-    jobs: [registeredJob('report'), registeredJob('работа 🚀', { spec: null, trigger: 'custom' })],
+    jobs: [
+      registeredJob('report'),
+      registeredJob('работа 🚀', { spec: null, trigger: 'custom' }),
+      // a job with excluded fires: the calendar's spec is nested JSON the store keeps as is
+      registeredJob('holiday-aware', {
+        exclude: {
+          description: 'exclusions(1 date, 1 weekly window in Europe/Berlin)',
+          spec: {
+            kind: 'exclusions',
+            zone: 'Europe/Berlin',
+            dates: [{ date: '2026-12-25', reason: 'holiday: Christmas Day — 1. Weihnachtstag' }],
+            weekly: [{ days: [6, 0], from: '22:00', to: '06:00' }],
+          },
+        },
+      }),
+    ],
     ...overrides,
   };
 }

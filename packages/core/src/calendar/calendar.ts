@@ -1,3 +1,5 @@
+import type { CalendarSpec } from './calendar-spec.js';
+
 /**
  * The fires a job must not run: public holidays, freeze windows, maintenance nights. A job's
  * `exclude` calendar is asked about each fire before it is claimed; an excluded fire is not
@@ -14,4 +16,10 @@ export interface Calendar {
   excludedBy(fireAt: number, zone: string): string | null;
   /** A short human description, e.g. `exclusions(3 dates, 1 weekly window)`. */
   describe(): string;
+  /**
+   * The calendar as JSON, so any process can rebuild it (`calendarFromSpec`) from the fleet
+   * registry: set by `exclusions()`, `anyOf()` and the calendars of `@fleetcron/calendar`,
+   * absent on custom ones (the fleet view then shows only the description).
+   */
+  readonly spec?: CalendarSpec;
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { CatchUpSpec, TriggerSpec } from '../registry.js';
+import type { CatchUpSpec, ExclusionSpec, TriggerSpec } from '../registry.js';
 
 /** What defines a job for drift detection. */
 export interface DefinitionHashInput {
@@ -15,6 +15,8 @@ export interface DefinitionHashInput {
   catchUp?: CatchUpSpec;
   /** `shards` of a sharded job (absent for a plain job, so plain jobs keep their hash). */
   shards?: number | 'each';
+  /** The job's calendar as published (absent for a job without one, so such jobs keep their hash). */
+  exclude?: ExclusionSpec | null;
 }
 
 /** JSON with object keys sorted, so equal definitions give equal text whatever the key order. */
@@ -31,7 +33,8 @@ function canonical(value: unknown): string {
 
 /**
  * A stable hash of a job's definition: trigger (spec when built-in, else its description),
- * lease, overlap rule and catch-up policy. Two instances defining a job the same way get the
+ * lease, overlap rule, catch-up policy, shards and excluded fires (calendar spec when built-in,
+ * else its description). Two instances defining a job the same way get the
  * same hash on any machine and version of Node; a difference is fleet drift. 16 hex characters
  * (the first 64 bits of SHA-256).
  */
@@ -42,6 +45,12 @@ export function definitionHash(job: DefinitionHashInput): string {
     overlap: job.overlap,
     catchUp: job.catchUp ?? 'skip',
     shards: job.shards, // absent (undefined) for a plain job: dropped from the text
+    // absent without a calendar; a calendar by its spec when built-in, else by its description
+    exclude: job.exclude
+      ? job.exclude.spec
+        ? { spec: job.exclude.spec }
+        : { description: job.exclude.description }
+      : undefined,
   });
   return createHash('sha256').update(text, 'utf8').digest('hex').slice(0, 16);
 }

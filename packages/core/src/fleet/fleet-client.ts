@@ -2,6 +2,7 @@ import { type Clock, realClock } from '../clock.js';
 import { InvalidOptionError, UnknownJobError } from '../errors.js';
 import type { Lock } from '../lock.js';
 import {
+  type ExclusionSpec,
   type FleetStore,
   hasFleetControl,
   type LiveInstance,
@@ -11,8 +12,7 @@ import {
 import { type FireGroup, groupFires } from '../shards/fire-groups.js';
 import type { HistoryPage, JobState, RunStatus, Store } from '../store.js';
 import { type DefinitionGroup, definitionGroups } from './drift.js';
-import { nextFires } from './trigger-spec.js';
-import { type ZonedTime, zonedTime } from './zoned-time.js';
+import { type UpcomingFire, upcomingFires } from './upcoming-fires.js';
 
 /** Options of {@link FleetClient}. */
 export interface FleetClientOptions {
@@ -39,8 +39,13 @@ export interface FleetJob {
   trigger: string | null;
   /** Trigger spec of the majority definition, `null` for custom triggers or undefined jobs. */
   spec: TriggerSpec | null;
-  /** Next fires of the majority definition, in UTC and the job's zone (empty when unknown). */
-  nextFires: ZonedTime[];
+  /**
+   * Next fires of the majority definition, in UTC and the job's zone (empty when unknown); a fire
+   * its `exclude` calendar excludes is listed with `excluded: reason`.
+   */
+  nextFires: UpcomingFire[];
+  /** The majority definition's `exclude` calendar (description and spec), `null` when none. */
+  exclude: ExclusionSpec | null;
   /** Live instances defining the job, sorted. */
   definedBy: string[];
   paused: boolean;
@@ -199,15 +204,12 @@ export class FleetClient {
   ): FleetJob {
     const groups = definitionGroups(instances, name);
     const majority = groups[0]?.job ?? null;
-    const spec = majority?.spec ?? null;
-    const zone = spec?.kind === 'cron' ? spec.tz : 'UTC';
     return {
       name,
       trigger: majority?.trigger ?? null,
-      spec,
-      nextFires: spec
-        ? nextFires(spec, now, this.nextFireCount).map((at) => zonedTime(at, zone))
-        : [],
+      spec: majority?.spec ?? null,
+      nextFires: majority ? upcomingFires(majority, now, this.nextFireCount) : [],
+      exclude: majority?.exclude ?? null,
       definedBy: groups.flatMap((g) => g.instances).sort(),
       paused: state?.paused ?? false,
       pausedBy: state?.pausedBy ?? null,

@@ -1,4 +1,6 @@
-import type { CatchUpSpec, RegisteredJob } from '../registry.js';
+import type { Calendar } from '../calendar/calendar.js';
+import { calendarSpecOf } from '../calendar/calendar-from-spec.js';
+import type { CatchUpSpec, ExclusionSpec, RegisteredJob } from '../registry.js';
 import type { Trigger } from '../trigger.js';
 import { definitionHash } from './definition-hash.js';
 import { triggerSpecOf } from './trigger-spec.js';
@@ -13,6 +15,13 @@ export interface RegisteredJobInput {
   catchUp?: CatchUpSpec;
   /** `shards` of a sharded job; absent or `null` for a plain job. */
   shards?: number | 'each' | null;
+  /** The job's `exclude` calendar; absent or `null` when it has none. */
+  exclude?: Calendar | null;
+}
+
+/** The registry form of a job's calendar: description and spec (`null` for a custom calendar). */
+export function exclusionSpecOf(calendar: Calendar): ExclusionSpec {
+  return { description: calendar.describe(), spec: calendarSpecOf(calendar) };
 }
 
 /**
@@ -23,6 +32,7 @@ export function registeredJob(job: RegisteredJobInput): RegisteredJob {
   const trigger = job.trigger.describe();
   const spec = triggerSpecOf(job.trigger);
   const catchUp = job.catchUp ?? 'skip';
+  const exclude = job.exclude ? exclusionSpecOf(job.exclude) : undefined;
   return {
     name: job.name,
     trigger,
@@ -34,10 +44,12 @@ export function registeredJob(job: RegisteredJobInput): RegisteredJob {
       overlap: job.overlap,
       catchUp,
       shards: job.shards ?? undefined,
+      exclude,
     }),
     leaseMs: job.leaseMs,
     overlap: job.overlap,
     catchUp,
     ...(job.shards != null ? { shards: job.shards } : {}),
+    ...(exclude ? { exclude } : {}),
   };
 }

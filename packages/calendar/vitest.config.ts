@@ -1,0 +1,3 @@
+import { baseVitest } from '../../vitest.config.base.js';
+
+export default baseVitest();

@@ -57,6 +57,10 @@ export interface RegisteredJob {
   catchUp: CatchUpSpec;
   /** `shards` of a sharded job (parts per fire, or `each`); absent for a plain job. */
   shards?: number | 'each';
+  /** The job's `startAt` (epoch ms): no fire before it; absent when the job has none. */
+  startAt?: number;
+  /** The job's `endAt` (epoch ms): no fire after it; absent when the job has none. */
+  endAt?: number;
   /** The job's `exclude` calendar; absent when it has none. */
   exclude?: ExclusionSpec;
 }

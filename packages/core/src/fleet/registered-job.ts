@@ -17,6 +17,8 @@ export interface RegisteredJobInput {
   shards?: number | 'each' | null;
   /** The job's `exclude` calendar; absent or `null` when it has none. */
   exclude?: Calendar | null;
+  /** The job's `startAt` / `endAt` (epoch ms, `null`: open); absent when it has none. */
+  window?: { readonly startAt: number | null; readonly endAt: number | null };
 }
 
 /** The registry form of a job's calendar: description and spec (`null` for a custom calendar). */
@@ -51,5 +53,8 @@ export function registeredJob(job: RegisteredJobInput): RegisteredJob {
     catchUp,
     ...(job.shards != null ? { shards: job.shards } : {}),
     ...(exclude ? { exclude } : {}),
+    // the trigger's description already carries the bounds, so they are in the hash
+    ...(job.window?.startAt != null ? { startAt: job.window.startAt } : {}),
+    ...(job.window?.endAt != null ? { endAt: job.window.endAt } : {}),
   };
 }

@@ -23,13 +23,19 @@ export function jobZone(job: Pick<RegisteredJob, 'spec'>): string {
  * The next `count` fires of a registered job strictly after `after`, in UTC and its zone,
  * excluded ones kept and marked with the reason (so a view shows "25 Dec: holiday" rather than
  * silently jumping over it). Empty for a custom trigger. A calendar spec this version cannot read
- * (a newer kind) marks nothing, as a custom calendar does.
+ * (a newer kind) marks nothing, as a custom calendar does. Fires before the job's `startAt` or
+ * after its `endAt` are not listed.
  */
 export function upcomingFires(job: RegisteredJob, after: number, count: number): UpcomingFire[] {
   if (!job.spec) return [];
   const zone = jobZone(job);
   const calendar = readableCalendar(job);
-  return nextFires(job.spec, after, count).map((at) => {
+  // no fire before startAt, none after endAt (the job's bounds, when it has them)
+  const from = job.startAt === undefined ? after : Math.max(after, job.startAt - 1);
+  const fires = nextFires(job.spec, from, count).filter(
+    (at) => job.endAt === undefined || at <= job.endAt,
+  );
+  return fires.map((at) => {
     const fire: UpcomingFire = zonedTime(at, zone);
     const reason = calendar?.excludedBy(at, zone) ?? null;
     if (reason !== null) fire.excluded = reason;

@@ -137,4 +137,24 @@ describe('exclusions in the fleet registry', () => {
     }
     expect(jobs.map((j) => j.exclude?.description)).toEqual(['holidays(DE)', 'custom()']);
   });
+  it("a job's startAt and endAt are published and bound the view's next fires", async () => {
+    const clock = new FakeClock(START);
+    const store = new MemoryStore({ clock });
+    const client = new FleetClient({ store, clock, nextFireCount: 5 });
+    const startAt = Date.UTC(2026, 11, 23, 12, 0); // fires from the 24th
+    const endAt = Date.UTC(2026, 11, 26, 2, 0); // 03:00 Berlin on the 26th is 02:00 UTC: included
+    const bounded = registeredJob({
+      ...{ name: 'bounded', trigger: cron('0 3 * * *', { tz: 'Europe/Berlin' }) },
+      ...{ leaseMs: 30_000, overlap: 'skip', window: { startAt, endAt } },
+    });
+    expect([bounded.startAt, bounded.endAt]).toEqual([startAt, endAt]);
+    expect('startAt' in nightly()).toBe(false); // a job without bounds is published as before
+    await store.heartbeat(instance('a', [bounded]));
+    const [job] = (await client.fleet()).jobs;
+    expect(job?.nextFires.map((f) => f.local)).toEqual([
+      '2026-12-24 03:00:00 +01:00',
+      '2026-12-25 03:00:00 +01:00',
+      '2026-12-26 03:00:00 +01:00',
+    ]);
+  });
 });

@@ -20,7 +20,7 @@ import {
   type HolderLostPolicy,
 } from './job-policies.js';
 import { checkShards, type ShardsOption } from './job-shards.js';
-import { checkWindow, withinWindow } from './job-window.js';
+import { checkWindow, type JobWindow, withinWindow } from './job-window.js';
 
 export { MAX_JOB_NAME_LENGTH } from './job-name.js';
 
@@ -81,6 +81,8 @@ export interface NormalizedJob {
   readonly shards: ShardsOption | null;
   /** The job's excluded fires, `null` when none. */
   readonly exclude: Calendar | null;
+  /** `startAt` and `endAt` as epoch ms (`null`: open); `trigger` is already limited to them. */
+  readonly window: JobWindow;
 }
 
 /**
@@ -177,6 +179,7 @@ export function validateJob(
     onHolderLost: checkHolderLost(d.onHolderLost, context.capabilities, context.backend),
     shards: checkShards(d.shards, { hasRegistry: context.hasRegistry === true, catchUp }),
     exclude: checkCalendar(d.exclude),
+    window,
   };
 }
 

@@ -30,6 +30,11 @@ interface RedisFailoverOptions {
   restartAfterPromotion?: boolean;
   /** Stall the replication stream this long before the kill (the replica falls behind). */
   lagMs?: number;
+  /**
+   * `repl-diskless-sync-delay` of both data nodes, in whole seconds (Redis default 5: a primary
+   * waits that long for more replicas before it starts a full sync).
+   */
+  syncDelaySeconds?: number;
   /** Name of the case, for the report line of the late claimer. */
   title?: string;
 }
@@ -57,6 +62,14 @@ async function topology(options: RedisFailoverOptions = {}): Promise<FailoverTop
     clients.push(client);
     return client;
   };
+  if (options.syncDelaySeconds !== undefined) {
+    for (const node of ha.nodes) {
+      const admin = new Redis(node);
+      admin.on('error', () => {});
+      clients.push(admin);
+      await admin.config('SET', 'repl-diskless-sync-delay', String(options.syncDelaySeconds));
+    }
+  }
   let link: StallLink | undefined;
   if (lagMs > 0) link = await replicateThroughLink(ha.nodes, clients);
   const won = new Map<string, number>(); // job@fireAt -> when the claim was answered won
@@ -221,6 +234,10 @@ runFailoverConformance({
             restartAfterPromotion: true,
             replicaAck: ACK,
           }),
+          measured(
+            'primary SIGKILLed, restarted once the replica is promoted, replicaAck, repl-diskless-sync-delay 0',
+            { restartAfterPromotion: true, replicaAck: ACK, syncDelaySeconds: 0 },
+          ),
           measured('replica lagging 1.5 s, then primary SIGKILLed and restarted', {
             restartAfterPromotion: true,
             lagMs: LAG_MS,

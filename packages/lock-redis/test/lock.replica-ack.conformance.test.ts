@@ -7,7 +7,9 @@ import { startRedisSentinel } from '@fleetcron/testkit';
 import { fileServer } from '@fleetcron/testkit/vitest';
 import { lockFixtures } from './fixture.js';
 
-const topology = fileServer(() => startRedisSentinel());
+// one Sentinel (fewer processes): nothing fails over in this file. The start takes about 5 s:
+// the primary waits repl-diskless-sync-delay (5 s) before the replica's first sync.
+const topology = fileServer(() => startRedisSentinel({ sentinels: 1 }));
 const primaryUrl = async (): Promise<string> => {
   const { host, port } = (await topology()).nodes[0];
   return `redis://${host}:${port}`;

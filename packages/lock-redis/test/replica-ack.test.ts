@@ -17,7 +17,9 @@ import { clientErrors, uniquePrefix } from './fixture.js';
 // replicaAck (#31): a primary and its replica (the testkit's Sentinel topology, Sentinels idle
 // here); the replica is frozen with SIGSTOP to make it miss its acknowledgements.
 
-const topology = fileServer(() => startRedisSentinel());
+// one Sentinel (fewer processes): nothing fails over in this file. The start takes about 5 s:
+// the primary waits repl-diskless-sync-delay (5 s) before the replica's first sync.
+const topology = fileServer(() => startRedisSentinel({ sentinels: 1 }));
 const REPLICA = 1;
 const ACK = { replicas: 1, timeoutMs: 300 } as const;
 /** Slack on top of `ACK.timeoutMs` for a claim to fail closed on 2 loaded cores. */

@@ -9,3 +9,4 @@ export * from './elector.js';
 export * from './keys.js';
 export { REDIS_MAX_BATCH, type RedisLockOptions } from './options.js';
 export * from './redis-lock.js';
+export { ReplicaAckError, type ReplicaAckOptions } from './replica-ack.js';

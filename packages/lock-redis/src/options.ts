@@ -6,6 +6,7 @@ import {
 } from '@fleetcron/core/backend';
 import { resolveCommandTimeoutMs, resolvePrefix } from '@fleetcron/redis-shared';
 import type { RedisLock } from './redis-lock.js';
+import { type ReplicaAckOptions, resolveReplicaAck } from './replica-ack.js';
 
 /**
  * Most requests {@link RedisLock.claimMany} (and `extendMany`, `releaseMany`) take in one call:
@@ -35,6 +36,14 @@ export interface RedisLockOptions {
    * {@link RedisLock.verifyDurability}. Default `false`.
    */
   durable?: boolean;
+  /**
+   * Opt-in acknowledgement by replicas: after a claim that won (`claim`, `claimMany`) and after a
+   * renewal (`extend`, `extendMany`) the lock sends `WAIT replicas timeoutMs` on the same
+   * connection; when fewer replicas acknowledged in time the call fails closed with
+   * `ReplicaAckError` (a `BackendUnavailableError`), a claim's wins handed back first. Narrows the
+   * failover gap of asynchronous replication (README, "Acknowledgement by replicas"). Default: off.
+   */
+  replicaAck?: ReplicaAckOptions;
 }
 
 /** {@link RedisLockOptions}, checked, with defaults applied, and the capabilities they give. */
@@ -42,6 +51,7 @@ export interface ResolvedLockOptions {
   prefix: string;
   windowMs: number;
   commandTimeoutMs: number;
+  replicaAck: ReplicaAckOptions | undefined;
   capabilities: LockCapabilities;
 }
 
@@ -67,7 +77,8 @@ export function resolveLockOptions(options: RedisLockOptions): ResolvedLockOptio
     durableMark: options.durable ?? false,
     maxBatch: REDIS_MAX_BATCH,
   };
-  return { prefix, windowMs, commandTimeoutMs, capabilities };
+  const replicaAck = resolveReplicaAck(options.replicaAck, commandTimeoutMs);
+  return { prefix, windowMs, commandTimeoutMs, replicaAck, capabilities };
 }
 
 /** Validates the `earlyToleranceMs` option (a whole, non-negative number of ms). */

@@ -16,6 +16,7 @@ import {
   type RedisClient,
   RedisCommands,
   RedisScript,
+  type WriteTrace,
 } from '@fleetcron/redis-shared';
 import { type BatchCall, eachReply, plainCall, planBatch, runBatch } from './batch-calls.js';
 import {
@@ -33,6 +34,7 @@ import { type DurabilityReport, verifyDurability } from './durability.js';
 import { type LockKeys, lockKeys } from './keys.js';
 import { REDIS_MAX_BATCH, type RedisLockOptions, resolveLockOptions } from './options.js';
 import { decodeMarks, READ_MARKS_CALL_SIZE } from './read-marks.js';
+import { confirmReplicated, type ReplicaAckOptions } from './replica-ack.js';
 import { CLAIM, EXTEND, INSPECT, READ_MARKS, RELEASE, WITHDRAW } from './scripts.js';
 
 /** Job names whose keys are cached (the set of job names of a fleet is small and fixed). */
@@ -60,6 +62,8 @@ export class RedisLock implements Lock {
   /** The claim script's first ARGV: windowMs and earlyToleranceMs, as sent. */
   private readonly claimHead: [string, string];
   private readonly keyCache = new Map<string, LockKeys>();
+  /** The `replicaAck` option: wins and renewals count only once replicas acknowledged them. */
+  private readonly replicaAck: ReplicaAckOptions | undefined;
 
   /**
    * @param redis An ioredis `Redis` or `Cluster` client. The lock never closes it. Attach an
@@ -76,6 +80,7 @@ export class RedisLock implements Lock {
     this.capabilities = resolved.capabilities;
     this.claimHead = [String(this.windowMs), String(this.capabilities.earlyToleranceMs)];
     this.commands = new RedisCommands(redis, resolved.commandTimeoutMs);
+    this.replicaAck = resolved.replicaAck;
   }
 
   async claim(request: ClaimRequest): Promise<ClaimResult> {
@@ -83,14 +88,19 @@ export class RedisLock implements Lock {
     const packer = new ClaimPacker(this.claimHead);
     packer.add(this.keysOf(request.key), request, leaseMs);
     const args = packer.args;
+    const trace: WriteTrace | undefined = this.replicaAck ? {} : undefined;
     // Once request.signal is aborted the script cannot run any more, not even from ioredis'
     // offline queue or as a re-send after a reconnect (see README, "A claim given up on").
     const reply = await this.commands.call(
       'claim',
-      (signal) => claimScript.run(this.redis, packer.keys, args, signal),
+      (signal) => claimScript.run(this.redis, packer.keys, args, signal, trace),
       request.signal,
     );
-    return decodeClaimReply(reply, request);
+    const result = decodeClaimReply(reply, request);
+    if (trace && result.status === 'won') {
+      await this.confirmWins('claim', [result.lease], [trace.socket], request.signal);
+    }
+    return result;
   }
 
   /**
@@ -111,32 +121,53 @@ export class RedisLock implements Lock {
       () => new ClaimPacker(this.claimHead),
       (call, request, position) => call.add(this.keysOf(request.key), request, leaseMs[position]!),
     );
-    return this.commands.call(
+    const traces = this.replicaAck ? new Map<BatchCall, WriteTrace>() : undefined;
+    const results = await this.commands.call(
       'claimMany',
       (signal) =>
         runBatch(
           calls,
           requests.length,
-          this.sender(claimScript, signal),
+          this.sender(claimScript, signal, traces),
           (call, reply, results: ClaimResult[]) =>
             decodeClaimReplies(reply, requests, call.positions, results),
         ),
       options.signal,
     );
+    if (traces) {
+      const won: Lease[] = [];
+      const sockets: (object | undefined)[] = [];
+      for (const call of calls) {
+        const before = won.length;
+        for (const position of call.positions) {
+          const result = results[position]!;
+          if (result.status === 'won') won.push(result.lease);
+        }
+        if (won.length > before) sockets.push(traces.get(call)?.socket);
+      }
+      if (won.length > 0) await this.confirmWins('claimMany', won, sockets, options.signal);
+    }
+    return results;
   }
 
   async extend(lease: Lease, leaseMs: number): Promise<Lease | null> {
     const ms = Math.ceil(leaseMs);
     assertPositiveMs('leaseMs', ms);
+    const trace: WriteTrace | undefined = this.replicaAck ? {} : undefined;
     const replies = (await this.commands.call('extend', (signal) =>
       extendScript.run(
         this.redis,
         [this.keysOf(lease.key).job],
         [leaseSlotOf(lease), String(lease.token), String(ms)],
         signal,
+        trace,
       ),
     )) as ([string, string, string] | null)[];
-    return extended(lease, replies[0] ?? null);
+    const renewed = extended(lease, replies[0] ?? null);
+    if (trace && this.replicaAck && renewed) {
+      await confirmReplicated(this.commands, this.replicaAck, 'extend', [trace.socket]);
+    }
+    return renewed;
   }
 
   /**
@@ -167,19 +198,35 @@ export class RedisLock implements Lock {
         call.args.push(leaseSlotOf(lease), String(lease.token), String(ms[position]));
       },
     );
-    return this.commands.call(
+    const traces = this.replicaAck ? new Map<BatchCall, WriteTrace>() : undefined;
+    const results = await this.commands.call(
       'extendMany',
       (signal) =>
         runBatch(
           calls,
           leases.length,
-          this.sender(extendScript, signal),
+          this.sender(extendScript, signal, traces),
           eachReply((position, reply) =>
             extended(leases[position]!, reply as [string, string, string] | null),
           ),
         ),
       options.signal,
     );
+    if (traces && this.replicaAck) {
+      const sockets = calls
+        .filter((call) => call.positions.some((position) => results[position] !== null))
+        .map((call) => traces.get(call)?.socket);
+      if (sockets.length > 0) {
+        await confirmReplicated(
+          this.commands,
+          this.replicaAck,
+          'extendMany',
+          sockets,
+          options.signal,
+        );
+      }
+    }
+    return results;
   }
 
   async release(lease: Lease): Promise<boolean> {
@@ -325,9 +372,42 @@ export class RedisLock implements Lock {
     return (item) => hashSlot(keyPrefix + keyOf(item));
   }
 
-  /** Sends one call of a batch with `script`, under the batch's signal. */
-  private sender(script: RedisScript, signal: GiveUpSignal): (call: BatchCall) => Promise<unknown> {
-    return (call) => script.run(this.redis, call.keys, call.args, signal);
+  /**
+   * Sends one call of a batch with `script`, under the batch's signal; with `traces`, records
+   * the connection each call was written to (for `replicaAck`).
+   */
+  private sender(
+    script: RedisScript,
+    signal: GiveUpSignal,
+    traces?: Map<BatchCall, WriteTrace>,
+  ): (call: BatchCall) => Promise<unknown> {
+    if (!traces) return (call) => script.run(this.redis, call.keys, call.args, signal);
+    return (call) => {
+      const trace: WriteTrace = {};
+      traces.set(call, trace);
+      return script.run(this.redis, call.keys, call.args, signal, trace);
+    };
+  }
+
+  /**
+   * With `replicaAck`: waits for the replicas to acknowledge the won claims of one call (written
+   * on `sockets`). When they do not in time, hands every one of `won` back (withdraw: the claim
+   * record and the lease, so the fire is not burnt on this server) and throws the
+   * `ReplicaAckError` (or the `BackendUnavailableError` of a failed `WAIT`): nothing of the
+   * call may run.
+   */
+  private async confirmWins(
+    operation: string,
+    won: readonly Lease[],
+    sockets: readonly (object | undefined)[],
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
+    try {
+      await confirmReplicated(this.commands, this.replicaAck!, operation, sockets, signal);
+    } catch (error) {
+      await Promise.allSettled(won.map((lease) => this.withdraw(lease)));
+      throw error;
+    }
   }
 }
 

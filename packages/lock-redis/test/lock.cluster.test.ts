@@ -1,7 +1,7 @@
 import { type RedisCluster, startRedisCluster } from '@fleetcron/testkit';
 import { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { lockKeys, RedisLock } from '../src/index.js';
+import { lockKeys, RedisLock, ReplicaAckError } from '../src/index.js';
 import { uniquePrefix } from './fixture.js';
 
 // A real 3-primary Redis Cluster: every script touches one slot (no CROSSSLOT) and jobs spread
@@ -46,6 +46,34 @@ describe('redis cluster', () => {
     expect(holders.size).toBeGreaterThan(1);
     const report = await lock.verifyDurability();
     expect(report.nodes).toHaveLength(3);
+  });
+
+  it('replicaAck asks each primary that wrote a win (these have no replica: 0 acknowledged, every win handed back)', async () => {
+    const prefix = uniquePrefix();
+    const lock = new RedisLock(clusterClient(), {
+      prefix,
+      replicaAck: { replicas: 1, timeoutMs: 100 },
+    });
+    const t = Date.now();
+    const names = Array.from({ length: 12 }, (_, i) => `acked ${i}`);
+    const requests = names.map((key) => ({
+      key,
+      fireAt: t,
+      owner: 'a',
+      leaseMs: 5000,
+      exclusive: true,
+    }));
+    for (const attempt of [lock.claim(requests[0]!), lock.claimMany(requests)]) {
+      const error = await attempt.then(
+        () => null,
+        (thrown: unknown) => thrown,
+      );
+      expect(error).toBeInstanceOf(ReplicaAckError);
+      // 0, not null: the WAIT reached the connection of the primary that wrote the claims
+      expect((error as ReplicaAckError).acknowledged).toBe(0);
+    }
+    const plain = new RedisLock(clusterClient(), { prefix });
+    for (const name of names) expect((await plain.inspect(name)).fires, name).toEqual([]);
   });
 });
 

@@ -2,6 +2,17 @@ import { Command } from 'ioredis';
 import type { GiveUpSignal } from './give-up-signal.js';
 import type { RedisClient } from './redis-client.js';
 
+/**
+ * Where a command was written: the connection (socket) of its last write, set when ioredis writes
+ * it (at once on a ready connection, later from the offline queue or as a re-send after a
+ * reconnect). A `WAIT` only covers the writes of its own connection, so an acknowledgement by
+ * replicas must be asked on this one (see {@link waitForReplicas}).
+ */
+export interface WriteTrace {
+  /** The socket the command was last written to; unset while it was not written. */
+  socket?: object;
+}
+
 /** What an {@link AbortableCommand} sends instead of itself once its signal is aborted. */
 export const ABORTED_REPLY = 'fleetcron:aborted-before-sent';
 
@@ -42,6 +53,7 @@ export class AbortableCommand extends Command {
     args: string[],
     options: { keyPrefix?: string; replyEncoding?: 'utf8' },
     private readonly signal: GiveUpSignal,
+    private readonly trace?: WriteTrace,
   ) {
     super(name, args, options);
   }
@@ -53,6 +65,7 @@ export class AbortableCommand extends Command {
       this.neutralised = true;
     } else {
       this.written = true;
+      if (this.trace) this.trace.socket = socket;
     }
     // biome-ignore lint/suspicious/noExplicitAny: ioredis declares the socket parameter loosely.
     return super.toWritable(socket as any);
@@ -65,13 +78,15 @@ export class AbortableCommand extends Command {
  * comes before the command was written, rejects at once with {@link CommandAbortedError}; a
  * command already written is awaited (its answer may still matter to the caller). On a ready
  * connection ioredis writes the command before `sendCommand` returns: then no abort listener is
- * needed at all (the common, cheap case).
+ * needed at all (the common, cheap case). `trace`, when given, records the connection the command
+ * was written to (see {@link WriteTrace}).
  */
 export function sendAbortable(
   client: RedisClient,
   name: string,
   args: string[],
   signal: GiveUpSignal,
+  trace?: WriteTrace,
 ): Promise<unknown> {
   if (signal.aborted) return Promise.reject(new CommandAbortedError(name));
   const keyPrefix = client.options.keyPrefix;
@@ -80,6 +95,7 @@ export function sendAbortable(
     args,
     keyPrefix ? { replyEncoding: 'utf8', keyPrefix } : UTF8,
     signal,
+    trace,
   );
   const sent = client.sendCommand(command) as Promise<unknown>;
   const settle = (reply: unknown) => {

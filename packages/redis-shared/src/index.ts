@@ -8,4 +8,5 @@ export * from './prefix.js';
 export type * from './redis-client.js';
 export * from './redis-commands.js';
 export * from './redis-script.js';
+export * from './replica-wait.js';
 export * from './with-timeout.js';

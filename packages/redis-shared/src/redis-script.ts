@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { sendAbortable } from './abortable-command.js';
+import { sendAbortable, type WriteTrace } from './abortable-command.js';
 import { GiveUp, type GiveUpSignal } from './give-up-signal.js';
 import type { RedisClient } from './redis-client.js';
 
@@ -26,21 +26,23 @@ export class RedisScript {
    * Runs the script with `keys` (all in one hash slot) and `args`. Once `signal` is aborted the
    * script can no longer run: not from the client's offline queue, not as a re-send after a
    * reconnect (see `AbortableCommand`); it rejects with `CommandAbortedError` instead, unless it
-   * was already written to the server (then its reply is awaited).
+   * was already written to the server (then its reply is awaited). `trace`, when given, records the
+   * connection the script was last written to (the `EVAL` fallback's, when it was needed).
    */
   run(
     client: RedisClient,
     keys: string[],
     args: (string | number)[],
     signal: GiveUpSignal = NEVER,
+    trace?: WriteTrace,
   ): Promise<unknown> {
     const command: string[] = [this.sha, String(keys.length)];
     for (const key of keys) command.push(key);
     for (const arg of args) command.push(typeof arg === 'string' ? arg : String(arg));
-    return sendAbortable(client, 'evalsha', command, signal).catch((error: unknown) => {
+    return sendAbortable(client, 'evalsha', command, signal, trace).catch((error: unknown) => {
       if (!isNoScript(error)) throw error;
       command[0] = this.source;
-      return sendAbortable(client, 'eval', command, signal);
+      return sendAbortable(client, 'eval', command, signal, trace);
     });
   }
 }

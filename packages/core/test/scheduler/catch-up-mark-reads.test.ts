@@ -8,11 +8,12 @@ import {
   type Logger,
   type MarkReading,
   MemoryLock,
+  MemoryStore,
   Scheduler,
 } from '../../src/index.js';
 import { CATCH_UP_STEP, MARK_READ_CHUNK } from '../../src/scheduler/catch-up/catch-up-pass.js';
 import { seeded } from '../seeded-random.js';
-import { withoutMarkReads } from './helpers.js';
+import { allHistory, withoutMarkReads } from './helpers.js';
 
 const MIN = 60_000;
 
@@ -252,6 +253,54 @@ describe('catch-up reads the marks of many jobs with readMarks (bounded at 10,00
       for (const s of fleet) await stopOn(fake, s);
     },
   );
+
+  it('a held fire whose caught-up run outlasts half the claim window is claimed then: busy, recorded skipped/overlap (never stale and unrecorded)', async () => {
+    // the 3 min fire, caught up at ~4:08 after a 9 s mark read, runs 10 minutes; the held 4 min
+    // fire waits for it at most until 4 min + half the 5 min window (6:30), then is answered
+    // busy and recorded. Waiting for the run's end (4:18) would claim it 14 minutes late: stale,
+    // no row at all
+    const fake = new FakeClock(0);
+    class SlowReads extends CountingLock {
+      readMs = 0;
+      override async readMarks(keys: readonly string[], options?: BatchOptions) {
+        if (this.readMs > 0) await fake.sleep(this.readMs);
+        return super.readMarks(keys, options);
+      }
+    }
+    const lock = new SlowReads(fake);
+    const store = new MemoryStore({ clock: fake });
+    const make = () => {
+      const s = new Scheduler({ lock, store, clock: fake, logger: quiet, leaseMs: 10_000 });
+      s.add({
+        name: 'long',
+        trigger: every(MIN),
+        catchUp: 'latest',
+        overlap: 'skip',
+        run: async (ctx) => {
+          if (ctx.fireAt.getTime() === 3 * MIN) await ctx.clock.sleep(10 * MIN, ctx.signal);
+        },
+      });
+      return s;
+    };
+    const first = make();
+    first.start();
+    await fake.advance(1.2 * MIN);
+    await stopOn(fake, first);
+    await fake.advance(4 * MIN - 1_500 - fake.now());
+    lock.readMs = 9_000;
+    const again = make();
+    again.start();
+    for (let t = 0; t < 3 * MIN; t += 10_000) await fake.advance(10_000); // to ~7 min
+    const row = (await allHistory(store, 'long')).find((r) => r.fireAt === 4 * MIN);
+    expect([row?.status, row?.reason]).toEqual(['skipped', 'overlap']);
+    expect(row?.finishedAt).toBeLessThanOrEqual(4 * MIN + lock.windowMs / 2 + 1_000);
+    let stopped = false;
+    const stopping = again.stop().then(() => {
+      stopped = true;
+    });
+    while (!stopped) await fake.advance(10_000); // stop() drains, then aborts the long run
+    await stopping;
+  });
 
   it('a lock without readMarks: one inspect per job, every job catches up', async () => {
     const fake = new FakeClock(0);

@@ -169,16 +169,23 @@ export class CatchUpPass {
   /**
    * Resolves when the held fire `fireAt` of `pass`'s job may be claimed: at once when it is not
    * due yet (claimed at its time; a catch-up run still going then meets the overlap rule, as any
-   * run) or nothing was caught up; see {@link afterCatchUp}.
+   * run) or nothing was caught up; see {@link afterCatchUp}. Bounded by half the lock's claim
+   * window after the fire.
    */
   private async afterCaughtUpFires(pass: PendingPass, fireAt: number): Promise<void> {
     const decided = pass.decided;
-    if (decided === undefined || decided === 'none' || fireAt > this.d.clock.now()) return;
-    if (decided === 'elsewhere') {
-      await this.d.queue.sleep(pass.job.leaseMs).promise; // the caller checks the lifecycle after
-      return;
-    }
-    await decided.won.done;
+    const now = this.d.clock.now();
+    if (decided === undefined || decided === 'none' || fireAt > now) return;
+    // never past half the lock's claim window after the fire: claimed later, it would be stale
+    // and dropped unrecorded; claimed then while the caught-up runs go on, it is `busy` and
+    // recorded skipped/overlap (the overlap rule)
+    const latest = fireAt + this.d.lock.windowMs / 2 - now;
+    const wait = this.d.queue.sleep(
+      decided === 'elsewhere' ? Math.min(pass.job.leaseMs, latest) : latest,
+    );
+    if (decided === 'elsewhere') await wait.promise; // the caller checks the lifecycle after
+    else await Promise.race([decided.won.done, wait.promise]);
+    wait.cancel();
   }
 
   /**

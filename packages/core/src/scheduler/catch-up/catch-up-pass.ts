@@ -183,8 +183,11 @@ export class CatchUpPass {
     const wait = this.d.queue.sleep(
       decided === 'elsewhere' ? Math.min(pass.job.leaseMs, latest) : latest,
     );
-    if (decided === 'elsewhere') await wait.promise; // the caller checks the lifecycle after
-    else await Promise.race([decided.won.done, wait.promise]);
+    if (decided === 'elsewhere') {
+      await wait.promise; // the caller checks the lifecycle after
+    } else {
+      await Promise.race([decided.won.done, wait.promise]);
+    }
     wait.cancel();
   }
 

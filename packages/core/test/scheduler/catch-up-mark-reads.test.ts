@@ -28,6 +28,8 @@ class CountingLock extends MemoryLock {
   latencyMs = 0;
   /** The fake time the last catch-up claim was answered. */
   lastCatchUpAnswer = 0;
+  /** Each `readMarks` call first waits this long on the fake clock, ms (a slow read only). */
+  readMs = 0;
 
   constructor(private readonly fake: FakeClock) {
     super({ clock: fake });
@@ -49,6 +51,7 @@ class CountingLock extends MemoryLock {
     return results;
   }
   override async readMarks(keys: readonly string[], options?: BatchOptions): Promise<MarkReading> {
+    if (this.readMs > 0) await this.fake.sleep(this.readMs);
     this.reads.push(keys.length);
     if (this.failReads) throw new Error('marks unreadable');
     if (this.latencyMs > 0) await this.fake.sleep(this.latencyMs);
@@ -203,14 +206,7 @@ describe('catch-up reads the marks of many jobs with readMarks (bounded at 10,00
       // it); and the first step's 250 jobs sent their held 4 min claims right on their catch-up
       // claims' answers, met the 3 min runs' leases, and were answered busy: 4 min skipped
       const fake = new FakeClock(0);
-      class SlowReads extends CountingLock {
-        readMs = 0;
-        override async readMarks(keys: readonly string[], options?: BatchOptions) {
-          if (this.readMs > 0) await fake.sleep(this.readMs);
-          return super.readMarks(keys, options);
-        }
-      }
-      const lock = new SlowReads(fake);
+      const lock = new CountingLock(fake);
       const jobs = 600;
       const ran = new Map<string, number[]>();
       const make = () => {
@@ -260,14 +256,7 @@ describe('catch-up reads the marks of many jobs with readMarks (bounded at 10,00
     // busy and recorded. Waiting for the run's end (4:18) would claim it 14 minutes late: stale,
     // no row at all
     const fake = new FakeClock(0);
-    class SlowReads extends CountingLock {
-      readMs = 0;
-      override async readMarks(keys: readonly string[], options?: BatchOptions) {
-        if (this.readMs > 0) await fake.sleep(this.readMs);
-        return super.readMarks(keys, options);
-      }
-    }
-    const lock = new SlowReads(fake);
+    const lock = new CountingLock(fake);
     const store = new MemoryStore({ clock: fake });
     const make = () => {
       const s = new Scheduler({ lock, store, clock: fake, logger: quiet, leaseMs: 10_000 });

@@ -1,6 +1,5 @@
 import { toError } from '../../errors.js';
 import type { MarkReading } from '../../lock.js';
-import type { FireRun } from '../fire/index.js';
 import { safeCall } from '../fire/index.js';
 import type { NormalizedJob } from '../job/index.js';
 import { settleWithin } from '../timing/index.js';
@@ -13,6 +12,7 @@ import {
   readMark,
 } from './catch-up-plan.js';
 import { ClaimRing } from './claim-ring.js';
+import { HeldFires, type PendingPass, take } from './held-fires.js';
 
 /**
  * How many jobs catch up at once at `start()` on a lock without `readMarks`: each reads its
@@ -41,27 +41,6 @@ export const CATCH_UP_STEP = 250;
  */
 export const CLOCK_PROBE_MS = 1_000;
 
-/** One job waiting for its catch-up pass. */
-interface PendingPass {
-  readonly job: NormalizedJob;
-  /** Its next fire after `start()` (the order of the passes). */
-  readonly next: number;
-  /** Ends the hold of the job's regular claims. */
-  readonly done: () => void;
-  /**
-   * `true` once its decision is under way, by the pass or expedited (see
-   * {@link CatchUpPass.afterCatchUp}): a job is decided once.
-   */
-  taken: boolean;
-  /**
-   * How the job's missed fires were decided, once they were: `won`, the fire this instance won
-   * (its catch-up decision, or the grace fire claimed late), done once its series is handled;
-   * `'elsewhere'`, they may be another instance's (its claim won, or the mark read showed nothing
-   * owed); `'none'`, the job was never claimed (no series can hold its lease anywhere).
-   */
-  decided?: { won: FireRun } | 'elsewhere' | 'none';
-}
-
 /** A job whose catch-up claim is owed, with the mark it was planned from. */
 interface Owed {
   readonly pass: PendingPass;
@@ -69,33 +48,28 @@ interface Owed {
 }
 
 /**
- * Runs the catch-up pass of every job at `start()` and holds each job's regular claims until its
- * pass is done. The order matters: a regular claim of a new fire moves the lock's mark past the
- * missed fires, after which their catch-up claims lose (`behind_mark`) — with a job firing every
- * second, nothing would be caught up. The hold ends when the pass's catch-up claim is answered
- * (the mark is then past every missed fire), not when the caught-up fires have run. A job still
- * waiting for its turn one lease after its regular fire is taken out of the pass and decided at
- * once (its mark read, its catch-up claim sent), and the regular claim follows that answer: a
- * slow pass delays a held fire by about a lease and a round trip, never drops it, and never lets
- * the regular claim move the mark past missed fires nobody claimed (which would leave them
- * neither run nor recorded). The jobs whose next fire comes first pass first.
+ * Runs the catch-up pass of every job at `start()`; each job's regular claims wait for it in
+ * {@link HeldFires} (`held`), which hands a job to {@link CatchUpPass.expedite} when its hold
+ * outlives a lease. The jobs whose next fire comes first pass first.
  *
  * Marks are read with `Lock.readMarks` where the lock has it ({@link MARK_READ_CHUNK} jobs per
  * round trip, and read again before each step of claims so that instances starting together
  * do not all claim every job: see `passInSteps`), else with one `inspect` per job,
- * {@link CATCH_UP_CONCURRENCY} at a time. The
- * scheduler learns the fleet's clock before it schedules its first fires from one more read (of
- * one key) at `start()`, see {@link CatchUpPass.begin}.
+ * {@link CATCH_UP_CONCURRENCY} at a time. The scheduler learns the fleet's clock before it
+ * schedules its first fires from one more read (of one key) at `start()`, see
+ * {@link CatchUpPass.begin}.
  */
 export class CatchUpPass {
-  /** The jobs whose pass is not done yet, with its promise. */
-  private readonly pending = new Map<string, { pass: PendingPass; ended: Promise<void> }>();
+  /** The hold of the jobs' regular claims until each job's pass decided it. */
+  readonly held: HeldFires;
   /** When the pass began, on the fleet's clock (the catch-up bound is computed from it). */
   private startedAt = 0;
   /** Jobs expedited since the last flush, read and decided together. */
   private expediting: PendingPass[] = [];
 
-  constructor(private readonly d: CatchUpDeps) {}
+  constructor(private readonly d: CatchUpDeps) {
+    this.held = new HeldFires(d, (pass) => this.expedite(pass));
+  }
 
   /**
    * Starts the catch-up pass of `jobs` (fires due up to `start()` less the grace, see
@@ -110,13 +84,7 @@ export class CatchUpPass {
     for (const job of jobs) {
       // nothing to catch up (e.g. an `at()` ahead): no mark read, and its fires are not held
       if (!mayHaveMissed(this.d.lock, job, startedAt)) continue;
-      const next = nextFireAfter(job, startedAt);
-      let pass: PendingPass | undefined;
-      const ended = new Promise<void>((done) => {
-        pass = { job, next, done, taken: false };
-      });
-      queue.push(pass as PendingPass);
-      this.pending.set(job.name, { pass: pass as PendingPass, ended });
+      queue.push(this.held.hold(job, nextFireAfter(job, startedAt)));
     }
     queue.sort((a, b) => a.next - b.next); // the soonest regular fires are held the shortest
     if (this.d.lock.readMarks !== undefined) {
@@ -137,67 +105,11 @@ export class CatchUpPass {
   }
 
   /**
-   * Calls `launch` (the regular claim of `job`'s fire `fireAt`) once the job's catch-up pass is
-   * done, and only while the scheduler runs; at once when no pass is pending. A job still waiting
-   * for its turn after its `leaseMs` is expedited: taken out of the pass and decided at once (a
-   * job whose claim is already under way is waited for; that claim is bounded by its own
-   * timeout). A held fire that is already due when the pass ends must not meet the lease of the
-   * caught-up fires (it would be answered `busy` and lost, though no catch-up run was going at
-   * its fire time): where this instance won them, it is claimed once they are handled; where
-   * another instance did, one lease later (that instance claims it first, right after its own
-   * series; the late claim is answered `lost`, or runs the fire when that instance died).
-   */
-  afterCatchUp(job: NormalizedJob, fireAt: number, launch: () => void): void {
-    const pending = this.pending.get(job.name);
-    if (pending === undefined) {
-      launch();
-      return;
-    }
-    const timeout = this.d.queue.sleep(job.leaseMs);
-    const late = timeout.promise.then(() => 'late' as const);
-    void Promise.race([pending.ended, late]).then(async (won) => {
-      timeout.cancel();
-      if (won === 'late') {
-        this.expedite(pending.pass);
-        await pending.ended;
-      }
-      await this.afterCaughtUpFires(pending.pass, fireAt);
-      if (this.d.life.takesClaims()) launch();
-    });
-  }
-
-  /**
-   * Resolves when the held fire `fireAt` of `pass`'s job may be claimed: at once when it is not
-   * due yet (claimed at its time; a catch-up run still going then meets the overlap rule, as any
-   * run) or nothing was caught up; see {@link afterCatchUp}. Bounded by half the lock's claim
-   * window after the fire.
-   */
-  private async afterCaughtUpFires(pass: PendingPass, fireAt: number): Promise<void> {
-    const decided = pass.decided;
-    const now = this.d.clock.now();
-    if (decided === undefined || decided === 'none' || fireAt > now) return;
-    // never past half the lock's claim window after the fire: claimed later, it would be stale
-    // and dropped unrecorded; claimed then while the caught-up runs go on, it is `busy` and
-    // recorded skipped/overlap (the overlap rule)
-    const latest = fireAt + this.d.lock.windowMs / 2 - now;
-    const wait = this.d.queue.sleep(
-      decided === 'elsewhere' ? Math.min(pass.job.leaseMs, latest) : latest,
-    );
-    if (decided === 'elsewhere') {
-      await wait.promise; // the caller checks the lifecycle after
-    } else {
-      await Promise.race([decided.won.done, wait.promise]);
-    }
-    wait.cancel();
-  }
-
-  /**
-   * Takes `pass` out of the pass's order (unless its decision is under way) and decides it in
-   * the next flush: the jobs expedited in the same turn of the event loop are read together
-   * ({@link MARK_READ_CHUNK} per call) and claimed at once.
+   * Decides `pass` (taken out of the pass's order by the hold) in the next flush: the jobs
+   * expedited in the same turn of the event loop are read together ({@link MARK_READ_CHUNK} per
+   * call) and claimed at once.
    */
   private expedite(pass: PendingPass): void {
-    if (!take(pass)) return;
     this.expediting.push(pass);
     if (this.expediting.length > 1) return; // a flush is already queued
     queueMicrotask(() => {
@@ -219,12 +131,8 @@ export class CatchUpPass {
       );
       return;
     }
-    const chunks: PendingPass[][] = [];
-    for (let from = 0; from < passes.length; from += MARK_READ_CHUNK) {
-      chunks.push(passes.slice(from, from + MARK_READ_CHUNK));
-    }
     await Promise.all(
-      chunks.map(async (chunk) => {
+      inChunks(passes).map(async (chunk) => {
         const marks = await this.readChunk(chunk);
         await Promise.all(chunk.map((pass, i) => this.decide(pass, startedAt, marks?.[i])));
       }),
@@ -248,8 +156,7 @@ export class CatchUpPass {
    */
   private async passInSteps(queue: readonly PendingPass[], startedAt: number): Promise<void> {
     const owed: Owed[] = [];
-    for (let from = 0; from < queue.length; from += MARK_READ_CHUNK) {
-      const chunk = queue.slice(from, from + MARK_READ_CHUNK);
+    for (const chunk of inChunks(queue)) {
       const marks = await this.readChunk(chunk);
       chunk.forEach((pass, i) => {
         const mark = marks?.[i];
@@ -342,11 +249,7 @@ export class CatchUpPass {
    * read stay open as last read.
    */
   private async rereadRing(ring: ClaimRing<Owed>, startedAt: number): Promise<void> {
-    const open = ring.openEntries();
-    const chunks: { entry: Owed; mark: number }[][] = [];
-    for (let from = 0; from < open.length; from += MARK_READ_CHUNK) {
-      chunks.push(open.slice(from, from + MARK_READ_CHUNK));
-    }
+    const chunks = inChunks(ring.openEntries());
     await Promise.all(chunks.map((chunk) => this.rereadRun(ring, chunk, startedAt)));
   }
 
@@ -458,19 +361,17 @@ export class CatchUpPass {
 
   /** Ends the pass of one job: its regular claims are held no longer. */
   private end(pass: PendingPass): void {
-    this.pending.delete(pass.job.name);
-    pass.done();
+    this.held.release(pass);
   }
 }
 
-/**
- * Marks `pass` as being decided; `false` when it already was (by the pass or expedited), in which
- * case the caller leaves it alone.
- */
-function take(pass: PendingPass): boolean {
-  if (pass.taken) return false;
-  pass.taken = true;
-  return true;
+/** `items` cut into pieces of at most {@link MARK_READ_CHUNK} (one `readMarks` call each). */
+function inChunks<T>(items: readonly T[]): T[][] {
+  const chunks: T[][] = [];
+  for (let from = 0; from < items.length; from += MARK_READ_CHUNK) {
+    chunks.push(items.slice(from, from + MARK_READ_CHUNK));
+  }
+  return chunks;
 }
 
 /** The job's first fire after `at` (epoch ms), `Infinity` when none or its trigger throws. */

@@ -141,7 +141,9 @@ export class FirePath {
       new FireEvents(instanceId, job.name, fireAt, clock).excluded(excluded);
       return;
     }
-    this.catchUps.held.afterCatchUp(job, fireAt, () => launchScheduled(this.scheduled, job, fireAt));
+    this.catchUps.held.afterCatchUp(job, fireAt, () =>
+      launchScheduled(this.scheduled, job, fireAt),
+    );
   }
 
   /**

@@ -1,4 +1,4 @@
-import { defineConfig, type ViteUserConfig } from 'vitest/config';
+import { configDefaults, defineConfig, type ViteUserConfig } from 'vitest/config';
 import { longFilesFirst } from './packages/testkit/src/vitest/long-files-first.js';
 
 // No `module` condition: some packages (@opentelemetry/api) map it to ESM builds with
@@ -17,6 +17,8 @@ export function baseVitest(overrides: ViteUserConfig['test'] = {}): ViteUserConf
     ssr: { resolve: { conditions } },
     test: {
       include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
+      // test/serial/: files that must run alone (serialVitest), after every other file
+      exclude: [...configDefaults.exclude, 'test/serial/**'],
       testTimeout: 30_000,
       hookTimeout: 60_000,
       // FLEETCRON_VITEST_REPORT: another report file (.ci/node-lines.mjs, a run on another Node line)
@@ -49,6 +51,26 @@ export function lockSuiteVitest(
   return baseVitest({
     maxWorkers: 2,
     sequence: { sequencer: longFilesFirst(...longFiles) },
+    ...overrides,
+  });
+}
+
+/** The report of a package's serial files (`pnpm test:serial`), beside `.reports/vitest.json`. */
+export const SERIAL_REPORT = '.reports/vitest-serial.json';
+
+/**
+ * Settings of a package's `test/serial/` files (`pnpm test:serial`): files that load the whole
+ * machine (the many-jobs restart scenarios: 8 processes, 8,000 claims every 3 s) and judge what
+ * they measure only when nothing runs beside them. One file at a time, one package at a time
+ * (the root `pnpm test` runs them after every other test file); report in {@link SERIAL_REPORT}.
+ */
+export function serialVitest(overrides: ViteUserConfig['test'] = {}): ViteUserConfig {
+  return baseVitest({
+    include: ['test/serial/**/*.test.ts'],
+    exclude: [...configDefaults.exclude],
+    fileParallelism: false,
+    maxWorkers: 1,
+    reporters: ['default', ['json', { outputFile: SERIAL_REPORT }]],
     ...overrides,
   });
 }

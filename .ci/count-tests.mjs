@@ -1,4 +1,5 @@
-// Sums the vitest JSON reports every package wrote (.reports/vitest.json, Node 20) and the runs on
+// Sums the vitest JSON reports every package wrote (.reports/vitest.json, and
+// .reports/vitest-serial.json where it has test/serial/; Node 20) and the runs on
 // the other Node lines (.ci/node-lines.mjs: .reports/node-<version>.json) into one line:
 // "N passed, N failed". A package with a test/ folder but no report counts as one failure (so
 // does a line's suite without its report), and so does a test file that failed to load, so a run
@@ -54,6 +55,10 @@ function count(label, report) {
 }
 
 for (const dir of dirs) count(dir, join(dir, '.reports', 'vitest.json'));
+// test/serial/: the files `pnpm test:serial` runs alone after the others (their own report)
+for (const dir of dirs.filter((d) => existsSync(join(d, 'test', 'serial')))) {
+  count(`${dir} (serial)`, join(dir, '.reports', 'vitest-serial.json'));
+}
 for (const version of NODE_LINES) {
   const line = { passed: 0, failed: 0 };
   for (const suite of LINE_SUITES) {

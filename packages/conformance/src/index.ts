@@ -15,6 +15,7 @@ export * from './lock/faults.js';
 export * from './lock/scenarios.js';
 export * from './run-fleet.js';
 export * from './run-lock.js';
+export * from './run-restart.js';
 export * from './run-store.js';
 export * from './store/fleet-client-scenario.js';
 export * from './store/fleet-scenarios.js';

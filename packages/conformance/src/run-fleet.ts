@@ -1,7 +1,7 @@
 import { InvalidOptionError } from '@fleetcron/core';
 import { describe, it } from 'vitest';
 import { fleetScenarios } from './fleet/scenarios.js';
-import type { FleetConformanceOptions, FleetScenario, StoreFixture } from './types.js';
+import type { FleetConformanceOptions, FleetScenario } from './types.js';
 
 /**
  * The fleet scenarios that `runFleetConformance` registers for `part` (see
@@ -75,27 +75,4 @@ function knownFailuresOf(options: FleetConformanceOptions): Map<FleetScenario, s
     known.set(scenario, reason);
   }
   return known;
-}
-
-/** The environment variable that runs the store-on fleet scenarios on the backend's own store. */
-export const RESTART_STORE_ENV = 'FLEETCRON_RESTART_STORE';
-
-/**
- * The `store` option of a backend's fleet suite: `{ store: make() }` when
- * `FLEETCRON_RESTART_STORE=backend`, else `{}` (the store-on scenarios then run on a `MemoryStore`
- * in the test process). This repository's backends run on the `MemoryStore` by default because
- * their stores do not yet keep up with the many-jobs restart (4 × 2,000 jobs every 3 s) on a
- * 2-core machine: issue #25, `docs/performance/restart.md`. Throws `InvalidOptionError` naming
- * the variable for any other value than `backend` or `memory`.
- */
-export function restartStoreOption(
-  make: () => () => Promise<StoreFixture>,
-): Pick<FleetConformanceOptions, 'store'> {
-  const value = process.env[RESTART_STORE_ENV];
-  if (value === undefined || value === '' || value === 'memory') return {};
-  if (value === 'backend') return { store: make() };
-  throw new InvalidOptionError(
-    RESTART_STORE_ENV,
-    `must be 'backend' (the backend's own store) or 'memory' (the default), got ${JSON.stringify(value)}.`,
-  );
 }

@@ -2,9 +2,8 @@ import { describe, expect, it } from 'vitest';
 import {
   fleetScenarios,
   fleetScenariosOfPart,
-  RESTART_STORE_ENV,
-  restartStoreOption,
   runFleetConformance,
+  runRestartConformance,
 } from '../src/index.js';
 import { memoryLockFixture } from './memory-fixture.js';
 
@@ -40,7 +39,7 @@ describe('runFleetConformance part: the suite split over test files', () => {
   });
 });
 
-describe('runFleetConformance knownFailures, and the store of the store-on scenarios', () => {
+describe('knownFailures of runFleetConformance and runRestartConformance', () => {
   it('a known failure must name a fleet scenario and give a reason', () => {
     const create = memoryLockFixture();
     expect(() => runFleetConformance({ name: 'x', create, knownFailures: { nope: 'r' } })).toThrow(
@@ -52,24 +51,15 @@ describe('runFleetConformance knownFailures, and the store of the store-on scena
     expect(Object.keys(fleetScenarios)).toContain('catchUpLatest');
   });
 
-  it(`${RESTART_STORE_ENV} picks the backend's store only when set to backend`, () => {
-    const store = async () => ({
-      newStore: async () => Promise.reject(new Error('unused')),
-      close: async () => {},
-    });
-    const before = process.env[RESTART_STORE_ENV];
-    try {
-      delete process.env[RESTART_STORE_ENV];
-      expect(restartStoreOption(() => store)).toEqual({});
-      process.env[RESTART_STORE_ENV] = 'backend';
-      expect(restartStoreOption(() => store)).toEqual({ store });
-      process.env[RESTART_STORE_ENV] = 'postgres';
-      expect(() => restartStoreOption(() => store)).toThrow(
-        expect.objectContaining({ field: RESTART_STORE_ENV }),
-      );
-    } finally {
-      if (before === undefined) delete process.env[RESTART_STORE_ENV];
-      else process.env[RESTART_STORE_ENV] = before;
-    }
+  it('a known failure of runRestartConformance must name a restart scenario and give a reason', () => {
+    const create = memoryLockFixture();
+    const known = (knownFailures: Record<string, string>) => () =>
+      runRestartConformance({ name: 'x', create, knownFailures });
+    expect(known({ catchUpLatest: 'r' })).toThrow(
+      expect.objectContaining({ code: 'INVALID_OPTION', field: 'knownFailures.catchUpLatest' }),
+    );
+    expect(known({ restartManyJobsWithStore: '' })).toThrow(
+      expect.objectContaining({ field: 'knownFailures.restartManyJobsWithStore' }),
+    );
   });
 });

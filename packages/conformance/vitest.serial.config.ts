@@ -1,0 +1,5 @@
+import { serialVitest } from '../../vitest.config.base.js';
+
+// test/serial/: the many-jobs restart scenarios on memory and their mutants, alone on the machine
+// (`pnpm test:serial`).
+export default serialVitest();

@@ -1,14 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { sqliteBackend } from '../src/backends/sqlite.js';
-import { runRestart } from '../src/restart/run.js';
+import { sqliteBackend } from '../../src/backends/sqlite.js';
+import { runRestart } from '../../src/restart/run.js';
 
 describe('runRestart (the restart scenario harness, on SQLite: no server to start)', () => {
-  // Issue #25, open: beside a full CI run the first fire after the restart sometimes runs for
-  // none of the 20 jobs (CI at 5fac201: "20:10:00 (after): 20 of 20 jobs did not run"; it
-  // passed in the three CI runs before). One retry, reported by vitest, until #25 lands: each
-  // try must pass whole.
+  // A file of test/serial/: it runs alone, after every other test file (`pnpm test:serial`). Among
+  // the other files of a CI run the first fire after the restart sometimes ran for none of the
+  // 20 jobs (CI at 5fac201); it had one retry then (issue #25).
   it('kills the whole fleet, restarts it, and judges every fire from the ledgers', {
-    retry: 1,
     timeout: 90_000,
   }, async () => {
     const backend = await sqliteBackend.start();

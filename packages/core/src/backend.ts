@@ -13,6 +13,11 @@ export { assertCampaign } from './elector.js';
 export { toError } from './errors.js';
 // fleet tools: definitions, drift, trigger specs
 export { type DefinitionHashInput, definitionHash } from './fleet/definition-hash.js';
+export {
+  DEFINITION_SWITCH_HEARTBEATS,
+  type DefinitionInForce,
+  definitionsInForce,
+} from './fleet/definitions-in-force.js';
 export { type DefinitionGroup, definitionGroups, driftingJobs } from './fleet/drift.js';
 export { type RegisteredJobInput, registeredJob } from './fleet/registered-job.js';
 export { nextFires, triggerFromSpec, triggerSpecOf } from './fleet/trigger-spec.js';

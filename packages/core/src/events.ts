@@ -93,6 +93,12 @@ export type FleetcronEvent =
    * catch-up. Manual runs are not excluded.
    */
   | (EventBase & { type: 'fire.excluded'; reason: string })
+  /**
+   * Not claimed here: during a rolling deploy, another definition of the job is in force for
+   * this fire (`inForce`: its definition hash; `null` when none is, e.g. while this instance's
+   * new definition waits for its turn). See the core README's "Rolling deploys".
+   */
+  | (EventBase & { type: 'fire.superseded'; inForce: string | null })
   /** A fire's time passed while the process could not act (blocked event loop, suspend). */
   | (EventBase & { type: 'fire.missed'; lateMs: number })
   /** This instance won the fire. */

@@ -63,6 +63,12 @@ export interface RegisteredJob {
   endAt?: number;
   /** The job's `exclude` calendar; absent when it has none. */
   exclude?: ExclusionSpec;
+  /**
+   * When this instance registered this definition (its first heartbeat after `add()`), epoch ms
+   * on the instance's clock. Orders definitions during a rolling deploy (`definitionsInForce`);
+   * absent from instances of older versions (their `startedAt` is used then).
+   */
+  registeredAt?: number;
 }
 
 /** An instance's clock as measured against the backend (filled by the skew work), ms. */

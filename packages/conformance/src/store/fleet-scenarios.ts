@@ -54,7 +54,8 @@ export function instanceRecord(
     heartbeatMs: 10_000,
     clock: { offsetMs: -12, rttMs: 3 },
     jobs: [
-      registeredJob('report'),
+      // registeredAt orders definitions in a rolling deploy: it must round-trip too
+      registeredJob('report', { registeredAt: Date.UTC(2026, 0, 1, 0, 0, 5) }),
       registeredJob('работа 🚀', { spec: null, trigger: 'custom' }),
       // a job with excluded fires: the calendar's spec is nested JSON the store keeps as is
       registeredJob('holiday-aware', {

@@ -11,6 +11,7 @@ import {
 } from '../registry.js';
 import { type FireGroup, groupFires } from '../shards/fire-groups.js';
 import type { HistoryPage, JobState, RunStatus, Store } from '../store.js';
+import { type DefinitionInForce, definitionsInForce } from './definitions-in-force.js';
 import { type DefinitionGroup, definitionGroups } from './drift.js';
 import { type UpcomingFire, upcomingFires } from './upcoming-fires.js';
 
@@ -56,8 +57,17 @@ export interface FleetJob {
   lastFinishedAt: number | null;
   /** `true` when live instances disagree on the definition hash. */
   drift: boolean;
-  /** Instances per definition hash, majority first (one entry without drift, none undefined). */
-  definitions: Array<Omit<DefinitionGroup, 'job'> & { trigger: string }>;
+  /**
+   * Instances per definition hash, majority first (one entry without drift, none undefined),
+   * each with the fire times it is in force for during a rolling deploy (`from` / `until`,
+   * epoch ms; `null` when open): see `definitionsInForce`.
+   */
+  definitions: Array<
+    Omit<DefinitionGroup, 'job'> & {
+      trigger: string;
+      inForce: { from: number | null; until: number | null };
+    }
+  >;
 }
 
 /** What {@link FleetClient.fleet} returns. */
@@ -142,9 +152,12 @@ export class FleetClient {
       ...instances.flatMap((i) => i.jobs.map((j) => j.name)),
       ...stateByName.keys(),
     ]);
+    const inForce = definitionsInForce(instances);
     const jobs = [...names]
       .sort()
-      .map((name) => this.jobView(name, instances, stateByName.get(name), now));
+      .map((name) =>
+        this.jobView(name, instances, inForce.get(name) ?? [], stateByName.get(name), now),
+      );
     return {
       at: now,
       backends: { store: this.store.backend, lock: this.lock?.backend ?? null },
@@ -199,17 +212,21 @@ export class FleetClient {
   private jobView(
     name: string,
     instances: readonly LiveInstance[],
+    windows: readonly DefinitionInForce[],
     state: JobState | undefined,
     now: number,
   ): FleetJob {
     const groups = definitionGroups(instances, name);
-    const majority = groups[0]?.job ?? null;
+    const window = (hash: string) => windows.find((w) => w.hash === hash);
+    // the definition in force now (the majority's when the fleet agrees)
+    const current = groups.find((g) => inForceAt(window(g.hash), now))?.job ?? groups[0]?.job;
+    const shown = current ?? null;
     return {
       name,
-      trigger: majority?.trigger ?? null,
-      spec: majority?.spec ?? null,
-      nextFires: majority ? upcomingFires(majority, now, this.nextFireCount) : [],
-      exclude: majority?.exclude ?? null,
+      trigger: shown?.trigger ?? null,
+      spec: shown?.spec ?? null,
+      nextFires: this.nextFiresOf(groups, windows, now),
+      exclude: shown?.exclude ?? null,
       definedBy: groups.flatMap((g) => g.instances).sort(),
       paused: state?.paused ?? false,
       pausedBy: state?.pausedBy ?? null,
@@ -218,11 +235,45 @@ export class FleetClient {
       lastFireAt: state?.lastFireAt ?? null,
       lastFinishedAt: state?.lastFinishedAt ?? null,
       drift: groups.length > 1,
-      definitions: groups.map((g) => ({
-        hash: g.hash,
-        instances: g.instances,
-        trigger: g.job.trigger,
-      })),
+      definitions: groups.map((g) => {
+        const w = window(g.hash);
+        return {
+          hash: g.hash,
+          instances: g.instances,
+          trigger: g.job.trigger,
+          inForce: {
+            from: w === undefined || !Number.isFinite(w.from) ? null : w.from,
+            until: w === undefined || !Number.isFinite(w.until) ? null : w.until,
+          },
+        };
+      }),
     };
   }
+
+  /**
+   * The job's next fires as the fleet will claim them: each definition's fires within the times
+   * it is in force for (one definition during a rolling deploy, see `definitionsInForce`).
+   */
+  private nextFiresOf(
+    groups: readonly DefinitionGroup[],
+    windows: readonly DefinitionInForce[],
+    now: number,
+  ): UpcomingFire[] {
+    const fires: UpcomingFire[] = [];
+    for (const w of windows) {
+      if (w.until <= now || fires.length >= this.nextFireCount) continue;
+      const job = groups.find((g) => g.hash === w.hash)?.job;
+      if (job === undefined) continue;
+      const after = Math.max(now, w.from - 1);
+      for (const fire of upcomingFires(job, after, this.nextFireCount - fires.length)) {
+        if (fire.at < w.until) fires.push(fire);
+      }
+    }
+    return fires;
+  }
+}
+
+/** Whether `window` covers the fire time `at` (no window: not known to be in force). */
+function inForceAt(window: DefinitionInForce | undefined, at: number): boolean {
+  return window !== undefined && window.from <= at && at < window.until;
 }

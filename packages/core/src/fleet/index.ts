@@ -1,4 +1,5 @@
 export * from './definition-hash.js';
+export * from './definitions-in-force.js';
 export * from './drift.js';
 export * from './fleet-client.js';
 export * from './registered-job.js';

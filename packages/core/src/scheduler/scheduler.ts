@@ -67,7 +67,7 @@ export class Scheduler {
     // built in order, each from parts built before it: nothing below reaches back up into the
     // scheduler; the one flow back (a fire claimed here → the holder-lost check) is subscribed
     const { queue, history, log, life } = this;
-    const live = new LiveInstances();
+    const live = new LiveInstances(instanceId);
     this.path = new FirePath({
       ...{ options: this.options, history, queue, log, life, live },
       ...{ clockWatch: this.clockWatch, gate: this.gate },

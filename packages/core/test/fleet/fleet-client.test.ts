@@ -222,10 +222,12 @@ describe('FleetClient', () => {
     expect(view.drift).toEqual([]);
   });
 
-  it('flags drift: which instances have which hash, majority first', async () => {
+  it('flags drift: which instances have which hash, majority first, and which one is in force for which fires', async () => {
     const { store, client } = setup();
-    const five = job('report', every(300_000));
-    const ten = job('report', every(600_000));
+    // i1 and i3 registered every 5 min a minute ago; i2 (a new release) every 10 min just now:
+    // the new one comes into force two heartbeats (20 s) after it registered (rolling deploy)
+    const five = { ...job('report', every(300_000)), registeredAt: START - 60_000 };
+    const ten = { ...job('report', every(600_000)), registeredAt: START };
     await store.heartbeat(instance('i1', [five]));
     await store.heartbeat(instance('i2', [ten]));
     await store.heartbeat(instance('i3', [five]));
@@ -233,11 +235,25 @@ describe('FleetClient', () => {
     expect(view.drift).toEqual(['report']);
     const [report] = view.jobs;
     expect(report!.drift).toBe(true);
+    // registration times on the backend's clock: less each instance's 5 ms offset
+    const switchAt = START - 5 + 20_000;
     expect(report!.definitions).toEqual([
-      { hash: five.definitionHash, instances: ['i1', 'i3'], trigger: 'every(300000ms)' },
-      { hash: ten.definitionHash, instances: ['i2'], trigger: 'every(600000ms)' },
+      {
+        ...{ hash: five.definitionHash, instances: ['i1', 'i3'], trigger: 'every(300000ms)' },
+        inForce: { from: null, until: switchAt },
+      },
+      {
+        ...{ hash: ten.definitionHash, instances: ['i2'], trigger: 'every(600000ms)' },
+        inForce: { from: switchAt, until: null },
+      },
     ]);
-    expect(report!.trigger, 'the majority definition is shown').toBe('every(300000ms)');
+    expect(report!.trigger, 'the definition in force now is shown').toBe('every(300000ms)');
+    const fires = report!.nextFires.map((f) => f.at);
+    expect(fires.length).toBeGreaterThan(0);
+    for (const at of fires) {
+      // every 5 min until the switch, every 10 min from it on
+      expect(at % (at < switchAt ? 300_000 : 600_000), `next fire ${at}`).toBe(0);
+    }
     await store.leave('i1');
     await store.leave('i3');
     expect((await client.fleet()).drift, 'drift ends when the fleet agrees').toEqual([]);

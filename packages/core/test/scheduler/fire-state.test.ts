@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { every, FakeClock, type Logger, MemoryLock, MemoryStore } from '../../src/index.js';
 import type { FireRun, FireState } from '../../src/scheduler/fire/index.js';
 import { FirePath, HistoryWriter, logUnwritten } from '../../src/scheduler/fire/index.js';
+import { LiveInstances } from '../../src/scheduler/fleet-control/index.js';
 import { validateJob } from '../../src/scheduler/job/index.js';
 import { LeaderGate } from '../../src/scheduler/leader/index.js';
 import { Lifecycle } from '../../src/scheduler/lifecycle.js';
@@ -24,7 +25,7 @@ function firePath(lock: MemoryLock, fake: FakeClock, instanceId: string, run: ()
   const life = new Lifecycle();
   life.start();
   const gate = new LeaderGate({ leader: options.leader, instanceId, clock: fake, log: quiet });
-  const live = { liveFor: () => null };
+  const live = new LiveInstances(instanceId); // never read: no registry here
   const path = new FirePath({ options, history, queue, log: quiet, life, live, clockWatch, gate });
   const job = validateJob(
     { name: 'job', trigger: every(60_000), run },

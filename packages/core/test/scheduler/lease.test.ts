@@ -78,7 +78,15 @@ describe('lease renewal and loss (Guarantee 4)', () => {
 
       // another instance tries every 100 ms; it may only win once a's lease expired
       const bRuns: { at: number; token: number }[] = [];
-      const b = new Scheduler({ lock: memory, store, clock: fake, instanceId: 'b' });
+      // b keeps its history in a store of its own: it defines 'long' differently, and in one
+      // registry its newer definition would come into force two heartbeats later (a rolling
+      // deploy, see definitionsInForce), not within this test's 10 s
+      const b = new Scheduler({
+        lock: memory,
+        store: new MemoryStore(),
+        clock: fake,
+        instanceId: 'b',
+      });
       b.add({
         name: 'long',
         trigger: every(100),

@@ -52,7 +52,16 @@ describe('registry heartbeat', () => {
     const [first] = live;
     expect(first).toMatchObject({ pid: process.pid, version: CORE_VERSION, heartbeatMs: 1_000 });
     expect(first?.jobs).toEqual([
-      registeredJob({ name: 'job', trigger, leaseMs: 30_000, overlap: 'skip', catchUp: 'latest' }),
+      {
+        ...registeredJob({
+          name: 'job',
+          trigger,
+          leaseMs: 30_000,
+          overlap: 'skip',
+          catchUp: 'latest',
+        }),
+        registeredAt: fake.now(), // its first heartbeat, at start()
+      },
     ]);
     const stopping = a.stop();
     await fake.advance(0);

@@ -63,6 +63,10 @@ export class FireEvents {
     if (channel.hasSubscribers) this.send({ type: 'fire.excluded', reason });
   }
 
+  superseded(inForce: string | null): void {
+    if (channel.hasSubscribers) this.send({ type: 'fire.superseded', inForce });
+  }
+
   missed(lateMs: number): void {
     if (channel.hasSubscribers) this.send({ type: 'fire.missed', lateMs });
   }

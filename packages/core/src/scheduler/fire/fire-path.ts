@@ -41,7 +41,11 @@ export interface FirePathParts {
    * The live instances as the registry last read them (fleet control's `LiveInstances`): ids of
    * those defining `job`, `null` before the first read. Where the parts of sharded fires go.
    */
-  readonly live: { liveFor(job: string): string[] | null };
+  readonly live: {
+    liveFor(job: string, fireAt?: number): string[] | null;
+    supersededBy(job: string, fireAt: number): { hash: string } | null | undefined;
+    inForce(job: string, fireAt: number): boolean;
+  };
 }
 
 /**
@@ -58,12 +62,15 @@ export class FirePath {
   /** Manual fires (`trigger()`, fleet run requests, holder-lost reruns). */
   readonly manual: ManualRuns;
   private readonly scheduled: ScheduledFireDeps;
+  /** The registry's last read: which definition of a job is in force for a fire. */
+  private readonly live: FirePathParts['live'];
   private readonly claimedHere: ClaimedHereListener[] = [];
 
   constructor(parts: FirePathParts) {
     const { lock, store, middleware, logger, instanceId, claimBatchSize } = parts.options;
     const { history, queue, clockWatch, log, life, live } = parts;
     const clock = clockWatch.clock;
+    this.live = live;
     const claims = claimSenderFor(lock, parts.options, clock);
     this.deps = {
       ...{ lock, store, history, clock, queue, instanceId, logger, middleware, clockWatch },
@@ -90,7 +97,7 @@ export class FirePath {
     });
     this.scheduled = {
       ...{ queue, log, gate: parts.gate, instanceId, graceMs: parts.options.leader.shardGraceMs },
-      liveFor: (job) => live.liveFor(job),
+      liveFor: (job, fireAt) => live.liveFor(job, fireAt),
       now: () => clock.now(),
       life,
       launch,
@@ -131,14 +138,22 @@ export class FirePath {
   /**
    * A regular (scheduled) fire: launched once the job's catch-up pass is done (bounded), per
    * the mode (leader mode: only by the leader) and the job's shards (see `launchScheduled`);
-   * not at all when the job's `exclude` calendar excludes it (`fire.excluded`).
+   * not at all when the job's `exclude` calendar excludes it (`fire.excluded`), nor in claims
+   * mode when another definition of the job is in force for it (`fire.superseded`: a rolling
+   * deploy, see `definitionsInForce`).
    */
   launchScheduled(job: NormalizedJob, fireAt: number): void {
+    const { instanceId, clock } = this.deps;
     const excluded = exclusionOf(job, fireAt, this.scheduled.log);
     if (excluded !== null) {
       // not claimed here, nor anywhere: every instance reads the same calendar
-      const { instanceId, clock } = this.deps;
       new FireEvents(instanceId, job.name, fireAt, clock).excluded(excluded);
+      return;
+    }
+    if (!this.scheduled.gate.leaderMode && !this.live.inForce(job.name, fireAt)) {
+      // the instances on the definition in force claim it; leader mode runs the leader's own
+      const inForce = this.live.supersededBy(job.name, fireAt)?.hash ?? null;
+      new FireEvents(instanceId, job.name, fireAt, clock).superseded(inForce);
       return;
     }
     this.catchUps.held.afterCatchUp(job, fireAt, () =>
@@ -186,8 +201,11 @@ export interface ScheduledFireDeps {
   readonly gate: LeaderGate;
   /** How long non-preferred parts wait, ms (`shardGraceMs`). */
   readonly graceMs: number;
-  /** Ids of the live instances defining `job` (the registry, as of the last heartbeat). */
-  liveFor(job: string): string[] | null;
+  /**
+   * Ids of the live instances defining `job` (the registry, as of the last heartbeat); with
+   * `fireAt`, those whose definition is in force for that fire.
+   */
+  liveFor(job: string, fireAt?: number): string[] | null;
   /** The fleet clock's time, epoch ms. */
   now(): number;
   /** The scheduler's lifecycle: parts still waiting for their grace are dropped at `stop()`. */
@@ -211,7 +229,7 @@ export function launchScheduled(d: ScheduledFireDeps, job: NormalizedJob, fireAt
     return;
   }
   if (job.shards === 'each') {
-    const { index, count } = positionOf(d.liveFor(job.name), d.instanceId);
+    const { index, count } = positionOf(d.liveFor(job.name, fireAt), d.instanceId);
     d.launch(job, fireAt, { shard: { index, count, each: true } });
     return;
   }
@@ -234,7 +252,7 @@ export function launchParts(
 ): void {
   const plan = placeParts({
     count,
-    liveIds: d.liveFor(job.name),
+    liveIds: d.liveFor(job.name, fireAt),
     self: d.instanceId,
     graceMs: d.graceMs,
   });

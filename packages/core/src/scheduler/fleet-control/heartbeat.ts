@@ -87,7 +87,8 @@ export class Heartbeat {
   private published(job: NormalizedJob): RegisteredJob {
     let published = this.publishedJobs.get(job);
     if (published === undefined) {
-      published = registeredJob(job);
+      // registered now: its first heartbeat since `add()` (orders definitions in a deploy)
+      published = { ...registeredJob(job), registeredAt: this.deps.now() };
       this.publishedJobs.set(job, published);
     }
     return published;

@@ -1,12 +1,19 @@
+import { type DefinitionInForce, definitionsInForce } from '../../fleet/index.js';
 import type { LiveInstance } from '../../registry.js';
 
 /**
- * The live instances as the registry's last heartbeat read them. Fleet control writes it after
- * each heartbeat; the fire path reads it to place the parts of a sharded fire. A plain value the
- * scheduler builds first and hands to both, so neither reaches the other for it.
+ * The live instances as the registry's last heartbeat read them, and which definition of each
+ * job is in force for which fires. Fleet control writes it after each heartbeat; the fire path
+ * reads it before it claims a scheduled fire and to place the parts of a sharded fire. A plain
+ * value the scheduler builds first and hands to both, so neither reaches the other for it.
  */
 export class LiveInstances {
   private instances: readonly LiveInstance[] | null = null;
+  /** Job name → its definitions in force, oldest first (from the last read). */
+  private definitions = new Map<string, DefinitionInForce[]>();
+
+  /** @param self this scheduler's instance id (its own record tells its definitions). */
+  constructor(private readonly self: string) {}
 
   /** The last heartbeat's answer, `null` before the first (or without a fleet-control store). */
   get current(): readonly LiveInstance[] | null {
@@ -16,16 +23,42 @@ export class LiveInstances {
   /** Records the live instances a heartbeat read. */
   seen(instances: readonly LiveInstance[]): void {
     this.instances = instances;
+    this.definitions = definitionsInForce(instances);
   }
 
   /**
    * Ids of the live instances defining job `name` (this one included once it is registered), or
-   * `null` before the first heartbeat's answer: where sharded fires go.
+   * `null` before the first heartbeat's answer: where sharded fires go. With `fireAt`, only
+   * those whose definition is in force for that fire.
    */
-  liveFor(name: string): string[] | null {
+  liveFor(name: string, fireAt?: number): string[] | null {
     if (this.instances === null) return null;
-    return this.instances
-      .filter((i) => i.jobs.some((j) => j.name === name))
-      .map((i) => i.instanceId);
+    const groups = this.definitions.get(name);
+    if (groups === undefined) return [];
+    if (fireAt === undefined) return groups.flatMap((g) => g.instances).sort();
+    return groups.find((g) => g.from <= fireAt && fireAt < g.until)?.instances ?? [];
+  }
+
+  /**
+   * Whether this instance's definition of job `name` is in force for the fire at `fireAt`
+   * (see `definitionsInForce`): always before the first read, and while the fleet defines the
+   * job one way. A job this instance added since its last heartbeat is not in its registry
+   * record yet: in force only when no other instance defines it (else from the next read on).
+   */
+  inForce(name: string, fireAt: number): boolean {
+    const groups = this.definitions.get(name);
+    if (this.instances === null || groups === undefined) return true;
+    const own = groups.find((g) => g.instances.includes(this.self));
+    return own !== undefined && own.from <= fireAt && fireAt < own.until;
+  }
+
+  /**
+   * The definition this instance is on when it is superseded for `fireAt` (`inForce` false), with
+   * the one in force; `null` when it is in force.
+   */
+  supersededBy(name: string, fireAt: number): DefinitionInForce | null {
+    if (this.inForce(name, fireAt)) return null;
+    const groups = this.definitions.get(name) ?? [];
+    return groups.find((g) => g.from <= fireAt && fireAt < g.until) ?? null;
   }
 }

@@ -42,6 +42,11 @@ export class LeaderGate {
     return this.candidate?.isLeader ?? false;
   }
 
+  /** `true` in leader mode (one instance claims every plain fire), `false` in claims mode. */
+  get leaderMode(): boolean {
+    return this.candidate !== null;
+  }
+
   /** Whether this instance claims plain fires now: always in claims mode, the leader's only in leader mode. */
   claimsPlainFires(): boolean {
     return this.candidate === null || this.candidate.isLeader;

@@ -137,7 +137,7 @@ export function consoleMain(
     state.notice = { text, kind };
     const box = document.getElementById('notice') as HTMLElement;
     box.className = `notice notice-${kind}`;
-    box.textContent = text;
+    box.textContent = dom.visible(text);
   }
 
   async function mutate(job: string, action: 'pause' | 'resume' | 'run'): Promise<void> {
@@ -207,10 +207,20 @@ export function consoleMain(
     state.history = { job, status, pages, next: (page.nextCursor as string | null) ?? null };
   }
 
+  /**
+   * The view the URL hash names. A malformed link (`#/jobs/%E0%A4%A`, a cut-off escape) is the
+   * `bad-link` view, an error with a way back, never a throw that would stop rendering and polling.
+   */
   function route(): { view: string; job?: string } {
     const hash = location.hash.replace(/^#/, '') || '/';
     const match = /^\/jobs\/(.+)$/.exec(hash);
-    if (match) return { view: 'job', job: decodeURIComponent(match[1] as string) };
+    if (match) {
+      try {
+        return { view: 'job', job: decodeURIComponent(match[1] as string) };
+      } catch {
+        return { view: 'bad-link' };
+      }
+    }
     if (hash === '/instances') return { view: 'instances' };
     return { view: 'jobs' };
   }
@@ -281,7 +291,9 @@ export function consoleMain(
         ? views.instancesView(now)
         : r.view === 'job'
           ? views.jobView(r.job as string, now)
-          : views.jobsView(now);
+          : r.view === 'bad-link'
+            ? views.badLinkView(location.hash)
+            : views.jobsView(now);
     const status = h(
       'p',
       { class: 'status', 'aria-live': 'polite' },
@@ -306,7 +318,7 @@ export function consoleMain(
     const notice = h('div', { id: 'notice', role: 'status' });
     if (state.notice) {
       notice.className = `notice notice-${state.notice.kind}`;
-      notice.textContent = state.notice.text;
+      notice.textContent = dom.visible(state.notice.text);
     }
     root.replaceChildren(nav(), notice, status, h('main', { id: 'main' }, view));
     for (const key of open) if (key) root.querySelector(key)?.setAttribute('open', '');

@@ -1,6 +1,8 @@
 /**
  * The console's stylesheet, served as `assets/console.css`. System fonts only (nothing loaded
- * from the web); light and dark schemes; tables become labelled cards on narrow screens.
+ * from the web); light and dark schemes; tables become labelled cards on narrow screens. Long
+ * text (a 512-character job name, a 10 kB error line) wraps anywhere instead of widening the
+ * page; stored text is bidi-isolated.
  */
 export const CONSOLE_CSS = `
 :root { color-scheme: light dark; --bg: #fff; --fg: #1b1f24; --muted: #59636e; --line: #d1d9e0;
@@ -9,7 +11,9 @@ export const CONSOLE_CSS = `
   --line: #3d444d; --accent: #4493f8; --ok: #3fb950; --bad: #f85149; --warn: #d29922; --chip: #212830; } }
 * { box-sizing: border-box; }
 body { margin: 0; background: var(--bg); color: var(--fg);
-  font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
+  font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
+  overflow-wrap: anywhere; }
+bdi, code, pre, summary { unicode-bidi: isolate; }
 header { display: flex; align-items: center; gap: .75rem; padding: .6rem 1rem; border-bottom: 1px solid var(--line); }
 header .brand { font-weight: 700; letter-spacing: .02em; }
 #app { padding: .5rem 1rem 2rem; max-width: 80rem; margin: 0 auto; }

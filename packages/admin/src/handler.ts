@@ -33,8 +33,8 @@ export interface AdminClientInfo {
 
 /**
  * A web-standard request handler: what `createAdminHandler` returns. Pass `client.address` (the
- * peer's IP, `toNodeListener` does) so refused sign-ins are limited per address; without it every
- * client shares one limit.
+ * peer's IP, `toNodeListener` does) so refused sign-ins are limited per address; without it they
+ * are not limited (one count shared by every client would let anyone lock all operators out).
  */
 export type AdminHandler = (request: Request, client?: AdminClientInfo) => Promise<Response>;
 
@@ -213,8 +213,15 @@ export function createAdminHandler(options: AdminHandlerOptions): AdminHandler {
     }
   };
 
-  async function api(request: Request, url: URL, rest: string, address: string): Promise<Response> {
-    const waitMs = failedAuth?.blockedFor(address) ?? 0;
+  async function api(
+    request: Request,
+    url: URL,
+    rest: string,
+    address: string | undefined,
+  ): Promise<Response> {
+    // No address, no limit: one shared count would let anyone lock every operator out.
+    const limit = address === undefined ? null : failedAuth;
+    const waitMs = limit?.blockedFor(address as string) ?? 0;
     if (waitMs > 0) {
       return jsonError(
         429,
@@ -225,7 +232,7 @@ export function createAdminHandler(options: AdminHandlerOptions): AdminHandler {
     }
     const who: AdminPrincipal | null = await authenticate(request);
     if (who === null) {
-      failedAuth?.fail(address);
+      limit?.fail(address as string);
       return jsonError(
         401,
         'UNAUTHENTICATED',
@@ -281,7 +288,7 @@ export function createAdminHandler(options: AdminHandlerOptions): AdminHandler {
       }
       const rest = path.slice(base.length) || '/';
       if (rest.startsWith('/api/') || rest === '/api')
-        return await api(request, url, rest, client?.address ?? 'unknown');
+        return await api(request, url, rest, client?.address);
       if (request.method !== 'GET' && request.method !== 'HEAD') {
         return jsonError(405, 'METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${path}`, {
           headers: { allow: 'GET, HEAD' },

@@ -3,7 +3,12 @@ import { type AddressInfo, connect, createServer as createTcpServer } from 'node
 import { cron, every, FleetClient, MemoryStore } from '@fleetcron/core';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AdminHandlerOptions, createAdminHandler, toNodeListener } from '../src/index.js';
+import {
+  type AdminActionRecord,
+  type AdminHandlerOptions,
+  createAdminHandler,
+  toNodeListener,
+} from '../src/index.js';
 import { launchBrowser, until } from './browser.js';
 import { execution, instanceRecord, registeredJob } from './fleet-fixture.js';
 
@@ -15,6 +20,7 @@ const SPOOFED = 'invoice-\u202Eexe.fdp'; // shows as "invoice-pdf.exe" when not 
 const LONG_ERROR = `Error: ${'y'.repeat(10_000)}`; // a 10 kB first line
 
 let store: MemoryStore;
+const actions: AdminActionRecord[] = [];
 let browser: { context: BrowserContext; close(): Promise<void> };
 const servers: Server[] = [];
 
@@ -30,7 +36,7 @@ async function adminServer(options: Partial<AdminHandlerOptions> = {}): Promise<
     fleet: new FleetClient({ store }),
     ...(options.authorize ? {} : { token: TOKEN }),
     refreshMs: 1000,
-    onAction: () => {},
+    onAction: (record) => actions.push(record),
     ...options,
   });
   return listen(createServer(toNodeListener(handler)));
@@ -138,6 +144,42 @@ describe('the console shows stored text safely', () => {
     expect(text[0]).toContain('2: i-1, i-2');
     expect(text[1]).toContain('0 4 * * *');
     expect(text[1]).toContain('1: i-3');
+    await page.close();
+  });
+});
+
+describe('operators', () => {
+  it('can add a note to a pause; onAction receives it', async () => {
+    const origin = `http://127.0.0.1:${await adminServer()}`;
+    const page = await signIn(origin);
+    await page.locator('#jobs tr[data-job="billing"] button[data-key="pause:billing"]').click();
+    await page.fill('dialog.confirm #confirm-note', 'INC-42: upstream down');
+    await page.click('dialog.confirm button[data-confirm]');
+    await until('the pause recorded', () => actions.some((a) => a.action === 'pause'));
+    expect(actions.find((a) => a.action === 'pause')).toMatchObject({
+      job: 'billing',
+      by: 'admin:token',
+      note: 'INC-42: upstream down',
+    });
+    await store.setPaused('billing', false, { by: 'test' });
+    await page.close();
+  });
+
+  it('after too many refused sign-ins, the sign-in form says why', async () => {
+    const origin = `http://127.0.0.1:${await adminServer({ failedAuthLimit: { attempts: 2 } })}`;
+    const page = await browser.context.newPage();
+    await page.goto(`${origin}/`);
+    for (const token of ['wrong-token-0123456789', 'wrong-token-9876543210', TOKEN]) {
+      const form = await page.waitForSelector('form.login');
+      await page.fill('#token', token);
+      await page.click('button[type=submit]');
+      // each answer replaces the form: wait for the new one
+      await page.waitForFunction((old) => !old.isConnected, form);
+    }
+    await page.waitForSelector('form.login .warning');
+    expect(await page.locator('form.login .warning').textContent()).toContain(
+      'too many refused sign-ins',
+    );
     await page.close();
   });
 });

@@ -93,13 +93,23 @@ export function consoleMain(
     return (state.fleet?.instances as Json[] | undefined) ?? [];
   }
 
-  /** Opens a modal confirmation; resolves true on confirm. Esc and Cancel resolve false. */
-  function confirmAction(question: string, confirmLabel: string): Promise<boolean> {
+  /**
+   * Opens a modal confirmation with an optional note (at most 1 000 characters, sent with the
+   * mutation for the audit line); resolves the note (`''` for none) on confirm, `null` when Esc
+   * or Cancel dismiss it.
+   */
+  function confirmAction(question: string, confirmLabel: string): Promise<string | null> {
     return new Promise((resolve) => {
       const dialog = h('dialog', { class: 'confirm', 'aria-labelledby': 'confirm-title' });
       // Give the focus back to the button that opened the dialog (or its re-rendered twin).
       const opener = document.activeElement as HTMLElement | null;
       const openerKey = opener?.getAttribute('data-key') ?? null;
+      const note = h('textarea', {
+        id: 'confirm-note',
+        name: 'note',
+        rows: '2',
+        maxlength: '1000',
+      }) as HTMLTextAreaElement;
       const done = (ok: boolean): void => {
         dialog.remove();
         const target = opener?.isConnected
@@ -108,10 +118,12 @@ export function consoleMain(
             ? (root.querySelector(`[data-key="${CSS.escape(openerKey)}"]`) as HTMLElement | null)
             : null;
         target?.focus();
-        resolve(ok);
+        resolve(ok ? note.value.trim() : null);
       };
       dialog.append(
         h('h2', { id: 'confirm-title' }, question),
+        h('label', { for: 'confirm-note' }, 'Note (optional, for the audit log)'),
+        note,
         h(
           'div',
           { class: 'dialog-buttons' },
@@ -147,9 +159,10 @@ export function consoleMain(
       resume: `Resume "${job}" on every instance?`,
       run: `Run "${job}" once now, on one instance of the fleet?`,
     } as const;
-    if (!(await confirmAction(questions[action], labels[action]))) return;
+    const note = await confirmAction(questions[action], labels[action]);
+    if (note === null) return;
     try {
-      await api(`/jobs/${encodeURIComponent(job)}/${action}`, 'POST', {});
+      await api(`/jobs/${encodeURIComponent(job)}/${action}`, 'POST', note ? { note } : {});
       notify(
         action === 'run'
           ? `Run of "${job}" requested.`
@@ -359,6 +372,11 @@ export function consoleMain(
         const hadToken = token() !== null;
         sessionStorage.removeItem(TOKEN_KEY);
         root.replaceChildren(loginView(hadToken ? 'That token was refused.' : null));
+        return;
+      }
+      if (isHttpError(error, 429)) {
+        sessionStorage.removeItem(TOKEN_KEY);
+        root.replaceChildren(loginView((error as Error).message));
         return;
       }
       root.replaceChildren(

@@ -68,6 +68,9 @@ select, input { font: inherit; padding: .3rem .5rem; border: 1px solid var(--lin
 dialog.confirm { border: 1px solid var(--line); border-radius: 8px; background: var(--bg); color: var(--fg);
   max-width: min(30rem, 92vw); }
 dialog.confirm h2 { margin-top: 0; font-size: 1rem; }
+dialog.confirm label { display: block; font-size: .85rem; color: var(--muted); }
+dialog.confirm textarea { display: block; width: 100%; margin: .25rem 0 .75rem; font: inherit;
+  padding: .3rem .5rem; border: 1px solid var(--line); border-radius: 6px; background: var(--bg); color: var(--fg); }
 .dialog-buttons { display: flex; justify-content: flex-end; gap: .5rem; }
 @media (max-width: 720px) {
   .table thead { display: none; }

@@ -118,6 +118,25 @@ describe('what the CLI prints from the store', () => {
   });
 });
 
+describe('fleetcron serve arguments', () => {
+  it('a bad --grace or tokens file line is exit 2 naming it; duplicate names are refused', async () => {
+    const env = { FLEETCRON_TOKEN: `t-${randomUUID()}` };
+    const grace = await runFleetcron(['serve', '--sqlite', file, '--grace', 'soon'], env);
+    expect(grace.code).toBe(2);
+    expect(grace.stderr).toContain('--grace must be an integer from 0 to 600000 ms');
+    const bad = join(dir, 'bad-tokens');
+    writeFileSync(bad, `alice admin ${randomUUID()}\n`);
+    const line = await runFleetcron(['serve', '--sqlite', file, '--tokens-file', bad]);
+    expect(line.code).toBe(2);
+    expect(line.stderr).toContain('--tokens-file line 1: expected "<name> <read|write> <token>"');
+    const twice = join(dir, 'twice-tokens');
+    writeFileSync(twice, `ops write ${randomUUID()}\nops read ${randomUUID()}\n`);
+    const dup = await runFleetcron(['serve', '--sqlite', file, '--tokens-file', twice]);
+    expect(dup.code).toBe(1);
+    expect(dup.stderr).toContain('tokens[1].name: "ops" names two tokens');
+  });
+});
+
 describe('fleetcron serve', () => {
   let child: ChildProcess;
   let exited: Promise<number | null>;

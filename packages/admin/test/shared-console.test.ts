@@ -75,7 +75,7 @@ describe('allowed hosts (DNS rebinding)', () => {
   });
 
   it('answers loopback names and IP literals by default, and the names it is given', async () => {
-    const handler = make({ allowedHosts: ['ops.example.com', '.corp.example'] });
+    const handler = make({ allowedHosts: ['ops.example.com', '.corp.example', 'fleet_admin'] });
     for (const url of [
       'http://localhost:8080/api/me',
       'http://app.localhost/api/me',
@@ -86,6 +86,7 @@ describe('allowed hosts (DNS rebinding)', () => {
       'https://OPS.example.com./api/me',
       'https://a.b.corp.example/api/me',
       'https://corp.example/api/me',
+      'http://fleet_admin:8080/api/me', // a compose service name
     ]) {
       expect((await handler(get(url))).status, url).toBe(200);
     }

@@ -14,7 +14,7 @@ export type HostCheck = (hostname: string) => boolean;
 /** Names always allowed: they resolve to this machine only, so no other site can rebind them. */
 const LOOPBACK_NAMES = ['localhost'];
 
-const HOST_NAME = /^\.?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*\.?$/i;
+const HOST_NAME = /^\.?[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*\.?$/i;
 
 /** A URL hostname without IPv6 brackets or a trailing dot, lower-case. */
 function bare(hostname: string): string {

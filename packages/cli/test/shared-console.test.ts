@@ -254,12 +254,18 @@ describe('fleetcron serve', () => {
     const heldClosed = new Promise<void>((resolve) => held.on('close', () => resolve()));
     held.on('error', () => {});
     await new Promise<void>((resolve) => held.on('connect', () => resolve()));
-    // headers and the first byte of a 100-byte body, then nothing: the request stays open
-    held.write(
-      `POST /api/jobs/billing/pause HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${tokens.alice}\r\nContent-Type: application/json\r\nX-Fleetcron-Request: t\r\nContent-Length: 100\r\n\r\n{`,
+    // headers with Expect: 100-continue; node:http answers "100 Continue" once it has parsed
+    // them and handed the request on: then the first byte of a 100-byte body, and nothing more
+    const continued = new Promise<void>((resolve) =>
+      held.on('data', (data: Buffer) => {
+        if (data.toString().includes('100 Continue')) resolve();
+      }),
     );
-    // the request has reached the handler once an idle-connection close would spare it
-    await call('/api/me', { token: tokens.alice });
+    held.write(
+      `POST /api/jobs/billing/pause HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${tokens.alice}\r\nContent-Type: application/json\r\nX-Fleetcron-Request: t\r\nExpect: 100-continue\r\nContent-Length: 100\r\n\r\n`,
+    );
+    await continued;
+    held.write('{');
     child.kill('SIGTERM');
     const code = await Promise.race([
       exited,

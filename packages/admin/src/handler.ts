@@ -75,6 +75,13 @@ export interface AdminHandlerOptions extends AdminAuthOptions {
    * the window, or `false` for no limit. Default `{ attempts: 10, windowMs: 60000, maxAddresses: 10000 }`.
    */
   failedAuthLimit?: FailedAuthLimitOptions | false;
+  /**
+   * The client address that keys `failedAuthLimit`, from the request and the peer address the
+   * server passed. Behind a reverse proxy every request comes from the proxy: read the header the
+   * proxy sets, e.g. `(request, peer) => request.headers.get('x-real-ip') ?? peer` (only when
+   * clients cannot reach the handler around the proxy). Default: the peer address.
+   */
+  clientAddress?: (request: Request, peer: string | undefined) => string | undefined;
   /** Time source of `failedAuthLimit` (tests pass a `FakeClock`). Default: the real clock. */
   clock?: Clock;
 }
@@ -193,6 +200,13 @@ export function createAdminHandler(options: AdminHandlerOptions): AdminHandler {
   const publicOrigin = parsePublicOrigin(options.publicOrigin);
   const hostAllowed = createHostCheck(options.allowedHosts, publicOrigin?.hostname ?? null);
   const failedAuth = createFailedAuthLimit(options.failedAuthLimit, options.clock ?? realClock);
+  const clientAddress = options.clientAddress ?? ((_request: Request, peer?: string) => peer);
+  if (typeof clientAddress !== 'function') {
+    throw new InvalidOptionError(
+      'clientAddress',
+      'must be a function (request, peer) => address, e.g. reading the x-real-ip your proxy sets.',
+    );
+  }
   const base = normalizeBase(options.basePath);
   const refreshMs = checkRefresh(options.refreshMs);
   const title = typeof options.title === 'string' && options.title !== '' ? options.title : 'fleet';
@@ -288,7 +302,7 @@ export function createAdminHandler(options: AdminHandlerOptions): AdminHandler {
       }
       const rest = path.slice(base.length) || '/';
       if (rest.startsWith('/api/') || rest === '/api')
-        return await api(request, url, rest, client?.address);
+        return await api(request, url, rest, clientAddress(request, client?.address));
       if (request.method !== 'GET' && request.method !== 'HEAD') {
         return jsonError(405, 'METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${path}`, {
           headers: { allow: 'GET, HEAD' },

@@ -219,6 +219,23 @@ describe('refused sign-ins are rate limited per address', () => {
     expect((await handler(get('http://localhost/api/me', ALICE))).status).toBe(200);
   });
 
+  it('counts by the address clientAddress reads (behind a proxy: the header it sets)', async () => {
+    const handler = make({
+      failedAuthLimit: { attempts: 1 },
+      clientAddress: (request, peer) => request.headers.get('x-real-ip') ?? peer,
+    });
+    const via = (realIp: string, token: string) =>
+      handler(get('http://localhost/api/me', token, { 'x-real-ip': realIp }), {
+        address: '10.0.0.1', // the proxy
+      });
+    expect((await via('203.0.113.7', 'wrong')).status).toBe(401);
+    expect((await via('203.0.113.7', ALICE)).status).toBe(429);
+    expect((await via('198.51.100.2', ALICE)).status).toBe(200); // another client, same proxy
+    expect(() => make({ clientAddress: 'x-real-ip' as never })).toThrow(
+      expect.objectContaining({ field: 'clientAddress' }),
+    );
+  });
+
   it('keeps at most maxAddresses windows', async () => {
     const clock = new FakeClock();
     const handler = make({

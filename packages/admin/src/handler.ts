@@ -1,4 +1,4 @@
-import { InvalidOptionError } from '@fleetcron/core';
+import { type Clock, InvalidOptionError, realClock } from '@fleetcron/core';
 import {
   type AdminActionRecord,
   type AdminFleet,
@@ -11,13 +11,32 @@ import {
   postAction,
 } from './api/routes.js';
 import { CONSOLE_SCRIPT, CONSOLE_STYLES, type ConsoleAsset, consolePage } from './console/page.js';
+import { type AllowedHosts, createHostCheck, parsePublicOrigin } from './http/allowed-hosts.js';
 import { type AdminAuthOptions, type AdminPrincipal, createAuthenticator } from './http/auth.js';
 import { crossSiteProblem } from './http/cross-site.js';
-import { BASE_HEADERS, errorResponse, json, jsonError } from './http/responses.js';
+import { createFailedAuthLimit, type FailedAuthLimitOptions } from './http/failed-auth-limit.js';
+import {
+  BASE_HEADERS,
+  errorResponse,
+  isServedMethod,
+  json,
+  jsonError,
+  methodNotAllowed,
+} from './http/responses.js';
 import { CONSOLE_CSP } from './http/security-headers.js';
 
-/** A web-standard request handler: what `createAdminHandler` returns. */
-export type AdminHandler = (request: Request) => Promise<Response>;
+/** What the server knows about the client beyond the request (node:http: the socket). */
+export interface AdminClientInfo {
+  /** The client's IP address, the key of the refused-sign-in limit. */
+  address?: string;
+}
+
+/**
+ * A web-standard request handler: what `createAdminHandler` returns. Pass `client.address` (the
+ * peer's IP, `toNodeListener` does) so refused sign-ins are limited per address; without it they
+ * are not limited (one count shared by every client would let anyone lock all operators out).
+ */
+export type AdminHandler = (request: Request, client?: AdminClientInfo) => Promise<Response>;
 
 /** Options of {@link createAdminHandler}. Authentication (`token`, `tokens` or `authorize`) is required. */
 export interface AdminHandlerOptions extends AdminAuthOptions {
@@ -37,9 +56,39 @@ export interface AdminHandlerOptions extends AdminAuthOptions {
    * Default: one `console.info` line. A throw here is passed to `onError`, never to the client.
    */
   onAction?: (record: AdminActionRecord) => void;
+  /**
+   * Host names the handler answers (the `Host` header), against DNS rebinding: a page on another
+   * site that makes its own name resolve to this server is refused (400 `HOST_NOT_ALLOWED`).
+   * `localhost`, `*.localhost` and IP literals are always allowed (a rebinding needs a name);
+   * add the names people type, e.g. `['ops.example.com']`, or `'.example.com'` for every
+   * subdomain. `'any'` turns the check off (only behind a proxy that checks `Host`). Default `[]`.
+   */
+  allowedHosts?: AllowedHosts;
+  /**
+   * The origin browsers use, when a proxy in front rewrites `Host` (nginx does by default), e.g.
+   * `https://ops.example.com`: mutations whose `Origin` is this origin are accepted, and its host
+   * is allowed. Default: none (the origin must match the request's own `Host`).
+   */
+  publicOrigin?: string;
+  /**
+   * Refused sign-ins (401) allowed per client address before it is answered 429 for the rest of
+   * the window, or `false` for no limit. Default `{ attempts: 10, windowMs: 60000, maxAddresses: 10000 }`.
+   */
+  failedAuthLimit?: FailedAuthLimitOptions | false;
+  /**
+   * The client address that keys `failedAuthLimit`, from the request and the peer address the
+   * server passed. Behind a reverse proxy every request comes from the proxy: read the header the
+   * proxy sets, e.g. `(request, peer) => request.headers.get('x-real-ip') ?? peer` (only when
+   * clients cannot reach the handler around the proxy). Default: the peer address.
+   */
+  clientAddress?: (request: Request, peer: string | undefined) => string | undefined;
+  /** Time source of `failedAuthLimit` (tests pass a `FakeClock`). Default: the real clock. */
+  clock?: Clock;
 }
 
 const MAX_BODY_BYTES = 4096;
+/** Longest `note` a mutation may carry, characters. */
+export const MAX_NOTE_LENGTH = 1000;
 const ACTIONS: readonly string[] = ['pause', 'resume', 'run'];
 
 function normalizeBase(basePath: unknown): string {
@@ -81,8 +130,11 @@ function serveAsset(request: Request, asset: ConsoleAsset): Response {
   return new Response(request.method === 'HEAD' ? null : asset.body, { status: 200, headers });
 }
 
-/** Reads a mutation's body: at most 4 KiB of JSON, an object (empty `{}` is fine). */
-async function readJsonBody(request: Request): Promise<void> {
+/**
+ * Reads a mutation's body: at most 4 KiB of JSON, an object (empty `{}` is fine), with an
+ * optional `note` (a string of at most {@link MAX_NOTE_LENGTH} characters).
+ */
+async function readJsonBody(request: Request): Promise<{ note?: string }> {
   const text = await request.text();
   if (Buffer.byteLength(text) > MAX_BODY_BYTES) {
     throw new InvalidOptionError('body', `must be at most ${MAX_BODY_BYTES} bytes of JSON.`);
@@ -96,6 +148,15 @@ async function readJsonBody(request: Request): Promise<void> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new InvalidOptionError('body', 'must be a JSON object, e.g. {}.');
   }
+  const note = (body as { note?: unknown }).note;
+  if (note === undefined || note === null || note === '') return {};
+  if (typeof note !== 'string' || note.length > MAX_NOTE_LENGTH) {
+    throw new InvalidOptionError(
+      'note',
+      `must be a string of at most ${MAX_NOTE_LENGTH} characters, got ${typeof note === 'string' ? `${note.length} characters` : typeof note}.`,
+    );
+  }
+  return { note };
 }
 
 /** Splits `/api/jobs/<encoded name>/<tail>` into its parts; `null` for other paths. */
@@ -136,6 +197,16 @@ export function createAdminHandler(options: AdminHandlerOptions): AdminHandler {
     );
   }
   const authenticate = createAuthenticator(options);
+  const publicOrigin = parsePublicOrigin(options.publicOrigin);
+  const hostAllowed = createHostCheck(options.allowedHosts, publicOrigin?.hostname ?? null);
+  const failedAuth = createFailedAuthLimit(options.failedAuthLimit, options.clock ?? realClock);
+  const clientAddress = options.clientAddress ?? ((_request: Request, peer?: string) => peer);
+  if (typeof clientAddress !== 'function') {
+    throw new InvalidOptionError(
+      'clientAddress',
+      'must be a function (request, peer) => address, e.g. reading the x-real-ip your proxy sets.',
+    );
+  }
   const base = normalizeBase(options.basePath);
   const refreshMs = checkRefresh(options.refreshMs);
   const title = typeof options.title === 'string' && options.title !== '' ? options.title : 'fleet';
@@ -145,7 +216,9 @@ export function createAdminHandler(options: AdminHandlerOptions): AdminHandler {
   const audit =
     options.onAction ??
     ((r: AdminActionRecord) =>
-      console.info(`[fleetcron admin] ${r.by} ${r.action} ${JSON.stringify(r.job)}`));
+      console.info(
+        `[fleetcron admin] ${r.by} ${r.action} ${JSON.stringify(r.job)}${r.note === undefined ? '' : ` note ${JSON.stringify(r.note)}`}`,
+      ));
   const onAction = (record: AdminActionRecord): void => {
     try {
       audit(record);
@@ -154,9 +227,26 @@ export function createAdminHandler(options: AdminHandlerOptions): AdminHandler {
     }
   };
 
-  async function api(request: Request, url: URL, rest: string): Promise<Response> {
+  async function api(
+    request: Request,
+    url: URL,
+    rest: string,
+    address: string | undefined,
+  ): Promise<Response> {
+    // No address, no limit: one shared count would let anyone lock every operator out.
+    const limit = address === undefined ? null : failedAuth;
+    const waitMs = limit?.blockedFor(address as string) ?? 0;
+    if (waitMs > 0) {
+      return jsonError(
+        429,
+        'TOO_MANY_FAILED_SIGN_INS',
+        `too many refused sign-ins from this address; try again in ${Math.ceil(waitMs / 1000)} s.`,
+        { headers: { 'retry-after': String(Math.ceil(waitMs / 1000)) } },
+      );
+    }
     const who: AdminPrincipal | null = await authenticate(request);
     if (who === null) {
+      limit?.fail(address as string);
       return jsonError(
         401,
         'UNAUTHENTICATED',
@@ -178,7 +268,7 @@ export function createAdminHandler(options: AdminHandlerOptions): AdminHandler {
     } else if (method === 'POST') {
       const route = jobRoute(rest);
       if (route?.tail && ACTIONS.includes(route.tail)) {
-        const problem = crossSiteProblem(request, url);
+        const problem = crossSiteProblem(request, url, publicOrigin);
         if (problem) return jsonError(403, 'CROSS_SITE_REFUSED', problem);
         if (who.role !== 'write') {
           return jsonError(
@@ -187,22 +277,32 @@ export function createAdminHandler(options: AdminHandlerOptions): AdminHandler {
             `the ${who.role} role cannot ${route.tail} jobs; use a write token.`,
           );
         }
-        await readJsonBody(request);
-        return postAction(fleet, route.name, route.tail as JobAction, who, onAction);
+        const { note } = await readJsonBody(request);
+        return postAction(fleet, route.name, route.tail as JobAction, who, onAction, note);
       }
     }
     return jsonError(404, 'NOT_FOUND', `no API route ${method} ${rest}`);
   }
 
-  return async (request: Request): Promise<Response> => {
+  return async (request: Request, client?: AdminClientInfo): Promise<Response> => {
     try {
+      if (!isServedMethod(request.method)) return methodNotAllowed(request.method);
       const url = new URL(request.url);
+      if (!hostAllowed(url.hostname)) {
+        return jsonError(
+          400,
+          'HOST_NOT_ALLOWED',
+          `Host ${JSON.stringify(url.hostname)} is not allowed (DNS-rebinding guard): add it to allowedHosts (fleetcron serve --allowed-hosts), or set publicOrigin when a proxy rewrites Host.`,
+          { field: 'allowedHosts' },
+        );
+      }
       const path = url.pathname;
       if (path !== base && !path.startsWith(`${base}/`)) {
         return jsonError(404, 'NOT_FOUND', `not under the admin base path ${base || '/'}`);
       }
       const rest = path.slice(base.length) || '/';
-      if (rest.startsWith('/api/') || rest === '/api') return await api(request, url, rest);
+      if (rest.startsWith('/api/') || rest === '/api')
+        return await api(request, url, rest, clientAddress(request, client?.address));
       if (request.method !== 'GET' && request.method !== 'HEAD') {
         return jsonError(405, 'METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${path}`, {
           headers: { allow: 'GET, HEAD' },

@@ -1,5 +1,6 @@
 export type { AdminActionRecord, AdminFleet, JobAction } from './api/routes.js';
 export * from './handler.js';
+export type { AllowedHosts } from './http/allowed-hosts.js';
 export type {
   AdminAuthOptions,
   AdminPrincipal,
@@ -7,7 +8,9 @@ export type {
   AdminToken,
   AuthorizeHook,
 } from './http/auth.js';
+export { MAX_PRINCIPAL_NAME_LENGTH } from './http/auth.js';
 export { MUTATION_HEADER } from './http/cross-site.js';
+export type { FailedAuthLimitOptions } from './http/failed-auth-limit.js';
 export type { ErrorBody } from './http/responses.js';
 export { CONSOLE_CSP } from './http/security-headers.js';
 export * from './node-adapter.js';

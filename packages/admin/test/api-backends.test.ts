@@ -15,13 +15,15 @@ describe.each(Object.keys(BACKENDS))('every API route on the %s store', (backend
 
   const get = async (path: string, token = READ) => {
     const response = await handler(
-      new Request(`http://x/fc/api${path}`, { headers: { authorization: `Bearer ${token}` } }),
+      new Request(`http://localhost/fc/api${path}`, {
+        headers: { authorization: `Bearer ${token}` },
+      }),
     );
     return { status: response.status, body: (await response.json()) as Record<string, unknown> };
   };
   const post = async (path: string, token = WRITE) => {
     const response = await handler(
-      new Request(`http://x/fc/api${path}`, {
+      new Request(`http://localhost/fc/api${path}`, {
         method: 'POST',
         headers: {
           authorization: `Bearer ${token}`,

@@ -8,9 +8,10 @@ export const CHROMIUM = '/usr/bin/chromium';
 
 /**
  * Launches headless Chromium with a fresh profile directory and the flags that keep it from
- * dialling hosts this machine cannot reach. `close()` ends it and removes the profile.
+ * dialling hosts this machine cannot reach, plus `extraArgs` (e.g. `--host-resolver-rules`).
+ * `close()` ends it and removes the profile.
  */
-export async function launchBrowser(): Promise<{
+export async function launchBrowser(extraArgs: readonly string[] = []): Promise<{
   context: BrowserContext;
   close(): Promise<void>;
 }> {
@@ -29,6 +30,7 @@ export async function launchBrowser(): Promise<{
         '--disable-background-networking',
         '--disable-component-update',
         '--disable-sync',
+        ...extraArgs,
       ],
     });
   } catch (error) {

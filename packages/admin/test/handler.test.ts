@@ -43,6 +43,7 @@ beforeEach(async () => {
   handler = createAdminHandler({
     fleet: new FleetClient({ store }),
     basePath: '/admin',
+    allowedHosts: ['admin.test'],
     tokens: [
       { token: WRITE, role: 'write', name: 'ops' },
       { token: READ, role: 'read', name: 'viewer' },
@@ -86,6 +87,7 @@ describe('authentication', () => {
     handler = createAdminHandler({
       fleet: new FleetClient({ store }),
       basePath: '/admin',
+      allowedHosts: ['admin.test'],
       authorize: () => {
         throw new Error('session store down: secret detail');
       },
@@ -103,6 +105,7 @@ describe('authentication', () => {
     handler = createAdminHandler({
       fleet: new FleetClient({ store }),
       basePath: '/admin',
+      allowedHosts: ['admin.test'],
       authorize: (request) =>
         request.headers.get('x-user') === 'alice' ? { role: 'write', name: 'alice' } : false,
     });

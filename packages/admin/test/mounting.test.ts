@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { FleetClient, MemoryStore } from '@fleetcron/core';
-import { serve } from '@hono/node-server';
+import { type HttpBindings, serve } from '@hono/node-server';
 import express from 'express';
 import Fastify from 'fastify';
 import { Hono } from 'hono';
@@ -63,6 +63,13 @@ async function exercise(origin: string, store: MemoryStore): Promise<void> {
     paused: true,
     pausedBy: 'admin:token',
   });
+  // the peer address reaches the handler: ten refused sign-ins (the one above and nine), then 429
+  // even for the right token
+  for (let i = 0; i < 9; i++) {
+    const wrong = { authorization: `Bearer wrong-token-${i}-0123456789` };
+    expect((await fetch(`${origin}/admin/api/me`, { headers: wrong })).status).toBe(401);
+  }
+  expect((await fetch(`${origin}/admin/api/me`, { headers: auth })).status).toBe(429);
 }
 
 describe('mounting at /admin', () => {
@@ -106,8 +113,8 @@ describe('mounting at /admin', () => {
   it('Hono', async () => {
     const store = new MemoryStore();
     const admin = await adminOver(store);
-    const app = new Hono();
-    app.all('/admin/*', (c) => admin(c.req.raw));
+    const app = new Hono<{ Bindings: HttpBindings }>();
+    app.all('/admin/*', (c) => admin(c.req.raw, { address: c.env.incoming.socket.remoteAddress }));
     app.get('/', (c) => c.text('app'));
     const origin = await new Promise<string>((resolve) => {
       const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info) =>

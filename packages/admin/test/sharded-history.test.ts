@@ -27,7 +27,7 @@ describe('GET history of a sharded job', () => {
       },
     });
     const response = await handler(
-      new Request('http://admin.test/api/jobs/billing/history?limit=5', {
+      new Request('http://localhost/api/jobs/billing/history?limit=5', {
         headers: { authorization: 'Bearer read-token-0123456789' },
       }),
     );

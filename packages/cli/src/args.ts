@@ -31,6 +31,10 @@ export interface CliOptions {
   token?: string;
   'read-token'?: string;
   'base-path'?: string;
+  'tokens-file'?: string;
+  'allowed-hosts'?: string;
+  'public-origin'?: string;
+  grace?: string;
 }
 
 const OPTIONS = {
@@ -57,6 +61,10 @@ const OPTIONS = {
   token: { type: 'string' },
   'read-token': { type: 'string' },
   'base-path': { type: 'string' },
+  'tokens-file': { type: 'string' },
+  'allowed-hosts': { type: 'string' },
+  'public-origin': { type: 'string' },
+  grace: { type: 'string' },
 } as const;
 
 const BACKEND = ['postgres', 'redis', 'etcd', 'sqlite', 'schema', 'prefix'] as const;
@@ -84,7 +92,18 @@ export const COMMAND_OPTIONS: Record<
   resume: { options: [...BACKEND, 'json', 'by'], positionals: 1, operand: 'job' },
   run: { options: [...BACKEND, 'json', 'by'], positionals: 1, operand: 'job' },
   serve: {
-    options: [...BACKEND, 'port', 'host', 'token', 'read-token', 'base-path'],
+    options: [
+      ...BACKEND,
+      'port',
+      'host',
+      'token',
+      'read-token',
+      'tokens-file',
+      'base-path',
+      'allowed-hosts',
+      'public-origin',
+      'grace',
+    ],
     positionals: 0,
   },
 };

@@ -8,6 +8,7 @@ import { validateCommand } from './commands/validate.js';
 import { type Backend, connectBackend } from './connect.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 import { type CliIo, processIo } from './io.js';
+import { terminalSafe } from './terminal-text.js';
 import { USAGE } from './usage.js';
 import { cliVersion } from './version.js';
 
@@ -64,9 +65,18 @@ function report(error: unknown, io: CliIo): ExitCode {
 
 /**
  * Runs the `fleetcron` command line (`argv` without `node` and the script) and resolves its exit
- * code; never rejects. Results go to `io.out`, errors to `io.err`.
+ * code; never rejects. Results go to `io.out`, errors to `io.err`, both made terminal-safe
+ * (control and bidi characters from the fleet's stored text printed as visible escapes).
  */
-export async function runCli(argv: readonly string[], io: CliIo = processIo): Promise<ExitCode> {
+export async function runCli(
+  argv: readonly string[],
+  unsafeIo: CliIo = processIo,
+): Promise<ExitCode> {
+  const io: CliIo = {
+    out: (text) => unsafeIo.out(terminalSafe(text)),
+    err: (text) => unsafeIo.err(terminalSafe(text)),
+    env: unsafeIo.env,
+  };
   try {
     const parsed = parseCommandLine(argv);
     if (parsed.command === null) {

@@ -1,5 +1,14 @@
-/** Formats rows as a plain-text table with a header, columns padded to their widest cell. */
-export function table(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
+import { terminalSafe } from './terminal-text.js';
+
+/**
+ * Formats rows as a plain-text table with a header, columns padded to their widest cell. Cells
+ * are made terminal-safe first ({@link terminalSafe}), so the padding counts what is shown.
+ */
+export function table(
+  header: readonly string[],
+  unsafeRows: ReadonlyArray<readonly string[]>,
+): string {
+  const rows = unsafeRows.map((row) => row.map(terminalSafe));
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: readonly string[]): string =>
     cells

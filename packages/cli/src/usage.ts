@@ -20,8 +20,12 @@ Fleet (backend: --postgres URL | --redis URL | --etcd URL | --sqlite FILE, or FL
   pause <job> | resume <job>
                           pause or resume a job on every instance
   run <job>               ask the fleet to run a job once now
-  serve [--port P] [--host H] [--token T] [--read-token T] [--base-path /admin]
-                          the admin console and HTTP API (token also from FLEETCRON_TOKEN)
+  serve [--port P] [--host H] [--tokens-file F] [--token T] [--read-token T]
+        [--base-path /admin] [--allowed-hosts a,b] [--public-origin URL] [--grace MS]
+                          the admin console and HTTP API (token also from FLEETCRON_TOKEN;
+                          F: lines "<name> <read|write> <token>"; answers only localhost,
+                          IP addresses, --host and --allowed-hosts names; stops within
+                          --grace ms, default 5000)
 
 Backend options
   --schema NAME           PostgreSQL schema of the store (default public)

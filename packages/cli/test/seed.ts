@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { cron, every, type Store, type Trigger } from '@fleetcron/core';
 import { definitionHash } from '@fleetcron/core/backend';
 
-function registered(name: string, trigger: Trigger) {
+/** A job as an instance publishes it, built with core's own helpers. */
+export function registered(name: string, trigger: Trigger) {
   const spec = trigger.spec ?? null;
   const base = {
     trigger: trigger.describe(),

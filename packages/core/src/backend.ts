@@ -67,8 +67,10 @@ export {
 } from './store.js';
 // option validators (throw InvalidOptionError naming the field)
 export {
+  assertNoBidiControl,
   assertNonEmptyString,
   assertNonNegativeMs,
   assertPositiveInteger,
   assertPositiveMs,
+  BIDI_CONTROL,
 } from './validate.js';

@@ -23,6 +23,8 @@ export interface AdminActionRecord {
   at: number;
   /** The run request's id, for `run`. */
   requestId?: string;
+  /** Why, as the caller wrote it in the body's `note` (at most 1 000 characters). */
+  note?: string;
 }
 
 const MAX_LIMIT = 200;
@@ -102,16 +104,18 @@ export async function postAction(
   action: JobAction,
   who: AdminPrincipal,
   onAction: (record: AdminActionRecord) => void,
+  note?: string,
 ): Promise<Response> {
   const by = `admin:${who.name}`;
+  const withNote = note === undefined ? {} : { note };
   if (action === 'run') {
     const request = await fleet.requestRun(name, { by });
-    onAction({ action, job: name, by, at: Date.now(), requestId: request.id });
+    onAction({ action, job: name, by, at: Date.now(), requestId: request.id, ...withNote });
     return json(202, { ok: true, job: name, action, by, request });
   }
   await assertKnownJob(fleet, name);
   if (action === 'pause') await fleet.pause(name, { by });
   else await fleet.resume(name, { by });
-  onAction({ action, job: name, by, at: Date.now() });
+  onAction({ action, job: name, by, at: Date.now(), ...withNote });
   return json(200, { ok: true, job: name, action, by });
 }

@@ -93,13 +93,23 @@ export function consoleMain(
     return (state.fleet?.instances as Json[] | undefined) ?? [];
   }
 
-  /** Opens a modal confirmation; resolves true on confirm. Esc and Cancel resolve false. */
-  function confirmAction(question: string, confirmLabel: string): Promise<boolean> {
+  /**
+   * Opens a modal confirmation with an optional note (at most 1 000 characters, sent with the
+   * mutation for the audit line); resolves the note (`''` for none) on confirm, `null` when Esc
+   * or Cancel dismiss it.
+   */
+  function confirmAction(question: string, confirmLabel: string): Promise<string | null> {
     return new Promise((resolve) => {
       const dialog = h('dialog', { class: 'confirm', 'aria-labelledby': 'confirm-title' });
       // Give the focus back to the button that opened the dialog (or its re-rendered twin).
       const opener = document.activeElement as HTMLElement | null;
       const openerKey = opener?.getAttribute('data-key') ?? null;
+      const note = h('textarea', {
+        id: 'confirm-note',
+        name: 'note',
+        rows: '2',
+        maxlength: '1000',
+      }) as HTMLTextAreaElement;
       const done = (ok: boolean): void => {
         dialog.remove();
         const target = opener?.isConnected
@@ -108,10 +118,12 @@ export function consoleMain(
             ? (root.querySelector(`[data-key="${CSS.escape(openerKey)}"]`) as HTMLElement | null)
             : null;
         target?.focus();
-        resolve(ok);
+        resolve(ok ? note.value.trim() : null);
       };
       dialog.append(
         h('h2', { id: 'confirm-title' }, question),
+        h('label', { for: 'confirm-note' }, 'Note (optional, for the audit log)'),
+        note,
         h(
           'div',
           { class: 'dialog-buttons' },
@@ -137,7 +149,7 @@ export function consoleMain(
     state.notice = { text, kind };
     const box = document.getElementById('notice') as HTMLElement;
     box.className = `notice notice-${kind}`;
-    box.textContent = text;
+    box.textContent = dom.visible(text);
   }
 
   async function mutate(job: string, action: 'pause' | 'resume' | 'run'): Promise<void> {
@@ -147,9 +159,10 @@ export function consoleMain(
       resume: `Resume "${job}" on every instance?`,
       run: `Run "${job}" once now, on one instance of the fleet?`,
     } as const;
-    if (!(await confirmAction(questions[action], labels[action]))) return;
+    const note = await confirmAction(questions[action], labels[action]);
+    if (note === null) return;
     try {
-      await api(`/jobs/${encodeURIComponent(job)}/${action}`, 'POST', {});
+      await api(`/jobs/${encodeURIComponent(job)}/${action}`, 'POST', note ? { note } : {});
       notify(
         action === 'run'
           ? `Run of "${job}" requested.`
@@ -207,10 +220,20 @@ export function consoleMain(
     state.history = { job, status, pages, next: (page.nextCursor as string | null) ?? null };
   }
 
+  /**
+   * The view the URL hash names. A malformed link (`#/jobs/%E0%A4%A`, a cut-off escape) is the
+   * `bad-link` view, an error with a way back, never a throw that would stop rendering and polling.
+   */
   function route(): { view: string; job?: string } {
     const hash = location.hash.replace(/^#/, '') || '/';
     const match = /^\/jobs\/(.+)$/.exec(hash);
-    if (match) return { view: 'job', job: decodeURIComponent(match[1] as string) };
+    if (match) {
+      try {
+        return { view: 'job', job: decodeURIComponent(match[1] as string) };
+      } catch {
+        return { view: 'bad-link' };
+      }
+    }
     if (hash === '/instances') return { view: 'instances' };
     return { view: 'jobs' };
   }
@@ -281,7 +304,9 @@ export function consoleMain(
         ? views.instancesView(now)
         : r.view === 'job'
           ? views.jobView(r.job as string, now)
-          : views.jobsView(now);
+          : r.view === 'bad-link'
+            ? views.badLinkView(location.hash)
+            : views.jobsView(now);
     const status = h(
       'p',
       { class: 'status', 'aria-live': 'polite' },
@@ -306,7 +331,7 @@ export function consoleMain(
     const notice = h('div', { id: 'notice', role: 'status' });
     if (state.notice) {
       notice.className = `notice notice-${state.notice.kind}`;
-      notice.textContent = state.notice.text;
+      notice.textContent = dom.visible(state.notice.text);
     }
     root.replaceChildren(nav(), notice, status, h('main', { id: 'main' }, view));
     for (const key of open) if (key) root.querySelector(key)?.setAttribute('open', '');
@@ -347,6 +372,11 @@ export function consoleMain(
         const hadToken = token() !== null;
         sessionStorage.removeItem(TOKEN_KEY);
         root.replaceChildren(loginView(hadToken ? 'That token was refused.' : null));
+        return;
+      }
+      if (isHttpError(error, 429)) {
+        sessionStorage.removeItem(TOKEN_KEY);
+        root.replaceChildren(loginView((error as Error).message));
         return;
       }
       root.replaceChildren(

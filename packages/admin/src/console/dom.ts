@@ -11,6 +11,33 @@ export type Json = Record<string, unknown>;
 export function consoleDom() {
   type Json = Record<string, unknown>;
 
+  /**
+   * Bidirectional-text controls (U+061C, U+200E/F, U+202A–E, U+2066–9) and other controls. A job
+   * name or error with an override inside shows as something else (`invoice-\u202Eexe.fdp` as
+   * "invoice-pdf.exe"), and isolation cannot undo an override inside the isolated text itself.
+   */
+  const HIDDEN = /[\p{Cc}\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/gu;
+
+  /**
+   * Text as it may be shown: each bidi or control character becomes a visible `⟨U+202E⟩`
+   * (newlines and tabs stay). Every text node the console creates goes through it.
+   */
+  function visible(text: string): string {
+    return text.replace(HIDDEN, (c) =>
+      c === '\n' || c === '\t'
+        ? c
+        : `⟨U+${(c.codePointAt(0) as number).toString(16).toUpperCase().padStart(4, '0')}⟩`,
+    );
+  }
+
+  /**
+   * Stored text (a job name, who asked, an instance id) in a `<bdi>`: a right-to-left name is
+   * laid out on its own and never reorders the words around it.
+   */
+  function bdi(text: unknown): HTMLElement {
+    return h('bdi', null, String(text));
+  }
+
   /** Creates an element; `attrs` keys starting with `on` are listeners. */
   function h(
     tag: string,
@@ -27,7 +54,7 @@ export function consoleDom() {
     }
     for (const child of children) {
       if (child === null || child === undefined || child === false) continue;
-      el.append(typeof child === 'string' ? document.createTextNode(child) : child);
+      el.append(typeof child === 'string' ? document.createTextNode(visible(child)) : child);
     }
     return el;
   }
@@ -84,7 +111,7 @@ export function consoleDom() {
   }
 
   function jobLink(name: string): HTMLElement {
-    return h('a', { href: `#/jobs/${encodeURIComponent(name)}` }, name);
+    return h('a', { href: `#/jobs/${encodeURIComponent(name)}` }, bdi(name));
   }
 
   function cell(label: string, ...children: Array<Node | string | null>): HTMLElement {
@@ -116,6 +143,8 @@ export function consoleDom() {
 
   return {
     h,
+    visible,
+    bdi,
     relative,
     localTime,
     time,

@@ -1,6 +1,8 @@
 /**
  * The console's stylesheet, served as `assets/console.css`. System fonts only (nothing loaded
- * from the web); light and dark schemes; tables become labelled cards on narrow screens.
+ * from the web); light and dark schemes; tables become labelled cards on narrow screens. Long
+ * text (a 512-character job name, a 10 kB error line) wraps anywhere instead of widening the
+ * page; stored text is bidi-isolated.
  */
 export const CONSOLE_CSS = `
 :root { color-scheme: light dark; --bg: #fff; --fg: #1b1f24; --muted: #59636e; --line: #d1d9e0;
@@ -9,7 +11,9 @@ export const CONSOLE_CSS = `
   --line: #3d444d; --accent: #4493f8; --ok: #3fb950; --bad: #f85149; --warn: #d29922; --chip: #212830; } }
 * { box-sizing: border-box; }
 body { margin: 0; background: var(--bg); color: var(--fg);
-  font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
+  font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
+  overflow-wrap: anywhere; }
+bdi, code, pre, summary { unicode-bidi: isolate; }
 header { display: flex; align-items: center; gap: .75rem; padding: .6rem 1rem; border-bottom: 1px solid var(--line); }
 header .brand { font-weight: 700; letter-spacing: .02em; }
 #app { padding: .5rem 1rem 2rem; max-width: 80rem; margin: 0 auto; }
@@ -64,6 +68,9 @@ select, input { font: inherit; padding: .3rem .5rem; border: 1px solid var(--lin
 dialog.confirm { border: 1px solid var(--line); border-radius: 8px; background: var(--bg); color: var(--fg);
   max-width: min(30rem, 92vw); }
 dialog.confirm h2 { margin-top: 0; font-size: 1rem; }
+dialog.confirm label { display: block; font-size: .85rem; color: var(--muted); }
+dialog.confirm textarea { display: block; width: 100%; margin: .25rem 0 .75rem; font: inherit;
+  padding: .3rem .5rem; border: 1px solid var(--line); border-radius: 6px; background: var(--bg); color: var(--fg); }
 .dialog-buttons { display: flex; justify-content: flex-end; gap: .5rem; }
 @media (max-width: 720px) {
   .table thead { display: none; }

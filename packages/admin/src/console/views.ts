@@ -19,7 +19,66 @@ export interface ViewContext {
  */
 export function consoleViews(dom: ConsoleDom, ctx: ViewContext) {
   type Json = Record<string, unknown>;
-  const { h, time, badge, statusBadge, jobLink, cell, nextFireCell } = dom;
+  const { h, bdi, time, badge, statusBadge, jobLink, cell, nextFireCell } = dom;
+
+  /** A link the console cannot read (a cut-off percent escape): say so, offer the way back. */
+  function badLinkView(hash: string): HTMLElement {
+    return h(
+      'section',
+      { id: 'bad-link' },
+      h('h1', null, 'Malformed link'),
+      h(
+        'p',
+        { class: 'warning', role: 'alert' },
+        'This link does not name a job: ',
+        h('code', null, hash.slice(0, 200)),
+        ' is not valid percent-encoding. Open the job from the list instead.',
+      ),
+      h('p', null, h('a', { href: '#/' }, '← Jobs')),
+    );
+  }
+
+  /**
+   * Which live instances define a drifting job how: one row per definition (majority first),
+   * its trigger, its definition hash and the instance ids.
+   */
+  function definitionsTable(job: Json): HTMLElement | null {
+    const definitions = (job.definitions as Json[] | undefined) ?? [];
+    if (definitions.length < 2) return null;
+    return h(
+      'table',
+      { class: 'table', id: 'definitions' },
+      h(
+        'thead',
+        null,
+        h(
+          'tr',
+          null,
+          ...['Trigger', 'Definition', 'Instances'].map((t) => h('th', { scope: 'col' }, t)),
+        ),
+      ),
+      h(
+        'tbody',
+        null,
+        ...definitions.map((d) =>
+          h(
+            'tr',
+            { 'data-hash': String(d.hash) },
+            cell('Trigger', h('code', null, String(d.trigger ?? '—'))),
+            cell('Definition', h('code', null, String(d.hash).slice(0, 12))),
+            cell(
+              'Instances',
+              `${((d.instances as unknown[]) ?? []).length}: `,
+              ...((d.instances as unknown[]) ?? []).flatMap((id, i) => [
+                i === 0 ? '' : ', ',
+                h('code', null, bdi(id)),
+              ]),
+            ),
+          ),
+        ),
+      ),
+    );
+  }
 
   function jobsView(now: number): HTMLElement {
     const list = ctx.jobs().sort((a, b) => String(a.name).localeCompare(String(b.name)));
@@ -47,8 +106,10 @@ export function consoleViews(dom: ConsoleDom, ctx: ViewContext) {
       drifting.length > 0
         ? h(
             'p',
-            { class: 'warning', role: 'alert' },
-            `Drift: live instances define ${drifting.join(', ')} differently. Deploy one definition everywhere.`,
+            { class: 'warning', role: 'alert', id: 'drift' },
+            'Drift: live instances define ',
+            ...drifting.flatMap((name, i) => [i === 0 ? '' : ', ', jobLink(name)]),
+            ' differently (open a job to see which instances define what). Deploy one definition everywhere.',
           )
         : null,
       list.length === 0
@@ -82,9 +143,9 @@ export function consoleViews(dom: ConsoleDom, ctx: ViewContext) {
       return h(
         'tr',
         null,
-        cell('Instance', h('code', null, String(i.instanceId))),
-        cell('Host', `${String(i.host)} (pid ${String(i.pid)})`),
-        cell('Version', String(i.version)),
+        cell('Instance', h('code', null, bdi(i.instanceId))),
+        cell('Host', bdi(i.host), ` (pid ${String(i.pid)})`),
+        cell('Version', bdi(i.version)),
         cell('Started', time(i.startedAt as number, now)),
         cell('Last seen', time(i.lastSeenAt as number, now)),
         cell('Jobs', String(((i.jobs as Json[] | undefined) ?? []).length)),
@@ -153,15 +214,19 @@ export function consoleViews(dom: ConsoleDom, ctx: ViewContext) {
             ? `${Math.max(0, (run.finishedAt as number) - (run.startedAt as number))} ms`
             : '—',
         ),
-        cell('Instance', h('code', null, String(run.instanceId))),
-        cell('Trigger', run.requestedBy ? `manual, by ${String(run.requestedBy)}` : 'schedule'),
+        cell('Instance', h('code', null, bdi(run.instanceId))),
+        cell(
+          'Trigger',
+          run.requestedBy ? 'manual, by ' : 'schedule',
+          run.requestedBy ? bdi(run.requestedBy) : null,
+        ),
         cell(
           'Error',
           run.error
             ? h(
                 'details',
                 { 'data-key': `run:${String(run.id)}` },
-                h('summary', null, String(run.error).split('\n')[0] ?? ''),
+                h('summary', null, bdi(String(run.error).split('\n')[0] ?? '')),
                 h('pre', null, String(run.error)),
               )
             : null,
@@ -240,7 +305,12 @@ export function consoleViews(dom: ConsoleDom, ctx: ViewContext) {
   function jobView(name: string, now: number): HTMLElement {
     const job = ctx.jobs().find((j) => j.name === name);
     if (!job)
-      return h('section', null, h('h1', null, name), h('p', { class: 'warning' }, 'Unknown job.'));
+      return h(
+        'section',
+        null,
+        h('h1', null, bdi(name)),
+        h('p', { class: 'warning' }, 'Unknown job.'),
+      );
     const fires = ((job.nextFires as Json[] | undefined) ?? []).map((f) =>
       h(
         'li',
@@ -290,7 +360,7 @@ export function consoleViews(dom: ConsoleDom, ctx: ViewContext) {
       h(
         'h1',
         null,
-        name,
+        bdi(name),
         ' ',
         job.paused ? badge('paused', 'paused') : badge('active', 'active'),
         job.drift ? badge('drift', 'drift') : null,
@@ -299,9 +369,10 @@ export function consoleViews(dom: ConsoleDom, ctx: ViewContext) {
         ? h(
             'p',
             { class: 'warning', role: 'alert' },
-            'Drift: live instances define this job differently.',
+            'Drift: live instances define this job differently; which instances define what:',
           )
         : null,
+      definitionsTable(job),
       h(
         'dl',
         { class: 'facts' },
@@ -311,7 +382,9 @@ export function consoleViews(dom: ConsoleDom, ctx: ViewContext) {
         h(
           'dd',
           null,
-          job.paused ? `yes${job.pausedBy ? `, by ${String(job.pausedBy)}` : ''}` : 'no',
+          job.paused ? 'yes' : 'no',
+          job.paused && job.pausedBy ? ', by ' : null,
+          job.paused && job.pausedBy ? bdi(job.pausedBy) : null,
         ),
         h('dt', null, 'Last run'),
         h('dd', null, statusBadge(job.lastStatus), ' ', time(job.lastFinishedAt as number, now)),
@@ -355,7 +428,7 @@ export function consoleViews(dom: ConsoleDom, ctx: ViewContext) {
     );
   }
 
-  return { jobsView, instancesView, jobView };
+  return { jobsView, instancesView, jobView, badLinkView };
 }
 
 /** What {@link consoleViews} returns. */

@@ -17,7 +17,12 @@ export interface AdminToken {
   token: string;
   /** Default `write`. */
   role?: AdminRole;
-  /** Recorded as who asked. Default `token`. */
+  /**
+   * Who holds it, recorded as who asked (`admin:<name>`) and shown to `onAction`: give each
+   * operator or team its own token and name. 1–64 characters, no control or bidi characters,
+   * unique among the tokens. Default `token` for the `token` shorthand, `token-<n>` for
+   * `tokens[n-1]`.
+   */
   name?: string;
 }
 
@@ -43,12 +48,27 @@ export interface AdminAuthOptions {
 export type Authenticator = (request: Request) => Promise<AdminPrincipal | null>;
 
 const MIN_TOKEN_LENGTH = 16;
+/** Longest principal name (token name or `authorize` answer), characters. */
+export const MAX_PRINCIPAL_NAME_LENGTH = 64;
+/** Control, format (bidi marks among them), unassigned and private-use characters. */
+const UNSAFE_NAME_CHARACTER = /\p{C}/u;
+
+/** Why `name` cannot name a principal, or `null` when it can. */
+function nameProblem(name: unknown): string | null {
+  if (typeof name !== 'string' || name.trim() === '') return 'must be a non-empty string';
+  if (name.length > MAX_PRINCIPAL_NAME_LENGTH)
+    return `must be at most ${MAX_PRINCIPAL_NAME_LENGTH} characters, got ${name.length}`;
+  if (UNSAFE_NAME_CHARACTER.test(name))
+    return 'must not contain control, format (bidi) or unassigned characters';
+  return null;
+}
 
 const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
 
 function checkToken(
   entry: AdminToken,
   index: number,
+  defaultName: string,
 ): { digest: Buffer; principal: AdminPrincipal } {
   const field = `tokens[${index}]`;
   if (typeof entry?.token !== 'string' || entry.token.length < MIN_TOKEN_LENGTH) {
@@ -64,13 +84,21 @@ function checkToken(
       `must be 'read' or 'write', got ${String(role)}.`,
     );
   }
-  return { digest: digest(entry.token), principal: { role, name: entry.name ?? 'token' } };
+  const name = entry.name ?? defaultName;
+  const problem = nameProblem(name);
+  if (problem) throw new InvalidOptionError(`${field}.name`, `${problem}.`);
+  return { digest: digest(entry.token), principal: { role, name } };
 }
 
 function normalize(result: AdminRole | AdminPrincipal | false): AdminPrincipal | null {
   if (result === 'read' || result === 'write') return { role: result, name: 'authorize' };
   if (result && (result.role === 'read' || result.role === 'write')) {
-    return { role: result.role, name: String(result.name || 'authorize') };
+    const name = String(result.name || 'authorize');
+    const problem = nameProblem(name);
+    if (problem) {
+      throw new InvalidOptionError('authorize', `returned a principal name that ${problem}.`);
+    }
+    return { role: result.role, name };
   }
   return null;
 }
@@ -82,8 +110,21 @@ function normalize(result: AdminRole | AdminPrincipal | false): AdminPrincipal |
  */
 export function createAuthenticator(options: AdminAuthOptions): Authenticator {
   const entries: AdminToken[] = [...(options.tokens ?? [])];
-  if (options.token !== undefined) entries.unshift({ token: options.token, role: 'write' });
-  const known = entries.map(checkToken);
+  const shorthand = options.token !== undefined;
+  if (shorthand) entries.unshift({ token: options.token as string, role: 'write' });
+  const known = entries.map((entry, i) =>
+    checkToken(entry, i, shorthand && i === 0 ? 'token' : `token-${shorthand ? i : i + 1}`),
+  );
+  const seen = new Set<string>();
+  for (const [i, entry] of known.entries()) {
+    if (seen.has(entry.principal.name)) {
+      throw new InvalidOptionError(
+        `tokens[${i}].name`,
+        `${JSON.stringify(entry.principal.name)} names two tokens; give each token its own name so the audit tells their holders apart.`,
+      );
+    }
+    seen.add(entry.principal.name);
+  }
   const authorize = options.authorize;
   if (authorize !== undefined && typeof authorize !== 'function') {
     throw new InvalidOptionError('authorize', 'must be a function (request) => role | false.');

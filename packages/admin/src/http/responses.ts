@@ -73,3 +73,21 @@ export function errorResponse(error: unknown, onError: (error: unknown) => void)
   onError(error);
   return jsonError(500, 'INTERNAL', 'internal error; see the server log');
 }
+
+/** The methods the handler serves; any other gets 405. */
+const SERVED_METHODS: readonly string[] = ['GET', 'HEAD', 'POST'];
+
+/** `true` for GET, HEAD and POST. */
+export function isServedMethod(method: string): boolean {
+  return SERVED_METHODS.includes(method);
+}
+
+/** 405 `METHOD_NOT_ALLOWED` with `Allow: GET, HEAD, POST` (TRACE, PUT, OPTIONS...). */
+export function methodNotAllowed(method: string): Response {
+  return jsonError(
+    405,
+    'METHOD_NOT_ALLOWED',
+    `${method.slice(0, 32)} is not allowed; the admin handler serves GET, HEAD and POST.`,
+    { headers: { allow: SERVED_METHODS.join(', ') } },
+  );
+}

@@ -22,6 +22,20 @@ function jobStatus(job: FleetJob): string {
   return parts.join(', ');
 }
 
+/** At most this many instance ids per definition in the drift lines (then `+N more`). */
+const DRIFT_IDS_SHOWN = 8;
+
+/** Which instances define a drifting job how: one indented line per definition, majority first. */
+function driftLines(job: FleetJob): string {
+  const lines = job.definitions.map((d) => {
+    const ids = d.instances.slice(0, DRIFT_IDS_SHOWN).join(', ');
+    const more =
+      d.instances.length > DRIFT_IDS_SHOWN ? ` +${d.instances.length - DRIFT_IDS_SHOWN} more` : '';
+    return `    ${d.trigger} (definition ${d.hash.slice(0, 12)}) on ${d.instances.length}: ${ids}${more}`;
+  });
+  return [`  ${job.name}:`, ...lines].join('\n');
+}
+
 function instanceRows(instances: readonly LiveInstance[]): string[][] {
   return instances.map((i) => [
     i.instanceId,
@@ -82,8 +96,10 @@ export async function jobsCommand(
   io.out(
     table(['JOB', 'TRIGGER', 'NEXT (UTC)', 'NEXT (ZONE)', 'STATE', 'LAST', 'INSTANCES'], rows),
   );
-  if (view.drift.length > 0)
+  if (view.drift.length > 0) {
     io.err(`warning: drift in ${view.drift.join(', ')}: live instances define them differently`);
+    for (const job of view.jobs.filter((j) => j.drift)) io.err(driftLines(job));
+  }
   return EXIT.ok;
 }
 

@@ -11,9 +11,13 @@ import {
 } from '../registry.js';
 import { type FireGroup, groupFires } from '../shards/fire-groups.js';
 import type { HistoryPage, JobState, RunStatus, Store } from '../store.js';
+import { assertNoBidiControl } from '../validate.js';
 import { type DefinitionInForce, definitionsInForce } from './definitions-in-force.js';
 import { type DefinitionGroup, definitionGroups } from './drift.js';
 import { type UpcomingFire, upcomingFires } from './upcoming-fires.js';
+
+/** Longest `by` (who asked) a {@link FleetClient} action accepts, characters. */
+export const MAX_ACTOR_LENGTH = 200;
 
 /** Options of {@link FleetClient}. */
 export interface FleetClientOptions {
@@ -106,6 +110,16 @@ function assertActor(options: ActorOptions | undefined, action: string): string 
       `${action}() must say who asks: pass { by: 'alice' } (a non-empty string).`,
     );
   }
+  if (by.length > MAX_ACTOR_LENGTH) {
+    throw new InvalidOptionError(
+      'by',
+      `must be at most ${MAX_ACTOR_LENGTH} characters, got ${by.length}; use a short name such as 'alice' or 'cli:alice@host'.`,
+    );
+  }
+  if (/\p{Cc}/u.test(by)) {
+    throw new InvalidOptionError('by', 'must not contain control characters (newlines, ESC...).');
+  }
+  assertNoBidiControl('by', by);
   return by;
 }
 

@@ -291,6 +291,20 @@ describe('FleetClient', () => {
     expect(unknown).toMatchObject({ job: 'nobody-defines', field: 'job' });
     const noActor = await client.pause('a', { by: '' }).catch((e) => e);
     expect(isFleetcronError(noActor, 'INVALID_OPTION') && noActor.field).toBe('by');
+    // `by` is stored and shown to other operators: bounded, no terminal or bidi controls
+    for (const by of ['x'.repeat(201), 'ops\u001b]0;pwned\u0007', 'ops\u202Etoor', 'a\nb']) {
+      for (const act of [
+        () => client.pause('a', { by }),
+        () => client.resume('a', { by }),
+        () => client.requestRun('a', { by }),
+      ]) {
+        const refused = await act().catch((e) => e);
+        expect(isFleetcronError(refused, 'INVALID_OPTION') && refused.field).toBe('by');
+      }
+    }
+    expect((await store.getJobState('a')).paused).toBe(false);
+    await client.pause('a', { by: 'x'.repeat(200) });
+    await client.resume('a', { by: 'bob' });
 
     for (const [i, status] of (['succeeded', 'failed', 'succeeded'] as const).entries()) {
       await store.record({

@@ -122,6 +122,9 @@ describe('job names', () => {
     ['a NUL', 'a\u0000'],
     ['DEL', 'a\u007F'],
     ['a C1 control', 'a\u009Fb'],
+    ['a bidi override', 'invoice-\u202Eexe.fdp'],
+    ['a bidi isolate', 'a\u2066b'],
+    ['a direction mark', 'a\u200Fb'],
   ])('rejects %s with a typed error naming the field', (_, name) => {
     expect(thrown(add(name))).toMatchObject({ code: 'INVALID_OPTION', field: 'name' });
   });

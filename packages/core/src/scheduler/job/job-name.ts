@@ -1,13 +1,15 @@
 import { InvalidOptionError } from '../../errors.js';
+import { assertNoBidiControl } from '../../validate.js';
 
 /** Longest job name (the lock key limit of every backend). */
 export const MAX_JOB_NAME_LENGTH = 512;
 
 /**
  * A job name: a non-empty string of at most {@link MAX_JOB_NAME_LENGTH} characters, well-formed
- * Unicode (no lone surrogate, which some backends cannot encode) and without control characters
+ * Unicode (no lone surrogate, which some backends cannot encode), without control characters
  * (which break keys, logs and history views; the lock keys of sharded fires use one as their
- * separator, so they never equal a job name).
+ * separator, so they never equal a job name) and without bidirectional controls (which make a
+ * name read as another wherever it is shown).
  */
 export function checkName(name: unknown): string {
   if (typeof name !== 'string' || name.length === 0) {
@@ -37,5 +39,7 @@ export function checkName(name: unknown): string {
       `must not contain control characters, got U+${code} at index ${control.index} in ${JSON.stringify(name)}.`,
     );
   }
+  // a name shown reordered ("invoice-\u202Eexe.fdp" reads as "invoice-pdf.exe") misleads operators
+  assertNoBidiControl('name', name);
   return name;
 }

@@ -39,6 +39,8 @@ export {
   DEFAULT_WINDOW_MS,
 } from './lock.js';
 export { compareNewestFirst, newJobState } from './memory-store.js';
+// stores: bounded pruning of one job's history
+export { type PruneJobBounds, resolvePruneJob } from './prune-job.js';
 export {
   assertInstanceRecord,
   hasFleetControl,

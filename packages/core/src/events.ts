@@ -145,6 +145,16 @@ export type FleetcronEvent =
   /** Writing history to the store failed; the run itself was not affected. */
   | (EventBase & { type: 'store.failed'; error: Error })
   /**
+   * A run of the `historyRetention` job (`job`: its name) ended its walk: `deleted` executions
+   * over `jobsVisited` jobs; `stoppedBy` `done`, `budget` (its `rowsPerRun` used up) or `signal`.
+   */
+  | (EventBase & {
+      type: 'history.pruned';
+      deleted: number;
+      jobsVisited: number;
+      stoppedBy: 'done' | 'budget' | 'signal';
+    })
+  /**
    * The instance's estimate of the fleet's clock changed, from the backend time carried by the
    * answer to this fire's claim or renewal: `offsetMs` = backend clock − this instance's wall
    * clock (positive: this clock runs behind), true within `± boundMs`; `rttMs` the round trip of

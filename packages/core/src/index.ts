@@ -148,6 +148,8 @@ export {
   type Middleware,
   type Next,
 } from './middleware.js';
+// bounded history: the retention job and the Store's per-job pruning
+export { MAX_PRUNE_JOB_LIMIT, type PruneJobOptions } from './prune-job.js';
 export type {
   CatchUpSpec,
   ExclusionSpec,
@@ -162,6 +164,17 @@ export type {
   TriggerSpec,
   WatchRunRequests,
 } from './registry.js';
+export {
+  DEFAULT_RETENTION_EVERY_MS,
+  DEFAULT_RETENTION_JOB_NAME,
+  DEFAULT_RETENTION_KEEP_LAST,
+  DEFAULT_RETENTION_MAX_AGE_MS,
+  DEFAULT_RETENTION_ROWS_PER_CALL,
+  DEFAULT_RETENTION_ROWS_PER_RUN,
+  type HistoryRetentionOptions,
+  historyRetention,
+  type RetentionReport,
+} from './retention/index.js';
 export type { ManualRunOutcome, SkipReason } from './scheduler/fire/index.js';
 export { DEFAULT_HEARTBEAT_MS } from './scheduler/fleet-control/index.js';
 export type {

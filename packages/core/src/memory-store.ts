@@ -1,4 +1,5 @@
 import { type Clock, realClock } from './clock.js';
+import { type PruneJobOptions, resolvePruneJob } from './prune-job.js';
 import {
   assertInstanceRecord,
   type InstanceRecord,
@@ -124,6 +125,26 @@ export class MemoryStore implements Store {
       }
     }
     return removed;
+  }
+
+  /**
+   * Deletes at most `limit` of `job`'s executions beyond its newest `keepLast` or started before
+   * `before`, oldest first, never a `running` one (see `PruneJobOptions`). The reference
+   * selection every store's `pruneJob` must match.
+   */
+  async pruneJob(job: string, options: PruneJobOptions): Promise<number> {
+    const { keepLast, before, limit } = resolvePruneJob(job, options);
+    const newestFirst = [...this.executions.values()]
+      .filter((e) => e.job === job)
+      .sort(compareNewestFirst);
+    const prunable = newestFirst.filter(
+      (e, rank) =>
+        e.status !== 'running' &&
+        ((keepLast !== null && rank >= keepLast) || (before !== null && e.startedAt < before)),
+    );
+    const doomed = prunable.reverse().slice(0, limit);
+    for (const e of doomed) this.executions.delete(e.id);
+    return doomed.length;
   }
 
   async getJobState(job: string): Promise<JobState> {

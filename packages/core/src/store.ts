@@ -1,4 +1,5 @@
 import { InvalidOptionError } from './errors.js';
+import type { PruneJobOptions } from './prune-job.js';
 import type { FleetStore, PauseOptions } from './registry.js';
 import type { ShardInfo } from './shards/shard-info.js';
 
@@ -139,6 +140,17 @@ export interface Store extends Partial<FleetStore> {
   history(job: string, query?: HistoryQuery): Promise<HistoryPage>;
   /** Deletes executions that started before `before` (epoch ms); resolves how many. */
   prune(before: number): Promise<number>;
+  /**
+   * Optional: bounded pruning of ONE job's history. Deletes at most `options.limit` executions of
+   * `job` that are beyond its newest `keepLast` (by `(startedAt, id)`, every status counted) or
+   * started before `before`, oldest first, and never one still `running`; resolves how many it
+   * deleted (fewer than `limit`: nothing more to delete now). One statement, script or
+   * transaction where the backend allows, its work bounded by `keepLast + limit` rows. Other jobs
+   * and job state are untouched. Validates with `resolvePruneJob` (`InvalidOptionError` naming
+   * the field) before any round trip. The `historyRetention` job calls it; every built-in store
+   * has it.
+   */
+  pruneJob?(job: string, options: PruneJobOptions): Promise<number>;
   /** The job's state; a job never seen reads as not paused with no last outcome. */
   getJobState(job: string): Promise<JobState>;
   /**

@@ -14,6 +14,7 @@ import { fleetClientView } from './fleet-client-scenario.js';
 import { fleetStoreScenarios } from './fleet-scenarios.js';
 import { jobStatesAsJobState } from './job-states-scenario.js';
 import { lateRunningWrite } from './late-running-scenario.js';
+import { pruneJobBounded } from './prune-job-scenario.js';
 import { recordManyAsRecord, recordManyMatchesRecord } from './record-many-scenario.js';
 import { shardKept } from './shard-scenario.js';
 
@@ -379,6 +380,7 @@ export const storeScenarios = {
   historyPagination,
   perJobIsolation,
   pruneByAge,
+  pruneJobBounded,
   sharedJobState,
   concurrentWriters,
   lateRunningWrite,

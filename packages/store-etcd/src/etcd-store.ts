@@ -8,6 +8,7 @@ import {
   type JobState,
   type LiveInstance,
   type PauseOptions,
+  type PruneJobOptions,
   type RunRequest,
   type RunRequestInput,
   type Store,
@@ -20,6 +21,7 @@ import {
   encodeCursor,
   newJobState,
   normalizeShard,
+  resolvePruneJob,
   statusFilter,
   TERMINAL_STATUSES,
 } from '@fleetcron/core/backend';
@@ -32,6 +34,7 @@ import {
   type ResolvedStoreOptions,
   resolveStoreOptions,
 } from './options.js';
+import { pruneJobOnEtcd } from './prune-job.js';
 import { RecordBatch } from './record-batch.js';
 
 /** Executions read per round trip when history filters by status. */
@@ -182,6 +185,25 @@ export class EtcdStore implements Store {
       removed++;
     }
     return removed;
+  }
+
+  /**
+   * At most `limit` of `job`'s executions beyond its newest `keepLast` or started before
+   * `before`, oldest first, never a running one (see `pruneJobOnEtcd`: a count, paged reads,
+   * then delete transactions of `maxTxnOps` operations).
+   */
+  async pruneJob(job: string, options: PruneJobOptions): Promise<number> {
+    const bounds = resolvePruneJob(job, options);
+    return pruneJobOnEtcd(
+      {
+        client: this.client,
+        keys: this.keys,
+        maxTxnOps: this.options.maxTxnOps,
+        call: (operation, fn) => this.call(operation, fn),
+      },
+      job,
+      bounds,
+    );
   }
 
   /** Reads the pause state and last outcome in one transaction. */

@@ -345,12 +345,14 @@ function newTxn(): WriteTxn {
   };
 }
 
-function prefixRange(prefix: string): { key: Buffer; range_end: Buffer } {
+/** The range of every key starting with `prefix`. */
+export function prefixRange(prefix: string): { key: Buffer; range_end: Buffer } {
   const key = Buffer.from(prefix);
   return { key, range_end: prefixEnd(key) };
 }
 
-function chunk<T>(items: readonly T[], size: number): T[][] {
+/** `items` in slices of at most `size`. */
+export function chunk<T>(items: readonly T[], size: number): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
   return out;

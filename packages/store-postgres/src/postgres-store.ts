@@ -6,6 +6,7 @@ import type {
   JobState,
   LiveInstance,
   PauseOptions,
+  PruneJobOptions,
   RunRequest,
   RunRequestInput,
   RunStatus,
@@ -21,6 +22,7 @@ import {
   encodeCursor,
   encodeShard,
   newRunRequest,
+  resolvePruneJob,
   statusFilter,
 } from '@fleetcron/core/backend';
 import { assertPool, decodeText, encodeText, StatementSet } from '@fleetcron/postgres-shared';
@@ -150,6 +152,21 @@ export class PostgresStore implements Store {
 
   async prune(before: number): Promise<number> {
     const [row] = await this.statements.run<{ n: string }>('prune', 'prune', [before]);
+    return Number(row?.n ?? 0);
+  }
+
+  /**
+   * At most `limit` of `job`'s executions beyond its newest `keepLast` or started before
+   * `before`, oldest first, never a running one, in one statement (see `pruneJobSql`). Not
+   * retried: a second try after a lost answer could delete another `limit`.
+   */
+  async pruneJob(job: string, options: PruneJobOptions): Promise<number> {
+    const { keepLast, before, limit } = resolvePruneJob(job, options);
+    const [row] = await this.statements.run<{ n: string }>(
+      'pruneJob',
+      'pruneJob',
+      [encodeText(job), keepLast, before === null ? null : Math.ceil(before), limit],
+    );
     return Number(row?.n ?? 0);
   }
 

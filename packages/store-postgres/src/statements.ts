@@ -8,6 +8,7 @@ import {
   requestRunSql,
   takeRunRequestsSql,
 } from './fleet-statements.js';
+import { pruneJobSql } from './prune-job-statement.js';
 import type { StoreTables } from './schema.js';
 
 /** Columns of an execution row, in the order of the record statement's parameters. */
@@ -163,6 +164,7 @@ export type StoreStatement =
   | 'recordMany'
   | 'history'
   | 'prune'
+  | 'pruneJob'
   | 'jobState'
   | 'jobStates'
   | 'setPaused'
@@ -180,6 +182,7 @@ export function storeStatements(t: StoreTables): Record<StoreStatement, string> 
     recordMany: recordManySql(t),
     history: historySql(t),
     prune: pruneSql(t),
+    pruneJob: pruneJobSql(t),
     jobState: jobStateSql(t),
     jobStates: jobStatesSql(t),
     setPaused: setPausedSql(t),

@@ -7,6 +7,7 @@ import {
   type JobState,
   type LiveInstance,
   type PauseOptions,
+  type PruneJobOptions,
   type RunRequest,
   type RunRequestInput,
   type RunStatus,
@@ -18,6 +19,7 @@ import {
   DEFAULT_MAX_ERROR_LENGTH,
   decodeCursor,
   encodeCursor,
+  resolvePruneJob,
   statusFilter,
   TERMINAL_STATUSES,
 } from '@fleetcron/core/backend';
@@ -41,6 +43,7 @@ import {
   type StoreKeys,
   storeKeys,
 } from './keys.js';
+import { PRUNE_JOB } from './prune-job-script.js';
 import { planRecordCalls, type RecordWrite } from './record-calls.js';
 import { RedisFleet } from './redis-fleet.js';
 import { HISTORY, PRUNE, RECORD, RECORD_MANY } from './scripts.js';
@@ -70,6 +73,7 @@ const recordScript = new RedisScript(RECORD);
 const recordManyScript = new RedisScript(RECORD_MANY);
 const historyScript = new RedisScript(HISTORY);
 const pruneScript = new RedisScript(PRUNE);
+const pruneJobScript = new RedisScript(PRUNE_JOB);
 const setPausedScript = new RedisScript(SET_PAUSED);
 /** Index members read per round trip when history filters by status. */
 const FILTER_BATCH = 200;
@@ -187,6 +191,26 @@ export class RedisStore implements Store {
       }
     }
     return removed;
+  }
+
+  /**
+   * At most `limit` of `job`'s executions beyond its newest `keepLast` or started before
+   * `before`, oldest first, never a running one: one script on the job's keys (see
+   * `PRUNE_JOB`).
+   */
+  async pruneJob(job: string, options: PruneJobOptions): Promise<number> {
+    const { keepLast, before, limit } = resolvePruneJob(job, options);
+    const bound =
+      before === null ? '' : padTime(Math.min(Math.max(Math.ceil(before), 0), MAX_STARTED_AT + 1));
+    const keys = this.keysOf(job);
+    const count = await this.commands.call('pruneJob', () =>
+      pruneJobScript.run(
+        this.redis,
+        [keys.index, keys.executions],
+        [keepLast === null ? '' : String(keepLast), bound, String(limit)],
+      ),
+    );
+    return Number(count);
   }
 
   async getJobState(job: string): Promise<JobState> {

@@ -5,7 +5,7 @@
  */
 
 /** Drops index members (and their executions) in ascending order; used by trims and prune. */
-const DROP = `
+export const DROP = `
 local function drop(idx, execs, members)
   for _, m in ipairs(members) do redis.call('HDEL', execs, string.sub(m, 18)) end
   for i = 1, #members, 500 do

@@ -43,6 +43,30 @@ export interface HistoryArgs {
   statuses: string | null;
 }
 
+/** Arguments of `pruneJob` (checked by `resolvePruneJob`; `null`: that bound not given). */
+export interface PruneJobArgs {
+  job: string;
+  keepLast: number | null;
+  before: number | null;
+  limit: number;
+}
+
+/**
+ * One statement: deletes at most `@limit` executions of `@job`, oldest first by `(started_at,
+ * id)`, that are beyond its newest `@keepLast` (when `@counted`) or started before `@before`
+ * (when not NULL), never a `running` one. The history index bounds the work: the count cut is
+ * the row at OFFSET `@keepLast`, the candidates are read oldest first up to `@limit`.
+ */
+const PRUNE_JOB_SQL = `DELETE FROM fleetcron_executions WHERE id IN (
+  SELECT e.id FROM fleetcron_executions e
+  WHERE e.job = @job AND e.status <> 'running'
+    AND ((@before IS NOT NULL AND e.started_at < @before)
+      OR (@counted = 1 AND (e.started_at, e.id) <= (
+        SELECT started_at, id FROM fleetcron_executions WHERE job = @job
+        ORDER BY started_at DESC, id DESC LIMIT 1 OFFSET @keepLast)))
+  ORDER BY e.started_at, e.id
+  LIMIT @limit)`;
+
 const COLUMNS =
   'id, job, fire_at, status, attempt, instance_id, token, started_at, finished_at, error, reason, requested_by, shard';
 
@@ -83,6 +107,7 @@ function prepare(db: SqliteDatabase) {
        ORDER BY started_at DESC, id DESC LIMIT ?`,
     ),
     prune: db.prepare('DELETE FROM fleetcron_executions WHERE started_at < ?'),
+    pruneJob: db.prepare(PRUNE_JOB_SQL),
     state: db.prepare<
       [string],
       {
@@ -159,6 +184,14 @@ export const storeOperations: SqliteOperations = {
         .map(toExecution);
     },
     prune: (db, before: number) => statements(db).prune.run(before).changes,
+    pruneJob: (db, args: PruneJobArgs) =>
+      statements(db).pruneJob.run({
+        job: args.job,
+        counted: args.keepLast === null ? 0 : 1,
+        keepLast: args.keepLast ?? 0,
+        before: args.before,
+        limit: args.limit,
+      }).changes,
     getJobState: (db, job: string): JobState => toJobState(job, statements(db).state.get(job)),
     setPaused: (db, args: { job: string; paused: boolean; by: string | null }) => {
       statements(db).setPaused.run(

@@ -7,6 +7,7 @@ import {
   type JobState,
   type LiveInstance,
   type PauseOptions,
+  type PruneJobOptions,
   type RunRequest,
   type RunRequestInput,
   type Store,
@@ -21,6 +22,7 @@ import {
   encodeCursor,
   encodeShard,
   newRunRequest,
+  resolvePruneJob,
   statusFilter,
 } from '@fleetcron/core/backend';
 import {
@@ -29,7 +31,12 @@ import {
   type SqliteSource,
   type SqliteSourceOptions,
 } from '@fleetcron/sqlite-shared';
-import { type ExecutionRecord, type HistoryArgs, storeOperations } from './operations.js';
+import {
+  type ExecutionRecord,
+  type HistoryArgs,
+  type PruneJobArgs,
+  storeOperations,
+} from './operations.js';
 
 /** Options of {@link SqliteStore}. */
 export interface SqliteStoreOptions extends SqliteSourceOptions {
@@ -125,6 +132,16 @@ export class SqliteStore implements Store {
 
   prune(before: number): Promise<number> {
     return this.executor.run<number>('prune', before);
+  }
+
+  /**
+   * At most `limit` of `job`'s executions beyond its newest `keepLast` or started before
+   * `before`, oldest first, never a running one: one `DELETE` (see `PRUNE_JOB_SQL`).
+   */
+  async pruneJob(job: string, options: PruneJobOptions): Promise<number> {
+    const { keepLast, before, limit } = resolvePruneJob(job, options);
+    const args: PruneJobArgs = { job, keepLast, before, limit };
+    return this.executor.run<number>('pruneJob', args);
   }
 
   getJobState(job: string): Promise<JobState> {

@@ -162,11 +162,12 @@ export class PostgresStore implements Store {
    */
   async pruneJob(job: string, options: PruneJobOptions): Promise<number> {
     const { keepLast, before, limit } = resolvePruneJob(job, options);
-    const [row] = await this.statements.run<{ n: string }>(
-      'pruneJob',
-      'pruneJob',
-      [encodeText(job), keepLast, before === null ? null : Math.ceil(before), limit],
-    );
+    const [row] = await this.statements.run<{ n: string }>('pruneJob', 'pruneJob', [
+      encodeText(job),
+      keepLast,
+      before === null ? null : Math.ceil(before),
+      limit,
+    ]);
     return Number(row?.n ?? 0);
   }
 

@@ -54,17 +54,24 @@ export interface PruneJobArgs {
 /**
  * One statement: deletes at most `@limit` executions of `@job`, oldest first by `(started_at,
  * id)`, that are beyond its newest `@keepLast` (when `@counted`) or started before `@before`
- * (when not NULL), never a `running` one. The history index bounds the work: the count cut is
- * the row at OFFSET `@keepLast`, the candidates are read oldest first up to `@limit`.
+ * (when not NULL), never a `running` one. Both bounds cut the history at a point of that order:
+ * the oldest of the newest `@keepLast` (every row with 0), and `(@before, '')`; the rows below the
+ * higher point are one range of the history index, read oldest first up to `@limit` (see the
+ * PostgreSQL store's `pruneJobSql`, the same plan).
  */
 const PRUNE_JOB_SQL = `DELETE FROM fleetcron_executions WHERE id IN (
-  SELECT e.id FROM fleetcron_executions e
-  WHERE e.job = @job AND e.status <> 'running'
-    AND ((@before IS NOT NULL AND e.started_at < @before)
-      OR (@counted = 1 AND (e.started_at, e.id) <= (
-        SELECT started_at, id FROM fleetcron_executions WHERE job = @job
-        ORDER BY started_at DESC, id DESC LIMIT 1 OFFSET @keepLast)))
-  ORDER BY e.started_at, e.id
+  SELECT id FROM fleetcron_executions
+  WHERE job = @job AND status <> 'running'
+    AND (started_at, id) < (
+      SELECT s, i FROM (
+        SELECT s, i FROM (
+          SELECT started_at AS s, id AS i FROM fleetcron_executions
+          WHERE job = @job AND @counted = 1 AND @keepLast > 0
+          ORDER BY started_at DESC, id DESC LIMIT 1 OFFSET max(@keepLast - 1, 0))
+        UNION ALL SELECT 9223372036854775807, '' WHERE @counted = 1 AND @keepLast = 0
+        UNION ALL SELECT @before, '' WHERE @before IS NOT NULL)
+      ORDER BY s DESC, i DESC LIMIT 1)
+  ORDER BY started_at, id
   LIMIT @limit)`;
 
 const COLUMNS =

@@ -15,6 +15,8 @@ export class LiveInstances {
    * every fire (a fleet that agrees costs no group per job at each heartbeat).
    */
   private definitions = new Map<string, DefinitionInForce[]>();
+  /** Names the live instances define in more than one way (from the last read). */
+  private disagreeingNames: ReadonlySet<string> = new Set();
 
   /** @param self this scheduler's instance id (its own record tells its definitions). */
   constructor(private readonly self: string) {}
@@ -28,8 +30,14 @@ export class LiveInstances {
   seen(instances: readonly LiveInstance[]): void {
     this.instances = instances;
     const disagreeing = disagreeingNames(instances);
+    this.disagreeingNames = disagreeing;
     this.definitions =
       disagreeing.size === 0 ? new Map() : definitionsInForce(instances, disagreeing);
+  }
+
+  /** Names the live instances of the last read define in more than one way (drift). */
+  get disagreeing(): ReadonlySet<string> {
+    return this.disagreeingNames;
   }
 
   /**

@@ -61,6 +61,11 @@ export class MemoryStore implements Store {
   readonly backend = 'memory';
   private readonly maxErrorLength: number;
   private readonly executions = new Map<string, Execution>();
+  /**
+   * Ids of each job's executions (history reads one job's rows, not every row of every job). An
+   * id whose row is gone from `executions` is dropped when read.
+   */
+  private readonly idsByJob = new Map<string, Set<string>>();
   private readonly states = new Map<string, JobState>();
   private readonly live = new Map<string, LiveInstance>();
   private readonly requests: RunRequest[] = [];
@@ -84,6 +89,14 @@ export class MemoryStore implements Store {
       ...(shard ? { shard } : {}),
     };
     this.executions.set(execution.id, stored);
+    if (current === undefined) {
+      let ids = this.idsByJob.get(execution.job);
+      if (ids === undefined) {
+        ids = new Set();
+        this.idsByJob.set(execution.job, ids);
+      }
+      ids.add(execution.id);
+    }
     if (TERMINAL_STATUSES.includes(execution.status)) {
       const state = this.stateOf(execution.job);
       state.lastStatus = execution.status;
@@ -97,8 +110,8 @@ export class MemoryStore implements Store {
     assertPositiveInteger('limit', limit);
     const after = query.cursor ? decodeCursor(query.cursor) : null;
     const statuses = statusFilter(query);
-    const rows = [...this.executions.values()]
-      .filter((e) => e.job === job && (!statuses || statuses.includes(e.status)))
+    const rows = this.rowsOf(job)
+      .filter((e) => !statuses || statuses.includes(e.status))
       .sort(compareNewestFirst)
       .filter(
         (e) =>
@@ -121,6 +134,7 @@ export class MemoryStore implements Store {
     for (const [id, execution] of this.executions) {
       if (execution.startedAt < before) {
         this.executions.delete(id);
+        this.idsByJob.get(execution.job)?.delete(id);
         removed++;
       }
     }
@@ -134,17 +148,33 @@ export class MemoryStore implements Store {
    */
   async pruneJob(job: string, options: PruneJobOptions): Promise<number> {
     const { keepLast, before, limit } = resolvePruneJob(job, options);
-    const newestFirst = [...this.executions.values()]
-      .filter((e) => e.job === job)
-      .sort(compareNewestFirst);
+    const newestFirst = this.rowsOf(job).sort(compareNewestFirst);
     const prunable = newestFirst.filter(
       (e, rank) =>
         e.status !== 'running' &&
         ((keepLast !== null && rank >= keepLast) || (before !== null && e.startedAt < before)),
     );
     const doomed = prunable.reverse().slice(0, limit);
-    for (const e of doomed) this.executions.delete(e.id);
+    const ids = this.idsByJob.get(job);
+    for (const e of doomed) {
+      this.executions.delete(e.id);
+      ids?.delete(e.id);
+    }
     return doomed.length;
+  }
+
+  /** The stored rows of `job` (the store's own objects: copy before handing out). */
+  private rowsOf(job: string): Execution[] {
+    const ids = this.idsByJob.get(job);
+    const rows: Execution[] = [];
+    if (ids === undefined) return rows;
+    for (const id of ids) {
+      const row = this.executions.get(id);
+      if (row === undefined)
+        ids.delete(id); // removed by a prune
+      else rows.push(row);
+    }
+    return rows;
   }
 
   async getJobState(job: string): Promise<JobState> {
@@ -169,15 +199,19 @@ export class MemoryStore implements Store {
     this.collect();
     this.live.set(
       instance.instanceId,
-      structuredClone({ ...instance, lastSeenAt: this.clock.now() }),
+      deepFreeze(structuredClone({ ...instance, lastSeenAt: this.clock.now() })),
     );
   }
 
+  /**
+   * The live instances. Each record is the store's own frozen copy, shared by every read (a
+   * heartbeat replaces it): reading the registry of a fleet of 10,000 jobs copies nothing.
+   */
   async instances(): Promise<LiveInstance[]> {
     this.collect();
-    return [...this.live.values()]
-      .map((i) => structuredClone(i))
-      .sort((a, b) => (a.instanceId < b.instanceId ? -1 : a.instanceId > b.instanceId ? 1 : 0));
+    return [...this.live.values()].sort((a, b) =>
+      a.instanceId < b.instanceId ? -1 : a.instanceId > b.instanceId ? 1 : 0,
+    );
   }
 
   async leave(instanceId: string): Promise<void> {
@@ -230,4 +264,13 @@ export class MemoryStore implements Store {
     }
     return state;
   }
+}
+
+/** Freezes `value` and every object and array in it; returns it. */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
 }

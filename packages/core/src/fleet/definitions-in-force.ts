@@ -28,7 +28,8 @@ export interface DefinitionInForce {
 export const DEFINITION_SWITCH_HEARTBEATS = 2;
 
 /**
- * The definitions of every job the live `instances` define, oldest first, each with the fire
+ * The definitions of every job the live `instances` define (of those in `names`, when given),
+ * oldest first, each with the fire
  * times it is in force for: during a rolling deploy, fires follow **one** definition fleet-wide.
  * The newest definition (the one first registered most recently by an instance still live) comes
  * into force {@link DEFINITION_SWITCH_HEARTBEATS} × the longest `heartbeatMs` of the job's
@@ -39,12 +40,14 @@ export const DEFINITION_SWITCH_HEARTBEATS = 2;
  */
 export function definitionsInForce(
   instances: readonly LiveInstance[],
+  names?: ReadonlySet<string>,
 ): Map<string, DefinitionInForce[]> {
   const byName = new Map<string, Map<string, DefinitionInForce>>();
   const heartbeat = new Map<string, number>();
   for (const instance of instances) {
     const offset = instance.clock?.offsetMs ?? 0;
     for (const job of instance.jobs) {
+      if (names !== undefined && !names.has(job.name)) continue;
       const since = (job.registeredAt ?? instance.startedAt) - offset;
       heartbeat.set(job.name, Math.max(heartbeat.get(job.name) ?? 0, instance.heartbeatMs));
       let groups = byName.get(job.name);

@@ -25,11 +25,16 @@ export class DriftWatch {
   /**
    * Checks the jobs named in `jobs` (in their order) against the live `instances` (this
    * instance's own record included). The definition groups are built only for the jobs the
-   * instances disagree on: a heartbeat of a fleet in agreement builds none.
+   * instances disagree on (`disagreeing`: the names the instances define in more than one way,
+   * when the caller has them already): a heartbeat of a fleet in agreement builds none.
    */
-  check(instances: readonly LiveInstance[], jobs: ReadonlySet<string>): void {
-    const disagreeing = disagreeingNames(instances, jobs); // one pass, not one per job
-    const index = disagreeing.size === 0 ? null : definitionIndex(instances, disagreeing);
+  check(
+    instances: readonly LiveInstance[],
+    jobs: ReadonlySet<string>,
+    disagreeing: ReadonlySet<string> = disagreeingNames(instances, jobs), // one pass, not one per job
+  ): void {
+    const mine = [...disagreeing].filter((name) => jobs.has(name));
+    const index = mine.length === 0 ? null : definitionIndex(instances, new Set(mine));
     for (const job of jobs) this.checkJob(job, index?.get(job) ?? NO_DRIFT);
     for (const job of [...this.reported.keys()]) {
       if (!jobs.has(job)) this.reported.delete(job); // removed here: no longer ours to report

@@ -109,7 +109,7 @@ export class FleetControl {
     this.checksSinceBeat = 0;
     const jobs = this.deps.jobs();
     const names = new Set(jobs.map((j) => j.name));
-    this.drift.check(instances, names);
+    this.drift.check(instances, names, this.deps.live.disagreeing);
     for (const name of [...this.checkedAt.keys()]) {
       if (!names.has(name)) this.checkedAt.delete(name);
     }

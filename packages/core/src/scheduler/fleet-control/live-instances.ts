@@ -1,4 +1,4 @@
-import { type DefinitionInForce, definitionsInForce } from '../../fleet/index.js';
+import { type DefinitionInForce, definitionsInForce, disagreeingNames } from '../../fleet/index.js';
 import type { LiveInstance } from '../../registry.js';
 
 /**
@@ -9,8 +9,14 @@ import type { LiveInstance } from '../../registry.js';
  */
 export class LiveInstances {
   private instances: readonly LiveInstance[] | null = null;
-  /** Job name → its definitions in force, oldest first (from the last read). */
+  /**
+   * Job name → its definitions in force, oldest first (from the last read), for the jobs the
+   * live instances define in more than one way; the others have one definition, in force for
+   * every fire (a fleet that agrees costs no group per job at each heartbeat).
+   */
   private definitions = new Map<string, DefinitionInForce[]>();
+  /** Names the live instances define in more than one way (from the last read). */
+  private disagreeingNames: ReadonlySet<string> = new Set();
 
   /** @param self this scheduler's instance id (its own record tells its definitions). */
   constructor(private readonly self: string) {}
@@ -23,7 +29,15 @@ export class LiveInstances {
   /** Records the live instances a heartbeat read. */
   seen(instances: readonly LiveInstance[]): void {
     this.instances = instances;
-    this.definitions = definitionsInForce(instances);
+    const disagreeing = disagreeingNames(instances);
+    this.disagreeingNames = disagreeing;
+    this.definitions =
+      disagreeing.size === 0 ? new Map() : definitionsInForce(instances, disagreeing);
+  }
+
+  /** Names the live instances of the last read define in more than one way (drift). */
+  get disagreeing(): ReadonlySet<string> {
+    return this.disagreeingNames;
   }
 
   /**
@@ -34,16 +48,19 @@ export class LiveInstances {
   liveFor(name: string, fireAt?: number): string[] | null {
     if (this.instances === null) return null;
     const groups = this.definitions.get(name);
-    if (groups === undefined) return [];
-    if (fireAt === undefined) return groups.flatMap((g) => g.instances).sort();
+    if (groups === undefined || fireAt === undefined) {
+      return this.instances
+        .filter((i) => i.jobs.some((j) => j.name === name))
+        .map((i) => i.instanceId);
+    }
     return groups.find((g) => g.from <= fireAt && fireAt < g.until)?.instances ?? [];
   }
 
   /**
    * Whether this instance's definition of job `name` is in force for the fire at `fireAt`
    * (see `definitionsInForce`): always before the first read, and while the fleet defines the
-   * job one way. A job this instance added since its last heartbeat is not in its registry
-   * record yet: in force only when no other instance defines it (else from the next read on).
+   * job one way (also a job this instance added or changed since its last heartbeat, until the
+   * next read shows the fleet disagreeing).
    */
   inForce(name: string, fireAt: number): boolean {
     const groups = this.definitions.get(name);

@@ -9,6 +9,14 @@ import {
   type RunRequest,
   type TriggerSpec,
 } from '../registry.js';
+import type { StoredSchedule } from '../schedules/schedule.js';
+import {
+  type CreateScheduleInput,
+  type ScheduleActor,
+  ScheduleClient,
+  type SchedulePatch,
+} from '../schedules/schedule-client.js';
+import type { SchedulePage, ScheduleQuery } from '../schedules/schedule-store.js';
 import { type FireGroup, groupFires } from '../shards/fire-groups.js';
 import type { HistoryPage, JobState, RunStatus, Store } from '../store.js';
 import { type DefinitionGroup, definitionGroups } from './drift.js';
@@ -114,6 +122,7 @@ export class FleetClient {
   private readonly lock: Lock | null;
   private readonly clock: Clock;
   private readonly nextFireCount: number;
+  private scheduleClient: ScheduleClient | null = null;
 
   /** @throws InvalidOptionError (field `store`) when the store lacks fleet control. */
   constructor(options: FleetClientOptions) {
@@ -194,6 +203,56 @@ export class FleetClient {
       );
     }
     return this.store.requestRun({ job, requestedBy: by });
+  }
+
+  /**
+   * Stores a new schedule (checked in full first: a typed error naming the field stores
+   * nothing), version 1, `createdBy`/`updatedBy` = `by`. Every instance serving its handler adds
+   * it within about a second. @throws DuplicateScheduleError (`DUPLICATE_SCHEDULE`).
+   */
+  createSchedule(input: CreateScheduleInput, actor: ScheduleActor): Promise<StoredSchedule> {
+    return this.schedules().create(input, actor);
+  }
+
+  /**
+   * Changes a schedule: the fields of `patch` replace the stored ones (`options` merged key by
+   * key, `null` removes one), if it is still at `actor.expectedVersion` (required).
+   * @throws ScheduleConflictError (`SCHEDULE_CONFLICT`) when someone changed it since;
+   *   UnknownScheduleError (`UNKNOWN_SCHEDULE`).
+   */
+  updateSchedule(id: string, patch: SchedulePatch, actor: ScheduleActor): Promise<StoredSchedule> {
+    return this.schedules().update(id, patch, actor);
+  }
+
+  /** Enables a schedule (at `expectedVersion` when given, else at its current version). */
+  enableSchedule(id: string, actor: ScheduleActor): Promise<StoredSchedule> {
+    return this.schedules().setEnabled(id, true, actor);
+  }
+
+  /** Disables a schedule: kept, but no instance serves it (within about a second). */
+  disableSchedule(id: string, actor: ScheduleActor): Promise<StoredSchedule> {
+    return this.schedules().setEnabled(id, false, actor);
+  }
+
+  /** Removes a schedule (at `expectedVersion` when given); resolves it as it was. */
+  removeSchedule(id: string, actor: ScheduleActor): Promise<StoredSchedule> {
+    return this.schedules().remove(id, actor);
+  }
+
+  /** The stored schedule, or `null` when there is none. */
+  getSchedule(id: string): Promise<StoredSchedule | null> {
+    return this.schedules().get(id);
+  }
+
+  /** One page of stored schedules by id (`handler` filters, `cursor` pages). */
+  listSchedules(query?: ScheduleQuery): Promise<SchedulePage> {
+    return this.schedules().list(query);
+  }
+
+  /** @throws InvalidOptionError (field `store`) when the store keeps no stored schedules. */
+  private schedules(): ScheduleClient {
+    this.scheduleClient ??= new ScheduleClient(this.store);
+    return this.scheduleClient;
   }
 
   private jobView(

@@ -158,9 +158,16 @@ export class ScheduleServer {
     void this.enqueue();
   }
 
-  /** Runs the pending reads after the current one; resolves when they were applied. */
+  /** Runs the pending reads after the current one; resolves when they were applied. Never rejects. */
   private enqueue(): Promise<void> {
-    this.work = this.work.then(() => this.drain());
+    this.work = this.work
+      .then(() => this.drain())
+      .catch((error: unknown) => {
+        this.log.error('fleetcron: applying stored schedules failed; a full resync follows', {
+          error: toError(error),
+        });
+        this.plan(this.pollMs, true);
+      });
     return this.work;
   }
 

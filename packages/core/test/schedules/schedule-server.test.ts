@@ -188,6 +188,28 @@ describe('ScheduleServer: stored schedules served by handlers registered in code
     await f.stop();
   });
 
+  it('run now: a fleet run request for schedule:<id> runs it once, with ctx.schedule', async () => {
+    const f = fleetOf(['a', 'b']);
+    await f.fleet.createSchedule(
+      {
+        id: 'now',
+        handler: 'report',
+        trigger: { kind: 'cron', expression: '0 0 1 1 *' },
+        data: 'd',
+      },
+      { by: 'alice' },
+    );
+    await f.start();
+    await f.clock.advance(1_000); // heartbeats have registered schedule:now
+    await f.fleet.requestRun('schedule:now', { by: 'ops' });
+    await f.clock.advance(1_000);
+    await settle(f.clock);
+    expect(f.runs.map((r) => [r.id, r.version, r.data])).toEqual([['now', 1, 'd']]);
+    const rows = await allHistory(f.store, 'schedule:now');
+    expect(rows.map((r) => [r.status, r.requestedBy])).toEqual([['succeeded', 'ops']]);
+    await f.stop();
+  });
+
   it('polls a store without push: a change is applied within pollMs', async () => {
     const f = fleetOf(['a'], {
       store: (clock) => {

@@ -52,10 +52,11 @@ describe('fleetcron schedules (PostgreSQL)', () => {
     const list = await runFleetcron(['schedules', 'list', ...args]);
     expect(list.code, list.stderr).toBe(0);
     const lines = list.stdout.trim().split('\n');
-    expect(lines[0]).toMatch(/^ID\s+HANDLER\s+TRIGGER\s+ENABLED\s+VERSION\s+UPDATED$/);
+    expect(lines[0]).toMatch(/^ID\s+HANDLER\s+TRIGGER\s+ENABLED\s+VERSION\s+SERVED\s+UPDATED$/);
     expect(lines[1]).toMatch(
-      /^acme\/daily\s+reports\.daily\s+cron 0 3 \* \* \* Europe\/Berlin\s+yes\s+1\s+\S+Z by alice$/,
+      /^acme\/daily\s+reports\.daily\s+cron 0 3 \* \* \* Europe\/Berlin\s+yes\s+1\s+UNSERVED\s+\S+Z by alice$/,
     );
+    expect(list.stderr).toContain('warning: no live instance serves acme/daily');
     const updated = await runFleetcron([
       'schedules',
       'update',

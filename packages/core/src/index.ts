@@ -111,6 +111,8 @@ export {
   type FleetHistoryPage,
   type FleetHistoryQuery,
   type FleetJob,
+  type FleetSchedule,
+  type FleetSchedulePage,
   type FleetView,
 } from './fleet/fleet-client.js';
 export type { UpcomingFire } from './fleet/upcoming-fires.js';

@@ -190,6 +190,8 @@ const MAIN = [
   'zonedTime',
   'ZonedTime',
   'CreateScheduleInput',
+  'FleetSchedule',
+  'FleetSchedulePage',
   'DEFAULT_SCHEDULE_POLL_MS',
   'DEFAULT_SCHEDULE_RESYNC_MS',
   'DuplicateScheduleError',

@@ -101,7 +101,7 @@ export async function schedulesCommand(
   };
   switch (action) {
     case 'list': {
-      const page = await fleet.listSchedules({
+      const page = await fleet.schedules({
         handler: options.handler ?? null,
         limit: integerOption('limit', options.limit, 100, 1000),
         cursor: options.cursor ?? null,
@@ -111,17 +111,24 @@ export async function schedulesCommand(
       else
         io.out(
           table(
-            ['ID', 'HANDLER', 'TRIGGER', 'ENABLED', 'VERSION', 'UPDATED'],
+            ['ID', 'HANDLER', 'TRIGGER', 'ENABLED', 'VERSION', 'SERVED', 'UPDATED'],
             page.schedules.map((s) => [
               s.id,
               s.handler,
               describeSpec(s.trigger),
               s.enabled ? 'yes' : 'no',
               String(s.version),
+              s.unserved ? 'UNSERVED' : String(s.servedBy.length),
               `${iso(s.updatedAt)} by ${s.updatedBy}`,
             ]),
           ),
         );
+      const unserved = page.schedules.filter((s) => s.unserved).map((s) => s.id);
+      if (unserved.length > 0 && !options.json) {
+        io.err(
+          `warning: no live instance serves ${unserved.join(', ')} (handler not registered, or refused)`,
+        );
+      }
       if (page.nextCursor) io.err(`more: --cursor ${page.nextCursor}`);
       return EXIT.ok;
     }

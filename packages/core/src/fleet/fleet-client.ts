@@ -9,7 +9,7 @@ import {
   type RunRequest,
   type TriggerSpec,
 } from '../registry.js';
-import type { StoredSchedule } from '../schedules/schedule.js';
+import { type StoredSchedule, scheduleJobName } from '../schedules/schedule.js';
 import {
   type CreateScheduleInput,
   type ScheduleActor,
@@ -80,6 +80,20 @@ export interface FleetView {
   jobs: FleetJob[];
   /** Names of drifting jobs. */
   drift: string[];
+}
+
+/** A stored schedule with the live instances that serve it ({@link FleetClient.schedules}). */
+export interface FleetSchedule extends StoredSchedule {
+  /** Live instances whose registry record holds its job `schedule:<id>`, sorted. */
+  servedBy: string[];
+  /** Enabled, but no live instance serves it (no instance has its handler, or all refused it). */
+  unserved: boolean;
+}
+
+/** What {@link FleetClient.schedules} returns. */
+export interface FleetSchedulePage {
+  schedules: FleetSchedule[];
+  nextCursor: string | null;
 }
 
 /** A page of history with its rows grouped into fires ({@link FleetClient.history}). */
@@ -211,7 +225,7 @@ export class FleetClient {
    * it within about a second. @throws DuplicateScheduleError (`DUPLICATE_SCHEDULE`).
    */
   createSchedule(input: CreateScheduleInput, actor: ScheduleActor): Promise<StoredSchedule> {
-    return this.schedules().create(input, actor);
+    return this.scheduleOps().create(input, actor);
   }
 
   /**
@@ -221,36 +235,63 @@ export class FleetClient {
    *   UnknownScheduleError (`UNKNOWN_SCHEDULE`).
    */
   updateSchedule(id: string, patch: SchedulePatch, actor: ScheduleActor): Promise<StoredSchedule> {
-    return this.schedules().update(id, patch, actor);
+    return this.scheduleOps().update(id, patch, actor);
   }
 
   /** Enables a schedule (at `expectedVersion` when given, else at its current version). */
   enableSchedule(id: string, actor: ScheduleActor): Promise<StoredSchedule> {
-    return this.schedules().setEnabled(id, true, actor);
+    return this.scheduleOps().setEnabled(id, true, actor);
   }
 
   /** Disables a schedule: kept, but no instance serves it (within about a second). */
   disableSchedule(id: string, actor: ScheduleActor): Promise<StoredSchedule> {
-    return this.schedules().setEnabled(id, false, actor);
+    return this.scheduleOps().setEnabled(id, false, actor);
   }
 
   /** Removes a schedule (at `expectedVersion` when given); resolves it as it was. */
   removeSchedule(id: string, actor: ScheduleActor): Promise<StoredSchedule> {
-    return this.schedules().remove(id, actor);
+    return this.scheduleOps().remove(id, actor);
   }
 
   /** The stored schedule, or `null` when there is none. */
   getSchedule(id: string): Promise<StoredSchedule | null> {
-    return this.schedules().get(id);
+    return this.scheduleOps().get(id);
   }
 
   /** One page of stored schedules by id (`handler` filters, `cursor` pages). */
   listSchedules(query?: ScheduleQuery): Promise<SchedulePage> {
-    return this.schedules().list(query);
+    return this.scheduleOps().list(query);
+  }
+
+  /**
+   * One page of stored schedules (as {@link listSchedules}) with the live instances serving
+   * each, from the registry (up to one heartbeat old: a schedule created a moment ago reads as
+   * unserved until the instances serving it have heartbeated).
+   */
+  async schedules(query?: ScheduleQuery): Promise<FleetSchedulePage> {
+    const [page, instances] = await Promise.all([
+      this.scheduleOps().list(query),
+      this.store.instances(),
+    ]);
+    const servers = new Map<string, string[]>();
+    for (const instance of instances) {
+      for (const job of instance.jobs) {
+        const list = servers.get(job.name) ?? [];
+        list.push(instance.instanceId);
+        servers.set(job.name, list);
+      }
+    }
+    return {
+      nextCursor: page.nextCursor,
+      schedules: page.schedules.map((schedule) => {
+        const servedBy = [...(servers.get(scheduleJobName(schedule.id)) ?? [])].sort();
+        return { ...schedule, servedBy, unserved: schedule.enabled && servedBy.length === 0 };
+      }),
+    };
   }
 
   /** @throws InvalidOptionError (field `store`) when the store keeps no stored schedules. */
-  private schedules(): ScheduleClient {
+  private scheduleOps(): ScheduleClient {
     this.scheduleClient ??= new ScheduleClient(this.store);
     return this.scheduleClient;
   }

@@ -210,6 +210,26 @@ describe('ScheduleServer: stored schedules served by handlers registered in code
     await f.stop();
   });
 
+  it('the fleet view of schedules: who serves each, and which enabled ones nobody serves', async () => {
+    const f = fleetOf(['a', 'b']);
+    for (const [id, handler, enabled] of [
+      ['served', 'report', true],
+      ['nobody', 'not-registered', true],
+      ['off', 'report', false],
+    ] as const) {
+      await f.fleet.createSchedule({ id, handler, trigger: everyMinute, enabled }, { by: 'x' });
+    }
+    await f.start();
+    await f.clock.advance(1_000); // both have heartbeated with their jobs
+    const view = await f.fleet.schedules();
+    expect(view.schedules.map((s) => [s.id, s.servedBy, s.unserved])).toEqual([
+      ['nobody', [], true],
+      ['off', [], false],
+      ['served', ['a', 'b'], false],
+    ]);
+    await f.stop();
+  });
+
   it('polls a store without push: a change is applied within pollMs', async () => {
     const f = fleetOf(['a'], {
       store: (clock) => {

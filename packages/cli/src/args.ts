@@ -35,6 +35,15 @@ export interface CliOptions {
   'allowed-hosts'?: string;
   'public-origin'?: string;
   grace?: string;
+  handler?: string;
+  cron?: string;
+  every?: string;
+  at?: string;
+  id?: string;
+  data?: string;
+  options?: string;
+  enabled?: string;
+  'expected-version'?: string;
 }
 
 const OPTIONS = {
@@ -65,6 +74,15 @@ const OPTIONS = {
   'allowed-hosts': { type: 'string' },
   'public-origin': { type: 'string' },
   grace: { type: 'string' },
+  handler: { type: 'string' },
+  cron: { type: 'string' },
+  every: { type: 'string' },
+  at: { type: 'string' },
+  id: { type: 'string' },
+  data: { type: 'string' },
+  options: { type: 'string' },
+  enabled: { type: 'string' },
+  'expected-version': { type: 'string' },
 } as const;
 
 const BACKEND = ['postgres', 'redis', 'etcd', 'sqlite', 'schema', 'prefix'] as const;
@@ -108,11 +126,62 @@ export const COMMAND_OPTIONS: Record<
   },
 };
 
+/** The options of each `schedules` action (see `fleetcron schedules`). */
+const SCHEDULE_OPTIONS: Record<string, readonly string[]> = {
+  list: [...BACKEND, 'json', 'handler', 'limit', 'cursor'],
+  get: [...BACKEND, 'json'],
+  create: [
+    ...BACKEND,
+    'json',
+    'by',
+    'id',
+    'handler',
+    'cron',
+    'tz',
+    'every',
+    'at',
+    'data',
+    'enabled',
+    'options',
+  ],
+  update: [
+    ...[...BACKEND, 'json', 'by', 'expected-version', 'handler', 'cron', 'tz', 'every', 'at'],
+    ...['data', 'enabled', 'options'],
+  ],
+  enable: [...BACKEND, 'json', 'by', 'expected-version'],
+  disable: [...BACKEND, 'json', 'by', 'expected-version'],
+  remove: [...BACKEND, 'json', 'by', 'expected-version'],
+};
+
 /** A parsed command line. */
 export interface ParsedCommand {
   command: string | null;
+  /** The action of a command with actions (`schedules list`), else absent. */
+  action?: string;
   operand: string | null;
   options: CliOptions;
+}
+
+/** `schedules <action> [id]`: the action, its id, and the options it accepts. */
+function parseSchedules(rest: readonly string[], values: CliOptions): ParsedCommand {
+  const [action, ...ids] = rest;
+  const accepted = action === undefined ? undefined : SCHEDULE_OPTIONS[action];
+  if (action === undefined || accepted === undefined) {
+    throw new UsageError(
+      `"schedules" takes an action: ${Object.keys(SCHEDULE_OPTIONS).join(', ')}; got ${JSON.stringify(action ?? null)}`,
+    );
+  }
+  for (const key of Object.keys(values)) {
+    if (!accepted.includes(key))
+      throw new UsageError(`option --${key} does not apply to "schedules ${action}"`);
+  }
+  const takesId = !['list', 'create'].includes(action);
+  if (ids.length !== (takesId ? 1 : 0)) {
+    throw new UsageError(
+      `"schedules ${action}" takes ${takesId ? 'one schedule id' : 'no argument'}, got ${ids.length === 0 ? 'none' : ids.map((r) => JSON.stringify(r)).join(' ')}`,
+    );
+  }
+  return { command: 'schedules', action, operand: ids[0] ?? null, options: values };
 }
 
 /** Parses argv (without `node` and the script) with `node:util` parseArgs; throws {@link UsageError}. */
@@ -138,6 +207,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
   if (parsed.values.help || command === null || command === 'help') {
     return { command: null, operand: null, options: parsed.values };
   }
+  if (command === 'schedules') return parseSchedules(rest, parsed.values);
   const spec = COMMAND_OPTIONS[command];
   if (!spec) throw new UsageError(`unknown command ${JSON.stringify(command)}`);
   for (const key of Object.keys(parsed.values)) {

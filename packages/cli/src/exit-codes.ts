@@ -2,7 +2,7 @@
  * Exit codes of the `fleetcron` command (documented in the README and the usage text):
  * 0 success; 1 invalid input (a bad expression, zone or value: fleetcron's typed error message)
  * or an unexpected error; 2 bad arguments (usage printed); 3 the backend cannot be reached;
- * 4 unknown job.
+ * 4 unknown job or schedule; 5 a stored schedule changed since the version given.
  */
 export const EXIT = {
   ok: 0,
@@ -10,6 +10,7 @@ export const EXIT = {
   usage: 2,
   unreachable: 3,
   unknownJob: 4,
+  conflict: 5,
 } as const;
 
 /** One of {@link EXIT}'s values. */

@@ -3,6 +3,7 @@ import { type ParsedCommand, parseCommandLine, UsageError } from './args.js';
 import { actionCommand, historyCommand, instancesCommand, jobsCommand } from './commands/fleet.js';
 import { nextCommand } from './commands/next.js';
 import { nextJobCommand } from './commands/next-job.js';
+import { schedulesCommand } from './commands/schedules.js';
 import { serveCommand } from './commands/serve.js';
 import { validateCommand } from './commands/validate.js';
 import { type Backend, connectBackend } from './connect.js';
@@ -28,6 +29,8 @@ async function withBackend(parsed: ParsedCommand, io: CliIo): Promise<ExitCode> 
       case 'resume':
       case 'run':
         return await actionCommand(backend, parsed.command, parsed, io);
+      case 'schedules':
+        return await schedulesCommand(backend, parsed, io);
       default:
         return await serveCommand(backend, parsed, io);
     }
@@ -54,7 +57,8 @@ function report(error: unknown, io: CliIo): ExitCode {
       );
     }
     if (error.code === 'BACKEND_UNAVAILABLE') return EXIT.unreachable;
-    if (error.code === 'UNKNOWN_JOB') return EXIT.unknownJob;
+    if (error.code === 'UNKNOWN_JOB' || error.code === 'UNKNOWN_SCHEDULE') return EXIT.unknownJob;
+    if (error.code === 'SCHEDULE_CONFLICT') return EXIT.conflict;
     return EXIT.invalid;
   }
   io.err(

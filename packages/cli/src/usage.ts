@@ -20,6 +20,15 @@ Fleet (backend: --postgres URL | --redis URL | --etcd URL | --sqlite FILE, or FL
   pause <job> | resume <job>
                           pause or resume a job on every instance
   run <job>               ask the fleet to run a job once now
+  schedules list [--handler H] [--limit N] [--cursor C]
+  schedules get <id>
+  schedules create --handler H (--cron EXPR [--tz Z] | --every MS | --at ISO)
+                   [--id ID] [--data JSON] [--options JSON] [--enabled false]
+  schedules update <id> --expected-version N [--handler H] [trigger] [--data JSON]
+                   [--options JSON] [--enabled true|false]
+  schedules enable|disable|remove <id> [--expected-version N]
+                          stored schedules (PostgreSQL, memory): every change versioned,
+                          recorded with --by; a stale --expected-version exits 5
   serve [--port P] [--host H] [--tokens-file F] [--token T] [--read-token T]
         [--base-path /admin] [--allowed-hosts a,b] [--public-origin URL] [--grace MS]
                           the admin console and HTTP API (token also from FLEETCRON_TOKEN;
@@ -32,7 +41,8 @@ Backend options
   --prefix NAME           Redis / etcd key prefix of the store (default fleetcron)
   --sqlite FILE           the fleet's SQLite file (a path, or sqlite:///abs/path.db;
                           sqlite:rel/path.db is relative to the current directory)
-  --by NAME               who asks, recorded with pause/resume/run (default cli:<user>@<host>)
+  --by NAME               who asks, recorded with pause/resume/run and schedule changes
+                          (default cli:<user>@<host>)
 
 Output
   --json                  machine-readable JSON on stdout
@@ -40,4 +50,5 @@ Output
   -V, --version           the version of @fleetcron/cli
 
 Exit codes: 0 ok, 1 invalid input (expression, zone, value) or unexpected error,
-2 bad arguments, 3 backend unreachable, 4 unknown job.`;
+2 bad arguments, 3 backend unreachable, 4 unknown job or schedule,
+5 schedule changed since --expected-version.`;

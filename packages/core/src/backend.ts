@@ -51,6 +51,23 @@ export {
 export type { TimerSource } from './scheduler/timing/index.js';
 // deadlines and time
 export { settleWithin } from './scheduler/timing/index.js';
+// stored schedules: checks, cursors, the in-memory reference
+export {
+  assertExpectedVersion,
+  assertWriter,
+  checkHandlerName,
+  checkScheduleId,
+  DEFAULT_SCHEDULE_PAGE,
+  encodeScheduleCursor,
+  hasSchedules,
+  MAX_SCHEDULE_PAGE,
+  MemorySchedules,
+  normalizeScheduleDefinition,
+  SCHEDULE_JOB_PREFIX,
+  scheduleJob,
+  scheduleJobName,
+  scheduleQuery,
+} from './schedules/index.js';
 export { eachKey, parseShardKey, partKey, SHARD_KEY_SEPARATOR } from './shards/part-keys.js';
 export {
   decodeShard,

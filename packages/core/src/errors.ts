@@ -19,7 +19,10 @@ export type FleetcronErrorCode =
   | 'SCHEDULER_STOPPED'
   | 'NOT_LEADER'
   | 'NOTIFY_FAILED'
-  | 'NOTIFY_TIMEOUT';
+  | 'NOTIFY_TIMEOUT'
+  | 'SCHEDULE_CONFLICT'
+  | 'UNKNOWN_SCHEDULE'
+  | 'DUPLICATE_SCHEDULE';
 
 const MARKER = Symbol.for('fleetcron.error');
 

@@ -111,6 +111,8 @@ export {
   type FleetHistoryPage,
   type FleetHistoryQuery,
   type FleetJob,
+  type FleetSchedule,
+  type FleetSchedulePage,
   type FleetView,
 } from './fleet/fleet-client.js';
 export type { UpcomingFire } from './fleet/upcoming-fires.js';
@@ -204,6 +206,42 @@ export {
 // scheduler
 export { Scheduler } from './scheduler/scheduler.js';
 export { DEFAULT_CLOCK_SKEW_WARN_MS } from './scheduler/timing/index.js';
+// stored schedules (schedules as data)
+export {
+  type CreateScheduleInput,
+  DEFAULT_SCHEDULE_POLL_MS,
+  DEFAULT_SCHEDULE_RESYNC_MS,
+  DuplicateScheduleError,
+  type HandlerDefaults,
+  type JsonValue,
+  MAX_HANDLER_NAME_LENGTH,
+  MAX_SCHEDULE_DATA_BYTES,
+  MAX_SCHEDULE_ID_LENGTH,
+  MAX_SCHEDULE_NOTE_LENGTH,
+  type RefusedSchedule,
+  type ScheduleActor,
+  type ScheduleChange,
+  ScheduleConflictError,
+  type ScheduleContext,
+  type ScheduleDefinition,
+  type ScheduleHandler,
+  type ScheduleInput,
+  type ScheduleOptions,
+  type SchedulePage,
+  type SchedulePatch,
+  type ScheduleQuery,
+  type ScheduleRef,
+  type ScheduleRetry,
+  type ScheduleRun,
+  ScheduleServer,
+  type ScheduleServerOptions,
+  type ScheduleStore,
+  type ScheduleWrite,
+  type ServedSchedule,
+  type StoredSchedule,
+  type TriggerSpecInput,
+  UnknownScheduleError,
+} from './schedules/index.js';
 export { describeFireGroup, type FireGroup, groupFires } from './shards/fire-groups.js';
 // sharded fires and their history
 export { MAX_SHARDS, type ShardInfo } from './shards/shard-info.js';

@@ -10,6 +10,15 @@ import {
   type RunRequest,
   type RunRequestInput,
 } from './registry.js';
+import { MemorySchedules } from './schedules/memory-schedules.js';
+import type { ScheduleDefinition, StoredSchedule } from './schedules/schedule.js';
+import type {
+  ScheduleChange,
+  SchedulePage,
+  ScheduleQuery,
+  ScheduleStore,
+  ScheduleWrite,
+} from './schedules/schedule-store.js';
 import { normalizeShard } from './shards/shard-info.js';
 import {
   boundErrorText,
@@ -54,10 +63,11 @@ export function newJobState(job: string): JobState {
 }
 
 /**
- * The reference {@link Store}, in process memory: history and job state for tests, demos and
- * single-process use. Nothing survives the process.
+ * The reference {@link Store}, in process memory: history and job state, fleet control and
+ * stored schedules (with push: `watchSchedules`) for tests, demos and single-process use.
+ * Nothing survives the process.
  */
-export class MemoryStore implements Store {
+export class MemoryStore implements Store, ScheduleStore {
   readonly backend = 'memory';
   private readonly maxErrorLength: number;
   private readonly executions = new Map<string, Execution>();
@@ -71,9 +81,11 @@ export class MemoryStore implements Store {
   private readonly requests: RunRequest[] = [];
   private readonly watchers = new Set<(job: string) => void>();
   private readonly clock: Clock;
+  private readonly schedules: MemorySchedules;
 
   constructor(options: MemoryStoreOptions = {}) {
     this.clock = options.clock ?? realClock;
+    this.schedules = new MemorySchedules(this.clock);
     this.maxErrorLength = options.maxErrorLength ?? DEFAULT_MAX_ERROR_LENGTH;
     assertPositiveInteger('maxErrorLength', this.maxErrorLength);
   }
@@ -250,6 +262,41 @@ export class MemoryStore implements Store {
   }
 
   /** Drops instances unseen for 3 heartbeats. */
+  createSchedule(
+    id: string,
+    definition: ScheduleDefinition,
+    write: ScheduleWrite,
+  ): Promise<StoredSchedule> {
+    return this.schedules.createSchedule(id, definition, write);
+  }
+
+  replaceSchedule(
+    id: string,
+    definition: ScheduleDefinition,
+    write: ScheduleWrite & { expectedVersion: number },
+  ): Promise<StoredSchedule> {
+    return this.schedules.replaceSchedule(id, definition, write);
+  }
+
+  removeSchedule(
+    id: string,
+    write: ScheduleWrite & { expectedVersion: number | null },
+  ): Promise<StoredSchedule> {
+    return this.schedules.removeSchedule(id, write);
+  }
+
+  getSchedule(id: string): Promise<StoredSchedule | null> {
+    return this.schedules.getSchedule(id);
+  }
+
+  listSchedules(query?: ScheduleQuery): Promise<SchedulePage> {
+    return this.schedules.listSchedules(query);
+  }
+
+  watchSchedules(listener: (change: ScheduleChange) => void): () => void {
+    return this.schedules.watchSchedules(listener);
+  }
+
   private collect(): void {
     const now = this.clock.now();
     for (const [id, instance] of this.live)

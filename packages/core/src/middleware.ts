@@ -1,5 +1,6 @@
 import type { Clock } from './clock.js';
 import type { Logger } from './logger.js';
+import type { ScheduleRef } from './schedules/schedule.js';
 import type { ShardInfo } from './shards/shard-info.js';
 
 /**
@@ -70,6 +71,11 @@ export interface JobContext {
    * the live instances, advisory), or `null` for a plain job. Always set by the scheduler.
    */
   readonly shard?: ShardInfo | null;
+  /**
+   * The stored schedule this run belongs to (`{ id, data, version }`), set by `ScheduleServer`
+   * for the jobs it adds; absent for code-defined jobs.
+   */
+  readonly schedule?: ScheduleRef;
 }
 
 /** Calls the rest of the chain, optionally with a changed context (e.g. another signal). */

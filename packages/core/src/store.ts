@@ -1,6 +1,7 @@
 import { InvalidOptionError } from './errors.js';
 import type { PruneJobOptions } from './prune-job.js';
 import type { FleetStore, PauseOptions } from './registry.js';
+import type { ScheduleStore } from './schedules/schedule-store.js';
 import type { ShardInfo } from './shards/shard-info.js';
 
 /** The Store contract: execution history and fleet-wide job state. */
@@ -106,14 +107,15 @@ export interface HistoryPage {
  *
  * The fleet-control methods (registry, run requests, `listJobs`, see `FleetStore` in
  * registry.ts) are optional so stores written before them keep working: a scheduler simply
- * does not heartbeat into such a store, and `FleetClient` refuses it with a typed error.
+ * does not heartbeat into such a store, and `FleetClient` refuses it with a typed error. The
+ * stored-schedule methods (`ScheduleStore`, see schedules/schedule-store.ts) are optional too.
  */
 /** Most executions the scheduler sends in one {@link Store.recordMany} call. */
 export const RECORD_BATCH_SIZE = 256;
 /** Most jobs the scheduler asks about in one {@link Store.getJobStates} call. */
 export const JOB_STATE_BATCH_SIZE = 500;
 
-export interface Store extends Partial<FleetStore> {
+export interface Store extends Partial<FleetStore>, Partial<ScheduleStore> {
   /** Backend name, e.g. `memory`, `postgres`. */
   readonly backend: string;
   /**

@@ -10,7 +10,14 @@ import type {
   RunRequest,
   RunRequestInput,
   RunStatus,
+  ScheduleChange,
+  ScheduleDefinition,
+  SchedulePage,
+  ScheduleQuery,
+  ScheduleStore,
+  ScheduleWrite,
   Store,
+  StoredSchedule,
 } from '@fleetcron/core';
 import { InvalidOptionError } from '@fleetcron/core';
 import {
@@ -27,13 +34,15 @@ import {
 } from '@fleetcron/core/backend';
 import { assertPool, decodeText, encodeText, StatementSet } from '@fleetcron/postgres-shared';
 import type { Pool } from 'pg';
+import { ChannelListener, runRequestChannel, scheduleChannel } from './channel-listener.js';
 import type { InstanceRow, RunRequestRow } from './fleet-statements.js';
 import {
   type PostgresStoreOptions,
   type ResolvedStoreOptions,
   resolveStoreOptions,
 } from './options.js';
-import { RunRequestListener, runRequestChannel } from './run-request-listener.js';
+import { PostgresSchedules } from './postgres-schedules.js';
+import { scheduleStatements } from './schedule-statements.js';
 import { postgresStoreSchema, storeTables } from './schema.js';
 import {
   type ExecutionRow,
@@ -46,19 +55,22 @@ import {
 const DEFAULT_LIMIT = 50;
 
 /**
- * A {@link Store} on PostgreSQL: execution history (newest first, keyset-paginated) and
- * fleet-wide job state. Every method is one statement in its own implicit transaction; no
- * session state, so transaction-mode poolers work.
+ * A {@link Store} on PostgreSQL: execution history (newest first, keyset-paginated),
+ * fleet-wide job state, fleet control and stored schedules. Every method is one statement in its
+ * own implicit transaction; no session state, so transaction-mode poolers work (push, which
+ * LISTENs, needs a session: behind such a pooler readers poll).
  *
  * Takes a `pg.Pool` you own (never closes it). Run {@link PostgresStore.migrate} once (or apply
  * {@link postgresStoreSchema} with your migration tool) before use.
  */
-export class PostgresStore implements Store {
+export class PostgresStore implements Store, ScheduleStore {
   readonly backend = 'postgres';
   private readonly options: ResolvedStoreOptions;
   private readonly statements: StatementSet<StoreStatement>;
   private readonly channel: string;
-  private readonly listener: RunRequestListener;
+  private readonly listener: ChannelListener;
+  private readonly schedules: PostgresSchedules;
+  private readonly scheduleListener: ChannelListener;
 
   /** Validates `options` (throws `InvalidOptionError` naming the field); runs no query. */
   constructor(pool: Pool, options: PostgresStoreOptions = {}) {
@@ -67,7 +79,20 @@ export class PostgresStore implements Store {
     const tables = storeTables(this.options.schema, this.options.table);
     this.statements = new StatementSet(pool, this.backend, this.options, storeStatements(tables));
     this.channel = runRequestChannel(this.options.schema, this.options.table);
-    this.listener = new RunRequestListener(pool, this.channel, this.options.logger);
+    this.listener = new ChannelListener(pool, this.channel, this.options.logger, {
+      what: 'run requests',
+    });
+    const schedules = scheduleChannel(this.options.schema, this.options.table);
+    const scheduleListener = new ChannelListener(pool, schedules, this.options.logger, {
+      what: 'schedule changes',
+      onListen: () => this.schedules.resyncWatchers(),
+    });
+    this.schedules = new PostgresSchedules(
+      new StatementSet(pool, this.backend, this.options, scheduleStatements(tables)),
+      schedules,
+      scheduleListener,
+    );
+    this.scheduleListener = scheduleListener;
   }
 
   /**
@@ -269,9 +294,53 @@ export class PostgresStore implements Store {
     return this.listener.subscribe(listener);
   }
 
-  /** Stops listening for run requests (returns its connection to your pool). */
+  /** Stores a new schedule (one statement that also notifies watchers). */
+  createSchedule(
+    id: string,
+    definition: ScheduleDefinition,
+    write: ScheduleWrite,
+  ): Promise<StoredSchedule> {
+    return this.schedules.createSchedule(id, definition, write);
+  }
+
+  /** Replaces a schedule at the expected version: one `UPDATE … WHERE version = $n`. */
+  replaceSchedule(
+    id: string,
+    definition: ScheduleDefinition,
+    write: ScheduleWrite & { expectedVersion: number },
+  ): Promise<StoredSchedule> {
+    return this.schedules.replaceSchedule(id, definition, write);
+  }
+
+  /** Removes a schedule (its tombstone keeps the version). */
+  removeSchedule(
+    id: string,
+    write: ScheduleWrite & { expectedVersion: number | null },
+  ): Promise<StoredSchedule> {
+    return this.schedules.removeSchedule(id, write);
+  }
+
+  getSchedule(id: string): Promise<StoredSchedule | null> {
+    return this.schedules.getSchedule(id);
+  }
+
+  listSchedules(query?: ScheduleQuery): Promise<SchedulePage> {
+    return this.schedules.listSchedules(query);
+  }
+
+  /**
+   * Push via LISTEN/NOTIFY on a second channel (one more pool connection while anyone watches);
+   * `resync` each time LISTEN takes effect, so a change sent while the connection was down is
+   * read by the watcher's resync.
+   */
+  watchSchedules(listener: (change: ScheduleChange) => void): () => void {
+    return this.schedules.watchSchedules(listener);
+  }
+
+  /** Stops listening for run requests and schedule changes (returns the connections). */
   async close(): Promise<void> {
     this.listener.stop();
+    this.scheduleListener.stop();
   }
 }
 

@@ -19,6 +19,8 @@ export interface StoreTables {
   instances: string;
   /** Pending run requests. */
   runRequests: string;
+  /** Stored schedules (and tombstones of removed ones). */
+  schedules: string;
 }
 
 /** The quoted table names for a validated `schema` and `table` prefix. */
@@ -28,6 +30,7 @@ export function storeTables(schema: string, table: string): StoreTables {
     jobs: `"${schema}"."${table}_jobs"`,
     instances: `"${schema}"."${table}_instances"`,
     runRequests: `"${schema}"."${table}_run_requests"`,
+    schedules: `"${schema}"."${table}_schedules"`,
   };
 }
 
@@ -106,5 +109,23 @@ CREATE TABLE IF NOT EXISTS ${t.runRequests} (
   seq          bigserial NOT NULL
 );
 CREATE INDEX IF NOT EXISTS "${table}_runreq_job" ON ${t.runRequests} (job, seq);
+-- stored schedules (issue 28): definition as JSON text, a version per change, who/when of the
+-- last change; a removed schedule stays as a tombstone (removed) that keeps its version
+CREATE TABLE IF NOT EXISTS ${t.schedules} (
+  id         text COLLATE "C" PRIMARY KEY,
+  handler    text COLLATE "C" NOT NULL,
+  trigger    text NOT NULL,
+  data       text NOT NULL,
+  enabled    boolean NOT NULL,
+  options    text NOT NULL,
+  version    bigint NOT NULL,
+  removed    boolean NOT NULL DEFAULT false,
+  created_at bigint NOT NULL,
+  created_by text NOT NULL,
+  updated_at bigint NOT NULL,
+  updated_by text NOT NULL
+);
+-- listSchedules({ handler }): live schedules of a handler by id
+CREATE INDEX IF NOT EXISTS "${table}_sched_h" ON ${t.schedules} (handler, id) WHERE NOT removed;
 `;
 }

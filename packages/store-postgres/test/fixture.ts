@@ -12,11 +12,12 @@ export function testPool(url: string, max = 4): pg.Pool {
 
 /**
  * Makes conformance fixtures on the database at `url()`: each fixture is a fresh schema, each
- * `newStore()` a `PostgresStore` on its own `pg.Pool`.
+ * `newStore()` a `PostgresStore` (or the subclass `Store`, for mutants) on its own `pg.Pool`.
  */
 export function storeFixtures(
   url: () => Promise<string>,
   extra: Omit<PostgresStoreOptions, 'schema'> = {},
+  Store: typeof PostgresStore = PostgresStore,
 ): () => Promise<StoreFixture & { schema: string; admin: pg.Pool }> {
   return async () => {
     const dbUrl = await url();
@@ -32,7 +33,7 @@ export function storeFixtures(
         // A bare pool (no 'error' listener): the store must attach its own.
         const pool = new pg.Pool({ connectionString: dbUrl, max: 4 });
         pools.push(pool);
-        return new PostgresStore(pool, { ...extra, schema });
+        return new Store(pool, { ...extra, schema });
       },
       close() {
         closed ??= (async () => {

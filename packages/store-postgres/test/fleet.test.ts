@@ -1,7 +1,7 @@
 import { postgresDatabase } from '@fleetcron/testkit/vitest';
 import { describe, expect, it } from 'vitest';
+import { runRequestChannel } from '../src/channel-listener.js';
 import { PostgresStore } from '../src/index.js';
-import { runRequestChannel } from '../src/run-request-listener.js';
 import { storeFixtures } from './fixture.js';
 
 // Fleet control beyond the conformance suite: tables made before it, and the LISTEN connection

@@ -9,6 +9,14 @@ import {
   type RunRequest,
   type TriggerSpec,
 } from '../registry.js';
+import { type StoredSchedule, scheduleJobName } from '../schedules/schedule.js';
+import {
+  type CreateScheduleInput,
+  type ScheduleActor,
+  ScheduleClient,
+  type SchedulePatch,
+} from '../schedules/schedule-client.js';
+import type { SchedulePage, ScheduleQuery } from '../schedules/schedule-store.js';
 import { type FireGroup, groupFires } from '../shards/fire-groups.js';
 import type { HistoryPage, JobState, RunStatus, Store } from '../store.js';
 import { assertNoBidiControl } from '../validate.js';
@@ -88,6 +96,20 @@ export interface FleetView {
   drift: string[];
 }
 
+/** A stored schedule with the live instances that serve it ({@link FleetClient.schedules}). */
+export interface FleetSchedule extends StoredSchedule {
+  /** Live instances whose registry record holds its job `schedule:<id>`, sorted. */
+  servedBy: string[];
+  /** Enabled, but no live instance serves it (no instance has its handler, or all refused it). */
+  unserved: boolean;
+}
+
+/** What {@link FleetClient.schedules} returns. */
+export interface FleetSchedulePage {
+  schedules: FleetSchedule[];
+  nextCursor: string | null;
+}
+
 /** A page of history with its rows grouped into fires ({@link FleetClient.history}). */
 export interface FleetHistoryPage extends HistoryPage {
   /** The page's executions grouped by fire: a sharded fire is one group with its parts. */
@@ -138,6 +160,7 @@ export class FleetClient {
   private readonly lock: Lock | null;
   private readonly clock: Clock;
   private readonly nextFireCount: number;
+  private scheduleClient: ScheduleClient | null = null;
 
   /** @throws InvalidOptionError (field `store`) when the store lacks fleet control. */
   constructor(options: FleetClientOptions) {
@@ -221,6 +244,83 @@ export class FleetClient {
       );
     }
     return this.store.requestRun({ job, requestedBy: by });
+  }
+
+  /**
+   * Stores a new schedule (checked in full first: a typed error naming the field stores
+   * nothing), version 1, `createdBy`/`updatedBy` = `by`. Every instance serving its handler adds
+   * it within about a second. @throws DuplicateScheduleError (`DUPLICATE_SCHEDULE`).
+   */
+  createSchedule(input: CreateScheduleInput, actor: ScheduleActor): Promise<StoredSchedule> {
+    return this.scheduleOps().create(input, actor);
+  }
+
+  /**
+   * Changes a schedule: the fields of `patch` replace the stored ones (`options` merged key by
+   * key, `null` removes one), if it is still at `actor.expectedVersion` (required).
+   * @throws ScheduleConflictError (`SCHEDULE_CONFLICT`) when someone changed it since;
+   *   UnknownScheduleError (`UNKNOWN_SCHEDULE`).
+   */
+  updateSchedule(id: string, patch: SchedulePatch, actor: ScheduleActor): Promise<StoredSchedule> {
+    return this.scheduleOps().update(id, patch, actor);
+  }
+
+  /** Enables a schedule (at `expectedVersion` when given, else at its current version). */
+  enableSchedule(id: string, actor: ScheduleActor): Promise<StoredSchedule> {
+    return this.scheduleOps().setEnabled(id, true, actor);
+  }
+
+  /** Disables a schedule: kept, but no instance serves it (within about a second). */
+  disableSchedule(id: string, actor: ScheduleActor): Promise<StoredSchedule> {
+    return this.scheduleOps().setEnabled(id, false, actor);
+  }
+
+  /** Removes a schedule (at `expectedVersion` when given); resolves it as it was. */
+  removeSchedule(id: string, actor: ScheduleActor): Promise<StoredSchedule> {
+    return this.scheduleOps().remove(id, actor);
+  }
+
+  /** The stored schedule, or `null` when there is none. */
+  getSchedule(id: string): Promise<StoredSchedule | null> {
+    return this.scheduleOps().get(id);
+  }
+
+  /** One page of stored schedules by id (`handler` filters, `cursor` pages). */
+  listSchedules(query?: ScheduleQuery): Promise<SchedulePage> {
+    return this.scheduleOps().list(query);
+  }
+
+  /**
+   * One page of stored schedules (as {@link listSchedules}) with the live instances serving
+   * each, from the registry (up to one heartbeat old: a schedule created a moment ago reads as
+   * unserved until the instances serving it have heartbeated).
+   */
+  async schedules(query?: ScheduleQuery): Promise<FleetSchedulePage> {
+    const [page, instances] = await Promise.all([
+      this.scheduleOps().list(query),
+      this.store.instances(),
+    ]);
+    const servers = new Map<string, string[]>();
+    for (const instance of instances) {
+      for (const job of instance.jobs) {
+        const list = servers.get(job.name) ?? [];
+        list.push(instance.instanceId);
+        servers.set(job.name, list);
+      }
+    }
+    return {
+      nextCursor: page.nextCursor,
+      schedules: page.schedules.map((schedule) => {
+        const servedBy = [...(servers.get(scheduleJobName(schedule.id)) ?? [])].sort();
+        return { ...schedule, servedBy, unserved: schedule.enabled && servedBy.length === 0 };
+      }),
+    };
+  }
+
+  /** @throws InvalidOptionError (field `store`) when the store keeps no stored schedules. */
+  private scheduleOps(): ScheduleClient {
+    this.scheduleClient ??= new ScheduleClient(this.store);
+    return this.scheduleClient;
   }
 
   private jobView(

@@ -6,20 +6,39 @@ import type { Notification, Pool, PoolClient } from 'pg';
 /** Wait before listening again after the listening connection failed, ms. */
 const RELISTEN_MS = 1000;
 
-/** The NOTIFY channel of a store namespace (a short identifier, the same on every client). */
+/** The run-request NOTIFY channel of a store namespace (short, the same on every client). */
 export function runRequestChannel(schema: string, table: string): string {
-  const digest = createHash('sha256').update(`${schema}.${table}`, 'utf8').digest('hex');
-  return `fleetcron_runreq_${digest.slice(0, 24)}`;
+  return `fleetcron_runreq_${digest(schema, table)}`;
+}
+
+/** The stored-schedule NOTIFY channel of a store namespace (payload: the schedule id). */
+export function scheduleChannel(schema: string, table: string): string {
+  return `fleetcron_sched_${digest(schema, table)}`;
+}
+
+function digest(schema: string, table: string): string {
+  return createHash('sha256').update(`${schema}.${table}`, 'utf8').digest('hex').slice(0, 24);
+}
+
+/** What a {@link ChannelListener} listens for (logs) and whom it tells when LISTEN starts. */
+export interface ChannelListenerOptions {
+  /** What the notifications are about, for log messages (`run requests`, `schedule changes`). */
+  what: string;
+  /**
+   * Called each time LISTEN takes effect on a new connection (the first time and after every
+   * reconnect): notifications sent before it may have been missed, so readers resync.
+   */
+  onListen?: () => void;
 }
 
 /**
- * LISTENs for run-request notifications on one connection checked out of the pool while anyone
- * listens (it holds one pool slot), and calls the listeners with the job name. When that
- * connection fails it is dropped and LISTEN is retried every second; notifications sent in
- * between are lost, which is why instances also poll.
+ * LISTENs on one channel on one connection checked out of the pool while anyone listens (it
+ * holds one pool slot), and calls the listeners with each payload. When that connection fails
+ * it is dropped and LISTEN is retried every second; notifications sent in between are lost,
+ * which is why readers also poll, or resync on `onListen`.
  */
-export class RunRequestListener {
-  private readonly listeners = new Set<(job: string) => void>();
+export class ChannelListener {
+  private readonly listeners = new Set<(payload: string) => void>();
   private client: PoolClient | null = null;
   private connecting = false;
   private retry: ReturnType<typeof setTimeout> | null = null;
@@ -28,10 +47,11 @@ export class RunRequestListener {
     private readonly pool: Pool,
     private readonly channel: string,
     private readonly logger: Logger,
+    private readonly options: ChannelListenerOptions,
   ) {}
 
   /** Adds a listener; returns its unsubscribe function. */
-  subscribe(listener: (job: string) => void): () => void {
+  subscribe(listener: (payload: string) => void): () => void {
     this.listeners.add(listener);
     this.ensureListening();
     return () => {
@@ -78,13 +98,12 @@ export class RunRequestListener {
         return;
       }
       this.client = client;
+      this.tell(() => this.options.onListen?.());
     } catch (error) {
       if (client) client.release(error instanceof Error ? error : true);
       this.logger.warn(
-        'postgres store: LISTEN for run requests failed; retrying (instances poll meanwhile)',
-        {
-          error,
-        },
+        `postgres store: LISTEN for ${this.options.what} failed; retrying (readers poll meanwhile)`,
+        { error },
       );
       this.scheduleRetry();
     }
@@ -95,7 +114,10 @@ export class RunRequestListener {
     this.client = null;
     client.removeAllListeners('notification');
     client.release(error);
-    this.logger.warn('postgres store: the LISTEN connection failed; listening again', { error });
+    this.logger.warn(
+      `postgres store: the LISTEN connection for ${this.options.what} failed; listening again`,
+      { error },
+    );
     this.scheduleRetry();
   }
 
@@ -110,13 +132,15 @@ export class RunRequestListener {
 
   private notify(message: Notification): void {
     if (message.channel !== this.channel) return;
-    const job = decodeText(message.payload ?? '');
-    for (const listener of this.listeners) {
-      try {
-        listener(job);
-      } catch (error) {
-        this.logger.warn('postgres store: a run-request listener threw', { error });
-      }
+    const payload = decodeText(message.payload ?? '');
+    for (const listener of this.listeners) this.tell(() => listener(payload));
+  }
+
+  private tell(call: () => void): void {
+    try {
+      call();
+    } catch (error) {
+      this.logger.warn(`postgres store: a listener for ${this.options.what} threw`, { error });
     }
   }
 }

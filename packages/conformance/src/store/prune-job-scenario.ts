@@ -125,7 +125,7 @@ export const pruneJobBounded: StoreScenario = {
 
       // 150 rows, pairs sharing startedAt (ties by id): keep the newest 11, 99 per call (both
       // cuts fall inside a pair).
-      const bulk = Array.from({ length: 150 }, (_, i) => ({
+      const bulk: Execution[] = Array.from({ length: 150 }, (_, i) => ({
         ...execution('bulk', Math.floor(i / 2), 'failed'),
         error: 'boom',
       }));

@@ -261,7 +261,6 @@ export class MemoryStore implements Store, ScheduleStore {
     return () => this.watchers.delete(listener);
   }
 
-  /** Drops instances unseen for 3 heartbeats. */
   createSchedule(
     id: string,
     definition: ScheduleDefinition,
@@ -297,6 +296,7 @@ export class MemoryStore implements Store, ScheduleStore {
     return this.schedules.watchSchedules(listener);
   }
 
+  /** Drops instances unseen for 3 heartbeats. */
   private collect(): void {
     const now = this.clock.now();
     for (const [id, instance] of this.live)

@@ -26,8 +26,28 @@ import { judgeRestart, type RestartRun, restartHistoryViolations } from './resta
 const PROCESSES = 4;
 /** Jobs every process defines (the same jobs on every process). */
 const JOBS = 2_000;
-/** The jobs fire every this many ms (`every()`, so every process computes the same fires). */
+/**
+ * The jobs fire every this many ms in the lock-only scenario (`every()`, so every process
+ * computes the same fires).
+ */
 export const RESTART_EVERY_MS = 3_000;
+/**
+ * The jobs fire every this many ms in the scenario with the store on. Each fire then also reads
+ * the job's state and writes two history rows: on a 2-core machine that also runs the server,
+ * 4 × 2,000 fires every 3 s kept the fleet saturated (start lateness p50 1.5 s between restarts,
+ * leases lost to renewals answered late, 3 of 7 runs failed on 2026-12-07; see
+ * docs/internals/conformance.md), which judged the machine's capacity, not the restart. The
+ * catch-up pass still runs into the next regular fire ({@link NEXT_FIRE_AFTER_GO_MS}).
+ */
+export const RESTART_WITH_STORE_EVERY_MS = 5_000;
+/**
+ * The jobs' lease with the store on, ms (unless `options.leaseMs` says): the first fire after
+ * the restart starts up to ~2 s after its claim on 2 cores (the paused read and the `running`
+ * row behind the catch-up's writes), so 2 s leases were lost to renewals answered late (9 of
+ * 8,000 fires in 1 of 3 runs, 2026-12-07): the lock failing safe under a load a real job's lease
+ * is sized for.
+ */
+const RESTART_WITH_STORE_LEASE_MS = 4_000;
 /** Regular fires after the restart that are judged (each must run exactly once, for every job). */
 const FIRES_AFTER_RESTART = 4;
 /**
@@ -35,7 +55,12 @@ const FIRES_AFTER_RESTART = 4;
  * the next fire is in flight (the scheduler prepares a wake of 2,000 fires 400 ms ahead).
  */
 const KILL_BEFORE_NEXT_MS = 1_200;
-/** The fleet starts again this long after the catch-up bound, ms (start − grace is past a fire). */
+/**
+ * The restarted fleet starts this long before its first regular fire, ms: well within the time
+ * its catch-up pass of 2,000 jobs takes, so the pass runs into that fire.
+ */
+const NEXT_FIRE_AFTER_GO_MS = 1_700;
+/** The fleet starts at least this long after the catch-up bound, ms (start − grace is past a fire). */
 const GO_AFTER_GRACE_MS = 300;
 /** The prefix of the jobs' names (`${JOB_PREFIX}-0` …). */
 const JOB_PREFIX = 'many';
@@ -155,16 +180,16 @@ class StartIndex {
   }
 }
 
-/** The first fire time after `t` on the jobs' grid. */
-const nextFire = (t: number) =>
-  Math.floor(t / RESTART_EVERY_MS) * RESTART_EVERY_MS + RESTART_EVERY_MS;
+/** The first fire time after `t` on a grid of `everyMs`. */
+const nextFire = (t: number, everyMs: number) => Math.floor(t / everyMs) * everyMs + everyMs;
 
 /**
- * Runs the fleet, kills it, starts it again: 4 processes with the same {@link JOBS} jobs run
- * until every job ran at least once; then all 4 are SIGKILLed together, stay down across at least
- * one fire, and 4 new processes start together just after the catch-up bound of that fire, so
- * their catch-up passes (2,000 mark reads, default policy `'skip'`) run into the next regular
- * fire. They run {@link FIRES_AFTER_RESTART} regular fires, then stop.
+ * Runs the fleet, kills it, starts it again: 4 processes with the same {@link JOBS} jobs (every
+ * `everyMs`) run until every job ran at least once; then all 4 are SIGKILLed together, stay down
+ * across at least one fire, and 4 new processes start together after the catch-up bound of that
+ * fire, {@link NEXT_FIRE_AFTER_GO_MS} before the next one, so their catch-up passes (2,000 mark
+ * reads, default policy `'skip'`) run into the next regular fire. They run
+ * {@link FIRES_AFTER_RESTART} regular fires, then stop.
  */
 async function killAndRestart(
   options: FleetConformanceOptions,
@@ -172,18 +197,20 @@ async function killAndRestart(
   ledger: Ledger,
   tag: string,
   store: StoreSource | null,
+  shape: { everyMs: number; leaseMs: number },
 ): Promise<RestartRun> {
   const scale = options.timeScale ?? 1;
   const module = options.instance ?? schedulerInstanceModule;
   const lock = await fixture.newLock();
-  const leaseMs = leaseFor(lock.capabilities, options.leaseMs ?? 2000);
+  const { everyMs } = shape;
+  const leaseMs = leaseFor(lock.capabilities, options.leaseMs ?? shape.leaseMs);
   const grace = catchUpGraceMs(lock);
-  if (grace + GO_AFTER_GRACE_MS >= RESTART_EVERY_MS - 500) {
+  if (grace + GO_AFTER_GRACE_MS > everyMs - NEXT_FIRE_AFTER_GO_MS) {
     throw new Error(
-      `the lock's catch-up grace (${grace} ms) leaves no room before the next fire on a ${RESTART_EVERY_MS} ms schedule`,
+      `the lock's catch-up grace (${grace} ms) leaves no room before the next fire on a ${everyMs} ms schedule`,
     );
   }
-  const job: ChildJob = { name: JOB_PREFIX, everyMs: RESTART_EVERY_MS, copies: JOBS };
+  const job: ChildJob = { name: JOB_PREFIX, everyMs, copies: JOBS };
   const jobs = expandCopies(job).map((j) => j.name);
   const firstIds = Array.from({ length: PROCESSES }, (_, i) => `first${i + 1}-${tag}`);
   const againIds = Array.from({ length: PROCESSES }, (_, i) => `again${i + 1}-${tag}`);
@@ -199,7 +226,7 @@ async function killAndRestart(
       () => {
         index.update();
         const now = Date.now();
-        return index.jobsStarted() === JOBS && nextFire(now) - now >= KILL_BEFORE_NEXT_MS
+        return index.jobsStarted() === JOBS && nextFire(now, everyMs) - now >= KILL_BEFORE_NEXT_MS
           ? now
           : undefined;
       },
@@ -213,14 +240,14 @@ async function killAndRestart(
     });
     await Promise.all(first.map((c) => c.kill()));
     const killedAt = Date.now();
-    // the whole fleet is down across the next fire; it starts just after that fire's catch-up
-    // bound, so the fire is missed (caught up by policy) and the next regular one comes soon
-    const missedFire = nextFire(Math.max(killedAt, complete));
-    const goAt = missedFire + grace + GO_AFTER_GRACE_MS;
+    // the whole fleet is down across the next fire; it starts after that fire's catch-up bound,
+    // so the fire is missed (caught up by policy), and soon before the next regular one
+    const missedFire = nextFire(Math.max(killedAt, complete), everyMs);
+    const goAt = missedFire + everyMs - NEXT_FIRE_AFTER_GO_MS;
     await waitUntilTime(goAt, 'the moment to start the fleet again');
     await goTogether(again, scale);
-    const from = nextFire(Date.now());
-    const to = from + (FIRES_AFTER_RESTART - 1) * RESTART_EVERY_MS;
+    const from = nextFire(Date.now(), everyMs);
+    const to = from + (FIRES_AFTER_RESTART - 1) * everyMs;
     const settleBy = to + (leaseMs + 10_000) * scale;
     await pollUntil(
       () => {
@@ -244,7 +271,7 @@ async function killAndRestart(
       jobs,
       firstIds,
       againIds,
-      everyMs: RESTART_EVERY_MS,
+      everyMs,
       graceMs: grace,
       hasMark: lock.capabilities.durableMark !== undefined,
       from,
@@ -286,8 +313,10 @@ export const restartManyJobsLockOnly: FleetScenario = {
   timeoutMs: 150_000,
   run: (options) =>
     withRestartSetup(options, async (fixture, ledger, tag) => {
-      const run = await killAndRestart(options, fixture, ledger, tag, null);
+      const shape = { everyMs: RESTART_EVERY_MS, leaseMs: 2_000 };
+      const run = await killAndRestart(options, fixture, ledger, tag, null, shape);
       const verdict = judgeRestart(run);
+      console.log(`${options.name} restart, lock only:\n${verdict.summary}`);
       expect(verdict.violations, `${verdict.violations.join('\n')}\n${verdict.summary}`).toEqual(
         [],
       );
@@ -301,16 +330,21 @@ export const restartManyJobsLockOnly: FleetScenario = {
  * missed fire is recorded `skipped`/`missed` once.
  */
 export const restartManyJobsWithStore: FleetScenario = {
-  title: `a fleet of ${PROCESSES} processes × ${JOBS} jobs every ${RESTART_EVERY_MS / 1000} s, store on, SIGKILLed and restarted together across a fire: every later fire runs exactly once with a succeeded row, each missed fire recorded skipped once`,
+  title: `a fleet of ${PROCESSES} processes × ${JOBS} jobs every ${RESTART_WITH_STORE_EVERY_MS / 1000} s, store on, SIGKILLed and restarted together across a fire: every later fire runs exactly once with a succeeded row, each missed fire recorded skipped once`,
   timeoutMs: 180_000,
   run: (options) =>
     withRestartSetup(options, async (fixture, ledger, tag) => {
       const memory = new MemoryStore();
       const body = async (source: StoreSource) => {
-        const run = await killAndRestart(options, fixture, ledger, tag, source);
+        const shape = {
+          everyMs: RESTART_WITH_STORE_EVERY_MS,
+          leaseMs: RESTART_WITH_STORE_LEASE_MS,
+        };
+        const run = await killAndRestart(options, fixture, ledger, tag, source, shape);
         const verdict = judgeRestart(run);
         const history = await restartHistoryViolations(run, source.reader);
         const violations = [...verdict.violations, ...history.violations];
+        console.log(`${options.name} restart, store on:\n${verdict.summary}\n${history.summary}`);
         expect(
           violations,
           `${violations.join('\n')}\n${verdict.summary}\n${history.summary}`,

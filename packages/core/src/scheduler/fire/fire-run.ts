@@ -181,7 +181,15 @@ export class FireRun {
     if (this.refusesRuns()) return this.handBack('stopping');
     if (this.kind.missed) return this.recordMissed(held.token); // catchUp 'skip': record only
     const { store, pauseChecks } = this.deps;
-    // with no store there is nothing to read or write: the job starts in this same stretch
+    const startedAt = this.deps.clock.now();
+    // with no store there is nothing to read or write: the job starts in this same stretch. With
+    // one, the paused read and the `running` row go out together, each bounded by a third of
+    // the lease: one store round trip before the run instead of two in turn (under a burst the
+    // second one made runs start late enough to meet their next fire, issue #25). A paused
+    // fire's `running` row then becomes its `skipped`/`paused` row (the same id); if the
+    // instance dies in between, holder-lost recovery finds that row, and a rerun reads the
+    // paused flag again.
+    const written = store ? this.history.started(held.token, startedAt) : null;
     if (store) {
       const paused = await pauseChecks.isPaused(this.job.name, this.job.leaseMs / 3, (e) => {
         this.events.storeFailed(e);
@@ -190,8 +198,6 @@ export class FireRun {
       if (held.deadline.passed()) return this.handBack('lease_expired');
       if (paused) return this.skip('paused', held.token, null);
     }
-    const startedAt = this.deps.clock.now();
-    const written = this.history.started(held.token, startedAt);
     if (written) await written;
     if (held.deadline.passed()) return this.handBack('lease_expired');
     if (this.refusesRuns()) return this.handBack('stopping');

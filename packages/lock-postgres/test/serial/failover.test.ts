@@ -1,7 +1,7 @@
 import { type FailoverTopology, runFailoverConformance } from '@fleetcron/conformance';
 import { startPostgresReplicated, startStallLink } from '@fleetcron/testkit';
 import pg from 'pg';
-import { PostgresLock } from '../src/index.js';
+import { PostgresLock } from '../../src/index.js';
 
 // Failover of PostgreSQL with a streaming standby (#31): real schedulers claim 5 jobs every
 // second on 3 instances, each on a pool of its own to one address (a testkit link standing in for

@@ -8,7 +8,7 @@ import {
 import { type ClaimRequest, type FleetcronEvent, subscribe } from '@fleetcron/core';
 import { type StallLink, startRedisSentinel, startStallLink, waitFor } from '@fleetcron/testkit';
 import { Redis } from 'ioredis';
-import { RedisLock, type ReplicaAckOptions } from '../src/index.js';
+import { RedisLock, type ReplicaAckOptions } from '../../src/index.js';
 
 // Failover of Redis under Sentinel (#31): real schedulers claim 5 jobs every second on 3
 // instances, each on an ioredis Sentinel client of its own; the primary is SIGKILLed and the

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type FailoverTopology, runFailoverConformance } from '@fleetcron/conformance';
 import { type EtcdCluster, startEtcdCluster } from '@fleetcron/testkit';
 import { Etcd3 } from 'etcd3';
-import { EtcdLock } from '../src/index.js';
+import { EtcdLock } from '../../src/index.js';
 
 // Failover on a 3-member etcd cluster (#31): real schedulers claim 5 jobs every second on 3
 // instances while the leader is SIGKILLed (then restarted) or SIGSTOPped (then resumed); judged

@@ -260,3 +260,13 @@ export { at } from './triggers/at.js';
 export { type CronOptions, type CronTrigger, cron } from './triggers/cron.js';
 export type { CronDialect } from './triggers/dialect.js';
 export { type EveryOptions, every } from './triggers/every.js';
+// the fleet watchdog: failed runs, missed fires and overdue jobs, notified once fleet-wide
+export {
+  DEFAULT_WATCHDOG_EVERY_MS,
+  DEFAULT_WATCHDOG_JOB_NAME,
+  DEFAULT_WATCHDOG_SETTLE_MS,
+  type FleetWatchdogOptions,
+  fleetWatchdog,
+  WATCHDOG_MAX_LOOKBACK_MS,
+  WatchdogDeliveryError,
+} from './watchdog/index.js';

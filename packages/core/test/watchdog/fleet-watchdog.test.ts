@@ -1,0 +1,232 @@
+import { describe, expect, it } from 'vitest';
+import {
+  type AlertEvent,
+  callbackNotifier,
+  every,
+  FakeClock,
+  fleetWatchdog,
+  isFleetcronError,
+  MemoryLock,
+  MemoryStore,
+  Scheduler,
+} from '../../src/index.js';
+import { allHistory, stopOnFakeClock } from '../scheduler/helpers.js';
+
+const WATCHDOG = 'fleetcron.watchdog';
+
+/** Three instances on one lock and store, each with the same jobs and the watchdog. */
+function fleetWith(
+  fake: FakeClock,
+  store: MemoryStore,
+  jobs: (scheduler: Scheduler) => void,
+  watchdog: Parameters<typeof fleetWatchdog>[0],
+): Scheduler[] {
+  const lock = new MemoryLock({ clock: fake });
+  return ['a', 'b', 'c'].map((instanceId) => {
+    const scheduler = new Scheduler({ lock, store, clock: fake, instanceId, heartbeatMs: 5_000 });
+    jobs(scheduler);
+    scheduler.add(fleetWatchdog(watchdog));
+    return scheduler;
+  });
+}
+
+describe('fleetWatchdog', () => {
+  it('a fleet of three notifies each failed run once, and opens then resolves an overdue job once', async () => {
+    const fake = new FakeClock();
+    const store = new MemoryStore({ clock: fake });
+    const received: AlertEvent[] = [];
+    let exportHealthy = true;
+    const fleet = fleetWith(
+      fake,
+      store,
+      (s) => {
+        s.add({
+          name: 'billing',
+          trigger: every(20_000),
+          run: () => {
+            throw new Error('card declined\n    at charge (billing.ts:1)');
+          },
+        });
+        s.add({
+          name: 'export',
+          trigger: every(10_000),
+          run: () => {
+            if (!exportHealthy) throw new Error('disk full');
+          },
+        });
+      },
+      {
+        store,
+        notifiers: [callbackNotifier((event) => void received.push(event))],
+        every: 15_000,
+        settleMs: 1_000,
+        overdue: { export: 25_000 },
+      },
+    );
+    for (const s of fleet) s.start();
+    await fake.advance(60_000);
+    exportHealthy = false; // export fails from here: overdue 25 s after its first failed fire
+    await fake.advance(60_000);
+    exportHealthy = true; // and succeeds again: resolved
+    await fake.advance(45_500);
+    for (const s of fleet) await stopOnFakeClock(s, fake);
+
+    const watchdogRuns = await allHistory(store, WATCHDOG);
+    const judgedTo = Math.max(...watchdogRuns.map((r) => r.fireAt)) - 1_000; // settleMs
+    expect(watchdogRuns.every((r) => r.status === 'succeeded')).toBe(true);
+    expect(new Set(watchdogRuns.map((r) => r.fireAt)).size, 'one run per fire').toBe(
+      watchdogRuns.length,
+    );
+
+    // every failed run of billing and export that ended by the last watchdog fire: one alert
+    const failed = [
+      ...(await allHistory(store, 'billing')),
+      ...(await allHistory(store, 'export')),
+    ].filter((r) => r.status === 'failed' && (r.finishedAt ?? 0) <= judgedTo);
+    expect(failed.length).toBeGreaterThan(4);
+    const runFailed = received.filter((e) => e.alert.kind === 'run_failed');
+    expect(runFailed.map((e) => `${e.alert.job}@${e.alert.fireAt}`).sort()).toEqual(
+      failed.map((r) => `${r.job}@${r.fireAt}`).sort(),
+    );
+    expect(new Set(runFailed.map((e) => e.alert.id)).size, 'no alert twice').toBe(runFailed.length);
+    const billing = runFailed.find((e) => e.alert.job === 'billing');
+    expect(billing?.alert.details).toMatchObject({
+      status: 'failed',
+      error: 'Error: card declined',
+    });
+    expect(billing?.alert.severity).toBe('critical');
+
+    // the dead-man's switch: opened once, resolved once, the same alert
+    const overdue = received.filter((e) => e.alert.kind === 'job_overdue');
+    expect(overdue.map((e) => e.action)).toEqual(['opened', 'resolved']);
+    const [opened, resolved] = overdue as [AlertEvent, AlertEvent];
+    expect(resolved.alert.id).toBe(opened.alert.id);
+    expect(resolved.alert.state).toBe('resolved');
+    const exportRows = await allHistory(store, 'export');
+    const firstFailed = Math.min(
+      ...exportRows.filter((r) => r.status === 'failed').map((r) => r.fireAt),
+    );
+    expect(opened.alert.fireAt, 'the expected fire is the first one that failed').toBe(firstFailed);
+    expect(opened.alert.openedAt).toBe(firstFailed + 25_000);
+    const recovered = Math.min(
+      ...exportRows
+        .filter((r) => r.status === 'succeeded' && r.fireAt > firstFailed)
+        .map((r) => r.finishedAt ?? 0),
+    );
+    expect(resolved.alert.resolvedAt).toBe(recovered);
+    expect(received.filter((e) => e.alert.job === WATCHDOG)).toEqual([]);
+  });
+
+  it('fires recorded missed or backend_unavailable: one fires_missed alert per job and span', async () => {
+    const fake = new FakeClock();
+    const store = new MemoryStore({ clock: fake });
+    const received: AlertEvent[] = [];
+    const fleet = fleetWith(
+      fake,
+      store,
+      (s) => s.add({ name: 'report', trigger: every(3_600_000), run: () => {} }),
+      {
+        store,
+        notifiers: [callbackNotifier((event) => void received.push(event))],
+        every: 10_000,
+        settleMs: 1_000,
+      },
+    );
+    for (const s of fleet) s.start();
+    await fake.advance(12_000);
+    const now = fake.now();
+    for (const [fireAt, reason] of [
+      [now - 7_200_000, 'missed'],
+      [now - 3_600_000, 'missed'],
+      [now - 1_000, 'backend_unavailable'],
+      [now - 500, 'overlap'], // a run still going: not a missed fire
+    ] as const) {
+      await store.record({
+        ...{ id: `report-${fireAt}`, job: 'report', fireAt, status: 'skipped', attempt: 0 },
+        ...{ instanceId: 'a', token: null, startedAt: now, finishedAt: now, error: null, reason },
+      });
+    }
+    await fake.advance(20_000);
+    for (const s of fleet) await stopOnFakeClock(s, fake);
+    const missed = received.filter((e) => e.alert.kind === 'fires_missed');
+    expect(missed).toHaveLength(1);
+    expect(missed[0]?.alert.fireAt).toBe(now - 7_200_000);
+    expect(missed[0]?.alert.details).toEqual({
+      fires: [now - 7_200_000, now - 3_600_000, now - 1_000],
+      reasons: ['missed', 'backend_unavailable'],
+    });
+  });
+
+  it('an alert that cannot be delivered fails the run; the next run sends it again, same id', async () => {
+    const fake = new FakeClock();
+    const store = new MemoryStore({ clock: fake });
+    const attempts: AlertEvent[] = [];
+    let receiverUp = false;
+    const fleet = fleetWith(
+      fake,
+      store,
+      (s) =>
+        s.add({
+          name: 'sync',
+          trigger: every(60_000),
+          run: () => {
+            throw new Error('upstream 503');
+          },
+        }),
+      {
+        store,
+        notifiers: [
+          callbackNotifier((event) => {
+            attempts.push(event);
+            if (!receiverUp) throw new Error('receiver down');
+          }),
+        ],
+        delivery: { attempts: 2, backoff: { initialMs: 100, maxMs: 100 }, jitter: 'none' },
+        every: 10_000,
+        settleMs: 1_000,
+      },
+    );
+    for (const s of fleet) s.start();
+    // sync's first fire (60 s) fails; the watchdog runs at 70 s and 80 s cannot send it
+    await fake.advance(85_000);
+    receiverUp = true;
+    await fake.advance(10_000);
+    for (const s of fleet) await stopOnFakeClock(s, fake);
+
+    const runs = (await allHistory(store, WATCHDOG)).sort((x, y) => x.fireAt - y.fireAt);
+    const firstFailure = runs.findIndex((r) => r.status === 'failed');
+    expect(runs.map((r) => r.status).slice(firstFailure)).toEqual([
+      'failed',
+      'failed',
+      'succeeded',
+    ]);
+    expect(runs.slice(0, firstFailure).every((r) => r.status === 'succeeded')).toBe(true);
+    const ids = new Set(attempts.map((e) => e.alert.id));
+    expect(ids.size, 'every attempt carries the same alert').toBe(1);
+    expect(attempts.length).toBe(5); // 2 attempts in each failed run, then 1 delivered
+  });
+
+  it('refuses bad options with a typed error naming the field', () => {
+    const store = new MemoryStore();
+    const notifiers = [callbackNotifier(() => {})];
+    const cases: [unknown, string][] = [
+      [{ store, notifiers: [] }, 'notifiers'],
+      [{ store: {}, notifiers }, 'store'],
+      [{ store, notifiers: [{}] }, 'notifiers[0]'],
+      [{ store, notifiers, every: 0 }, 'every'],
+      [{ store, notifiers, overdue: { export: -1 } }, 'overdue.export'],
+      [{ store, notifiers, failed: 'yes' }, 'failed'],
+      [{ store, notifiers, settleMs: -1 }, 'settleMs'],
+    ];
+    for (const [options, field] of cases) {
+      let error: unknown;
+      try {
+        fleetWatchdog(options as Parameters<typeof fleetWatchdog>[0]);
+      } catch (e) {
+        error = e;
+      }
+      expect(isFleetcronError(error) && error.code, field).toBe('INVALID_OPTION');
+      expect((error as { field?: string }).field, field).toBe(field);
+    }
+  });
+});

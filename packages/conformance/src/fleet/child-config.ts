@@ -18,6 +18,8 @@ export interface ChildJob {
   onceInMs?: number;
   /** How long each run works, ms (default `JOB_WORK_MS`). */
   workMs?: number;
+  /** `true`: every run throws after its work (recorded `failed`), for the watchdog scenario. */
+  fails?: boolean;
   /** The job's overlap policy (default: the scheduler's). */
   overlap?: 'skip' | 'allow';
   /** The job's catch-up policy (default: the scheduler's). */
@@ -58,6 +60,18 @@ export interface InstanceChildConfig {
   lock: ChildBackend<RemoteLockInfo>;
   /** The fleet's store; absent: the instance runs lock only (no store). */
   store?: ChildBackend<RemoteStoreInfo>;
+  /** Adds `fleetWatchdog` to the instance's jobs (needs `store`), notifying a webhook. */
+  watchdog?: ChildWatchdog;
+}
+
+/** The fleet watchdog of a child instance (see `watchdog-scenario.ts`). */
+export interface ChildWatchdog {
+  /** The webhook receiver's URL; the requests carry `x-fleetcron-test-instance: <instanceId>`. */
+  url: string;
+  /** The watchdog's `every`, ms. */
+  everyMs: number;
+  /** The watchdog's `settleMs`. */
+  settleMs: number;
 }
 
 /**

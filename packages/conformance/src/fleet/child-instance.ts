@@ -6,12 +6,21 @@
  * it while it blocks there, so the freeze is real and pinned to the point.
  */
 import { readSync, writeSync } from 'node:fs';
-import { type JobDefinition, type Lock, realClock, type Store, subscribe } from '@fleetcron/core';
+import {
+  fleetWatchdog,
+  type JobDefinition,
+  type Lock,
+  realClock,
+  type Store,
+  subscribe,
+} from '@fleetcron/core';
+import { webhookNotifier } from '@fleetcron/notify';
 import { remoteElector } from '../elector/remote-elector.js';
 import type { ProcessClient } from '../types.js';
 import {
   type ChildBackend,
   type ChildJob,
+  type ChildWatchdog,
   childTrigger,
   expandCopies,
   FROZEN_MARKER,
@@ -51,8 +60,8 @@ function waitForGo(): void {
 
 /** The job definition of `job`: the ledger job with the job's policies. */
 function childJob(job: ChildJob, instrumentation: Instrumentation): JobDefinition {
-  const { name, workMs, overlap, catchUp, onHolderLost, shards } = job;
-  const run = ledgerJob(instrumentation, workMs);
+  const { name, workMs, overlap, catchUp, onHolderLost, shards, fails } = job;
+  const run = ledgerJob(instrumentation, workMs, fails);
   const policies = {
     ...(overlap === undefined ? {} : { overlap }),
     ...(catchUp === undefined ? {} : { catchUp }),
@@ -60,6 +69,21 @@ function childJob(job: ChildJob, instrumentation: Instrumentation): JobDefinitio
     ...(shards === undefined ? {} : { shards }),
   };
   return { name, trigger: childTrigger(job), run, ...policies } as JobDefinition;
+}
+
+/** The fleet watchdog on `store`, notifying `watchdog.url` with this instance named in a header. */
+function watchdogJob(watchdog: ChildWatchdog, store: Store, instanceId: string): JobDefinition {
+  const notifier = webhookNotifier({
+    url: watchdog.url,
+    headers: { 'x-fleetcron-test-instance': instanceId },
+  });
+  return fleetWatchdog({
+    store,
+    notifiers: [notifier],
+    every: watchdog.everyMs,
+    settleMs: watchdog.settleMs,
+    delivery: { attempts: 2, timeoutMs: 60_000, backoff: { initialMs: 200, maxMs: 200 } },
+  });
 }
 
 /** Opens the client `client` describes, in this process. */
@@ -137,7 +161,10 @@ async function main(): Promise<void> {
         }
       : {}),
     ...(shardGraceMs === undefined ? {} : { shardGraceMs }),
-    jobs: config.jobs.flatMap(expandCopies).map((job) => childJob(job, instrumentation)),
+    jobs: [
+      ...config.jobs.flatMap(expandCopies).map((job) => childJob(job, instrumentation)),
+      ...(config.watchdog && store ? [watchdogJob(config.watchdog, store, instanceId)] : []),
+    ],
   });
   const start = () => {
     instance.start();

@@ -194,6 +194,7 @@ export const JOB_WORK_MS = 50;
 export function ledgerJob(
   { ledger, trap }: Instrumentation,
   workMs = JOB_WORK_MS,
+  fails = false,
 ): (ctx: JobContext) => Promise<void> {
   return async (ctx) => {
     const line = {
@@ -221,5 +222,6 @@ export function ledgerJob(
     // of the scheduler can run, so only a check at settle time can tell that the lease is gone
     trap?.reach('job');
     ledger.write({ kind: 'end', ...line, aborted: ctx.signal.aborted });
+    if (fails) throw new Error(`${ctx.job}: planned failure of the fire ${line.fireAt}`);
   };
 }

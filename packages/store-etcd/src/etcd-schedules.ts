@@ -140,7 +140,7 @@ export class EtcdSchedules {
         removed: true,
       };
       const outcome = await this.commit('removeSchedule', id, seen, tombstone);
-      if (outcome === 'written') return current;
+      if (outcome === 'written') return scheduleOf(current);
       seen = outcome;
     }
     throw contended('removeSchedule', id);

@@ -18,6 +18,7 @@ export class ScheduleWatch {
   private readonly listeners = new Set<(change: ScheduleChange) => void>();
   private watcher: Watcher | null = null;
   private rewatch: ReturnType<typeof setTimeout> | null = null;
+  private closed = false;
 
   /**
    * @param client The store's client.
@@ -28,8 +29,12 @@ export class ScheduleWatch {
     private readonly prefix: string,
   ) {}
 
-  /** Adds `listener`; the first one starts the watch. Returns the unsubscribe function. */
+  /**
+   * Adds `listener`; the first one starts the watch. Returns the unsubscribe function. After
+   * {@link close} (the store's client is closed) it adds nothing: readers poll.
+   */
   subscribe(listener: (change: ScheduleChange) => void): () => void {
+    if (this.closed) return () => {};
     this.listeners.add(listener);
     if (this.watcher === null && this.rewatch === null) this.start();
     return () => {
@@ -40,6 +45,7 @@ export class ScheduleWatch {
 
   /** Drops every listener and cancels the watch. */
   close(): void {
+    this.closed = true;
     this.listeners.clear();
     this.stop();
   }

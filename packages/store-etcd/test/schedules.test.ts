@@ -239,6 +239,34 @@ describe('EtcdStore stored schedules', () => {
       expect(heard.slice(count), 'nothing heard after unsubscribe').toEqual([]);
     });
   }, 60_000);
+
+  it('close() with a listener cancels the watch; a watch asked for after close hears nothing', async () => {
+    await withStores(async (watching, writer) => {
+      const heard: ScheduleChange[] = [];
+      watching.watchSchedules((change) => heard.push(change));
+      await waitFor(() => heard.some((c) => c.kind === 'resync'), {
+        timeoutMs: 10_000,
+        message: 'the watch to take effect',
+      });
+      await watching.close();
+      const late: ScheduleChange[] = [];
+      const stop = watching.watchSchedules((change) => late.push(change));
+      const count = heard.length;
+      await writer.createSchedule('after-close', def(), { by: 'w' });
+      // a second store watching beside it hears the write: the first one would have by then
+      const witness: ScheduleChange[] = [];
+      const unwatch = writer.watchSchedules((change) => witness.push(change));
+      await writer.replaceSchedule('after-close', def(1), { by: 'w', expectedVersion: 1 });
+      await waitFor(() => witness.some((c) => c.kind === 'changed'), {
+        timeoutMs: 10_000,
+        message: 'the witness to hear the change',
+      });
+      unwatch();
+      stop();
+      expect(heard.slice(count), 'the closed store heard nothing').toEqual([]);
+      expect(late, 'a watch asked for after close heard nothing').toEqual([]);
+    });
+  });
 });
 
 /** A store that forwards changes but drops every `resync`. */

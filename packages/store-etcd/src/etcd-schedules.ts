@@ -18,7 +18,7 @@ import {
   scheduleQuery,
 } from '@fleetcron/core/backend';
 import { BACKEND, type Deadline } from '@fleetcron/etcd-shared';
-import type { Etcd3, IKeyValue } from 'etcd3';
+import { type Etcd3, GRPCResourceExhastedError, type IKeyValue, type IRangeResponse } from 'etcd3';
 import { prefixEnd } from './etcd-fleet.js';
 import type { StoreKeys } from './keys.js';
 import {
@@ -155,7 +155,9 @@ export class EtcdSchedules {
   /**
    * Reads keys in id order from after the cursor, `LIST_BATCH` per round trip, until one more
    * live schedule (of the handler) than the page is found or the range ends. The handler filter
-   * runs here: a page of a rare handler reads every key between its schedules.
+   * runs here: a page of a rare handler reads every key between its schedules. A read whose
+   * answer is over the client's gRPC message limit (4 MiB by default: about 60 schedules of
+   * 64 KiB `data`) is sent again for half as many keys, down to one.
    */
   async listSchedules(query?: ScheduleQuery): Promise<SchedulePage> {
     const { limit, handler, after } = scheduleQuery(query);
@@ -164,11 +166,18 @@ export class EtcdSchedules {
     const end = prefixEnd(Buffer.from(prefix));
     let start = Buffer.from(after === null ? prefix : `${keys.schedule(after)}\0`);
     const found: StoredSchedule[] = [];
+    let batch = Math.max(limit + 1, LIST_BATCH);
     for (;;) {
-      const batch = Math.max(limit + 1, LIST_BATCH);
-      const response = await this.context.call('listSchedules', (o) =>
-        client.kv.range({ key: start, range_end: end, limit: batch }, o),
-      );
+      let response: IRangeResponse;
+      try {
+        response = await this.context.call('listSchedules', (o) =>
+          client.kv.range({ key: start, range_end: end, limit: batch }, o),
+        );
+      } catch (error) {
+        if (batch === 1 || !overMessageLimit(error)) throw error;
+        batch = Math.ceil(batch / 2);
+        continue;
+      }
       for (const kv of response.kvs) {
         const record = decodeScheduleRecord(kv.value);
         if (record.removed || (handler !== null && record.handler !== handler)) continue;
@@ -240,6 +249,13 @@ export class EtcdSchedules {
 
 function readOf(kv: IKeyValue | undefined): Read | null {
   return kv ? { record: decodeScheduleRecord(kv.value), modRevision: kv.mod_revision } : null;
+}
+
+/** Whether `error` is an answer over the client's gRPC receive limit (`RESOURCE_EXHAUSTED`). */
+function overMessageLimit(error: unknown): boolean {
+  return (
+    error instanceof BackendUnavailableError && error.cause instanceof GRPCResourceExhastedError
+  );
 }
 
 function contended(operation: string, id: string): BackendUnavailableError {

@@ -201,6 +201,29 @@ describe('EtcdStore stored schedules', () => {
     });
   }, 60_000);
 
+  it("reads a page larger than gRPC's 4 MiB message limit in smaller batches", async () => {
+    await withStores(async (store) => {
+      // 80 schedules of 60 KB data: one read of them all is 4.8 MB, over the client's limit
+      const big = 'x'.repeat(60_000);
+      for (let i = 0; i < 80; i += 20) {
+        await Promise.all(
+          Array.from({ length: 20 }, (_, j) =>
+            store.createSchedule(`big-${String(i + j).padStart(2, '0')}`, def(big), { by: 'x' }),
+          ),
+        );
+      }
+      const all = await store.listSchedules({ limit: 100 });
+      expect(all.schedules.length).toBe(80);
+      expect(all.schedules.every((s) => s.data === big)).toBe(true);
+      const first = await store.listSchedules({ limit: 70 });
+      const rest = await store.listSchedules({ limit: 70, cursor: first.nextCursor });
+      expect([...first.schedules, ...rest.schedules].map((s) => s.id)).toEqual(
+        all.schedules.map((s) => s.id),
+      );
+      expect(rest.nextCursor).toBeNull();
+    });
+  }, 60_000);
+
   it('pushes each change by id, resyncs when the watch (re)connects, stops on unsubscribe', async () => {
     await withStores(async (watching, writer, fixture) => {
       const heard: ScheduleChange[] = [];

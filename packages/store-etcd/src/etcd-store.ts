@@ -11,7 +11,14 @@ import {
   type PruneJobOptions,
   type RunRequest,
   type RunRequestInput,
+  type ScheduleChange,
+  type ScheduleDefinition,
+  type SchedulePage,
+  type ScheduleQuery,
+  type ScheduleStore,
+  type ScheduleWrite,
   type Store,
+  type StoredSchedule,
 } from '@fleetcron/core';
 import {
   assertPositiveInteger,
@@ -28,6 +35,7 @@ import {
 import { BACKEND, callEtcd, singleAttemptClientOf } from '@fleetcron/etcd-shared';
 import { type Etcd3, Range } from 'etcd3';
 import { EtcdFleet, prefixEnd } from './etcd-fleet.js';
+import { EtcdSchedules } from './etcd-schedules.js';
 import { fromKeyPart, StoreKeys } from './keys.js';
 import {
   type EtcdStoreOptions,
@@ -36,6 +44,7 @@ import {
 } from './options.js';
 import { pruneJobOnEtcd } from './prune-job.js';
 import { RecordBatch } from './record-batch.js';
+import { ScheduleWatch } from './schedule-watch.js';
 
 /** Executions read per round trip when history filters by status. */
 const FILTER_BATCH = 200;
@@ -48,15 +57,19 @@ const RECORD_ATTEMPTS = 5;
  * `(startedAt, id)`, at most `maxHistory` per job), job state, the instance registry (records on
  * etcd leases of 3 heartbeats) and run requests (taken by one delete-with-previous transaction,
  * announced through an etcd watch), so an etcd-only fleet gets the same fleet control as
- * PostgreSQL and Redis users.
+ * PostgreSQL and Redis users; and stored schedules (one key each, versioned writes as one
+ * transaction comparing the key, pushed through an etcd watch with a `resync` on every
+ * (re)connect).
  */
-export class EtcdStore implements Store {
+export class EtcdStore implements Store, ScheduleStore {
   readonly backend = BACKEND;
   private readonly options: ResolvedStoreOptions;
   private readonly client: Etcd3;
   private readonly keys: StoreKeys;
   private readonly fleet: EtcdFleet;
   private readonly batch: RecordBatch;
+  private readonly schedules: EtcdSchedules;
+  private readonly scheduleWatch: ScheduleWatch;
 
   /**
    * @param client The root `Etcd3` client (not a namespace). Never closed by the store: its
@@ -75,6 +88,13 @@ export class EtcdStore implements Store {
       maxTxnOps: this.options.maxTxnOps,
       call: (operation, fn) => this.call(operation, fn),
     });
+    this.schedules = new EtcdSchedules({
+      client: this.client,
+      keys: this.keys,
+      now: () => this.options.clock.now(),
+      call: (operation, fn) => this.call(operation, fn),
+    });
+    this.scheduleWatch = new ScheduleWatch(this.client, this.keys.allSchedules());
   }
 
   async record(execution: Execution): Promise<void> {
@@ -296,9 +316,60 @@ export class EtcdStore implements Store {
     return this.fleet.watchRunRequests(listener);
   }
 
-  /** Cancels the watch and closes the store's own client (never yours). */
+  /**
+   * Stores a new schedule at version 1, or one version past its tombstone: one transaction
+   * that requires the key absent (or as read). @throws DuplicateScheduleError.
+   */
+  createSchedule(
+    id: string,
+    definition: ScheduleDefinition,
+    write: ScheduleWrite,
+  ): Promise<StoredSchedule> {
+    return this.schedules.createSchedule(id, definition, write);
+  }
+
+  /**
+   * Replaces a schedule at the expected version: one transaction comparing the key's
+   * `mod_revision` to the one read. @throws ScheduleConflictError, UnknownScheduleError.
+   */
+  replaceSchedule(
+    id: string,
+    definition: ScheduleDefinition,
+    write: ScheduleWrite & { expectedVersion: number },
+  ): Promise<StoredSchedule> {
+    return this.schedules.replaceSchedule(id, definition, write);
+  }
+
+  /** Removes a schedule (its tombstone keeps the version), as {@link replaceSchedule}. */
+  removeSchedule(
+    id: string,
+    write: ScheduleWrite & { expectedVersion: number | null },
+  ): Promise<StoredSchedule> {
+    return this.schedules.removeSchedule(id, write);
+  }
+
+  /** The schedule, or `null` (never created, or removed). One read. */
+  getSchedule(id: string): Promise<StoredSchedule | null> {
+    return this.schedules.getSchedule(id);
+  }
+
+  /** A page of live schedules by id, optionally of one handler (filtered as read). */
+  listSchedules(query?: ScheduleQuery): Promise<SchedulePage> {
+    return this.schedules.listSchedules(query);
+  }
+
+  /**
+   * Push capability: one etcd watch on the schedules' prefix while anyone listens; `changed`
+   * per write, `resync` each time the watch (re)connects (see `ScheduleWatch`).
+   */
+  watchSchedules(listener: (change: ScheduleChange) => void): () => void {
+    return this.scheduleWatch.subscribe(listener);
+  }
+
+  /** Cancels the watches and closes the store's own client (never yours). */
   async close(): Promise<void> {
     this.fleet.close();
+    this.scheduleWatch.close();
     this.client.close();
   }
 

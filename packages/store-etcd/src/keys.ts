@@ -20,7 +20,9 @@ export function padTime(ms: number): string {
  * - `p/<job>` → pause state JSON `{ paused, pausedBy, pausedAt }`;
  * - `o/<job>` → last outcome JSON `{ lastStatus, lastFireAt, lastFinishedAt }`;
  * - `i/<instance>` → instance record JSON, attached to an etcd lease of 3 heartbeats;
- * - `r/<job>/<requestedAt 16 digits>:<id>` → run request JSON.
+ * - `r/<job>/<requestedAt 16 digits>:<id>` → run request JSON;
+ * - `s/<schedule id>` → stored schedule JSON (a removed one stays as its tombstone). Schedule ids
+ *   are ASCII (core's `checkScheduleId`), so key order is id order.
  */
 export class StoreKeys {
   constructor(readonly prefix: string) {}
@@ -78,5 +80,15 @@ export class StoreKeys {
   /** Prefix of every run request. */
   allRequests(): string {
     return `${this.prefix}r/`;
+  }
+
+  /** Key of a stored schedule (or its tombstone). */
+  schedule(id: string): string {
+    return `${this.prefix}s/${id}`;
+  }
+
+  /** Prefix of every stored schedule: the range `listSchedules` reads and the watch covers. */
+  allSchedules(): string {
+    return `${this.prefix}s/`;
   }
 }

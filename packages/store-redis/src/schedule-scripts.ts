@@ -6,8 +6,9 @@
  *
  * A record is `<header JSON>\n<definition JSON>`. The definition is JSON written by the client
  * and never parsed here; the header is `[version, removed 0|1, createdAt, createdBy, updatedAt,
- * updatedBy, handler, writeToken, previous updatedAt, previous updatedBy]` (the last two only on
- * a tombstone: what `removeSchedule` returns when a re-sent remove finds its own tombstone).
+ * updatedBy, handler, writeToken, previous updatedAt, previous updatedBy, previous writeToken]`
+ * (the last three only on a tombstone: what a re-sent remove that finds its own tombstone
+ * answers, the record as it was).
  * `writeToken` is the client's random id of the write: a write re-sent by ioredis after a
  * reconnect that finds its own token answers as the first send did instead of as a conflict.
  */
@@ -90,13 +91,13 @@ if not old then return {'unknown'} end
 local h, definition = split(old)
 if h[2] == 1 then
   if h[8] == token then
-    return {'ok', join({h[1] - 1, 0, h[3], h[4], h[9], h[10], h[7], ''}, definition)}
+    return {'ok', join({h[1] - 1, 0, h[3], h[4], h[9], h[10], h[7], h[11]}, definition)}
   end
   if expected == '' then return {'unknown'} end
   return {'conflict', ''}
 end
 if expected ~= '' and h[1] ~= tonumber(expected) then return {'conflict', tostring(h[1])} end
-local tombstone = {h[1] + 1, 1, h[3], h[4], now_ms(), by, h[7], token, h[5], h[6]}
+local tombstone = {h[1] + 1, 1, h[3], h[4], now_ms(), by, h[7], token, h[5], h[6], h[8]}
 redis.call('HSET', KEYS[1], id, join(tombstone, definition))
 redis.call('ZREM', KEYS[2], id)
 redis.call('ZREM', KEYS[3], h[7] .. ' ' .. id)

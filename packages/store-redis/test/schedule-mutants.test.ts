@@ -116,6 +116,10 @@ describe('the stored-schedule scenarios fail mutants of RedisStore', () => {
     ).rejects.toThrow(/timed out/);
   }, 60_000);
 
+  it('(control) the real store passes the lost-notification scenario on the same fixture', async () => {
+    await scheduleStoreScenarios.lostScheduleNotification.run(options(RedisStore));
+  }, 60_000);
+
   it('(sm4) tombstones forgotten: "a removed id keeps its version" fails', async () => {
     await expect(
       scheduleStoreScenarios.scheduleRoundTrip.run(options(ForgetsTombstones)),

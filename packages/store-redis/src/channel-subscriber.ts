@@ -76,6 +76,8 @@ export class ChannelSubscriber {
         },
       );
     });
+    // A duplicate of a `lazyConnect` client waits for a first command; 'ready' needs a connect.
+    if (subscriber.status === 'wait') subscriber.connect().catch(() => {});
   }
 
   private duplicate(): RedisClient {

@@ -268,6 +268,24 @@ describe('RedisStore stored schedules', () => {
     await until(async () => (await subscribers(prefix)) === 0, 10_000, 'the subscriber closed');
   }, 60_000);
 
+  it('watches through a lazyConnect client too (its duplicate connects by itself)', async () => {
+    const prefix = uniquePrefix();
+    const lazy = newClient(sharedUrl(), { lazyConnect: true });
+    opened.push(lazy);
+    const watching = new RedisStore(lazy, { prefix });
+    stores.push(watching);
+    const heard: ScheduleChange[] = [];
+    const unsubscribe = watching.watchSchedules((c) => heard.push(c));
+    await until(() => heard.some((c) => c.kind === 'resync'), 10_000, 'the first subscription');
+    await store(prefix).createSchedule('lazy', def(), { by: 'x' });
+    await until(
+      () => heard.some((c) => c.kind === 'changed' && c.id === 'lazy'),
+      10_000,
+      'a message for the create',
+    );
+    unsubscribe();
+  });
+
   it('a ScheduleServer serves schedules again after a server crash and restart (AOF)', async () => {
     const server = await startRedis({ strategy: 'managed', appendOnly: true });
     const scheduler = new Scheduler({ lock: new MemoryLock() });

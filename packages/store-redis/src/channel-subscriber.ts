@@ -4,8 +4,8 @@ import type { Cluster, Redis } from 'ioredis';
 /** Options of {@link ChannelSubscriber}. */
 export interface ChannelSubscriberOptions {
   /**
-   * `CLIENT SETNAME` of the subscriber connection (single-node and Sentinel clients; a Cluster
-   * keeps its own), so operators can find it in `CLIENT LIST`. Default: the client's own.
+   * `CLIENT SETNAME` of the subscriber connection, so operators can find it in `CLIENT LIST`.
+   * Default: the client's own.
    */
   connectionName?: string;
   /**
@@ -16,16 +16,26 @@ export interface ChannelSubscriberOptions {
   onSubscribed?: () => void;
 }
 
+/** Failed reconnects to one Cluster node before the subscriber moves to another node. */
+const NODE_RECONNECTS = 3;
+/** Wait before the subscriber tries another Cluster node (or the first, before any is known), ms. */
+const NODE_RETRY_MS = 200;
+
 /**
- * One pub/sub channel on a connection of its own (a duplicate of the user's client) while anyone
- * listens. On every `ready` of that connection (the first and each reconnect) it sends
- * `SUBSCRIBE` and, once the server confirmed it, calls `onSubscribed`: from then on no message
- * of the channel is missed until the connection drops again. The duplicate has a no-op `'error'`
- * listener (it reconnects by itself) and is closed when the last listener leaves.
+ * One pub/sub channel on a connection of its own while anyone listens: a duplicate of the
+ * user's client, or on a Cluster a duplicate of one node's connection (classic pub/sub reaches
+ * every node), moved to another node after {@link NODE_RECONNECTS} failed reconnects. Not
+ * `Cluster.duplicate()`: its subscriber moves between nodes without an event, so nobody could
+ * tell listeners that messages were lost. On every `ready` of the connection (the first and
+ * each reconnect, on any node) it sends `SUBSCRIBE` and, once the server confirmed it, calls
+ * `onSubscribed`: from then on no message of the channel is missed until the connection drops
+ * again. The connection has a no-op `'error'` listener (it reconnects by itself) and is closed
+ * when the last listener leaves.
  */
 export class ChannelSubscriber {
   private readonly listeners = new Set<(message: string) => void>();
-  private subscriber: RedisClient | null = null;
+  private subscriber: Redis | null = null;
+  private retry: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly redis: RedisClient,
@@ -45,13 +55,19 @@ export class ChannelSubscriber {
 
   /** Closes the subscriber connection. */
   stop(): void {
+    if (this.retry) clearTimeout(this.retry);
+    this.retry = null;
     const subscriber = this.subscriber;
     this.subscriber = null;
     if (subscriber) subscriber.disconnect();
   }
 
   private start(): void {
-    const subscriber = this.duplicate();
+    const subscriber = this.connection();
+    if (!subscriber) {
+      this.restartSoon(); // a Cluster whose nodes are not known yet
+      return;
+    }
     this.subscriber = subscriber;
     subscriber.on('error', () => {}); // reconnects by itself; 'ready' subscribes again
     subscriber.on('message', (channel: string, message: string) => {
@@ -76,14 +92,40 @@ export class ChannelSubscriber {
         },
       );
     });
+    if (this.redis.isCluster) {
+      subscriber.once('end', () => {
+        if (this.subscriber !== subscriber) return; // stopped
+        this.subscriber = null;
+        this.restartSoon();
+      });
+    }
     // A duplicate of a `lazyConnect` client waits for a first command; 'ready' needs a connect.
     if (subscriber.status === 'wait') subscriber.connect().catch(() => {});
   }
 
-  private duplicate(): RedisClient {
-    // Redis and Cluster both have duplicate(); their signatures differ (isCluster tells which).
-    if (this.redis.isCluster) return (this.redis as Cluster).duplicate();
+  /** Starts again after {@link NODE_RETRY_MS} if anyone still listens (Cluster only). */
+  private restartSoon(): void {
+    if (this.retry) return;
+    this.retry = setTimeout(() => {
+      this.retry = null;
+      if (this.listeners.size > 0 && !this.subscriber) this.start();
+    }, NODE_RETRY_MS);
+    this.retry.unref();
+  }
+
+  /** A new subscriber connection, or `null` on a Cluster that knows no node yet. */
+  private connection(): Redis | null {
     const name = this.options.connectionName;
-    return (this.redis as Redis).duplicate(name === undefined ? {} : { connectionName: name });
+    const named = name === undefined ? {} : { connectionName: name };
+    if (!this.redis.isCluster) return (this.redis as Redis).duplicate(named);
+    const nodes = (this.redis as Cluster).nodes('master');
+    const node = nodes[Math.floor(Math.random() * nodes.length)];
+    if (!node) return null;
+    return node.duplicate({
+      ...named,
+      lazyConnect: false,
+      readOnly: false,
+      retryStrategy: (times: number) => (times > NODE_RECONNECTS ? null : NODE_RETRY_MS * times),
+    });
   }
 }

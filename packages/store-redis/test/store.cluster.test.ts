@@ -1,13 +1,14 @@
 import {
   runScheduleStoreConformance,
   type StoreConformanceOptions,
+  type StoreFixture,
   storeScenarios,
 } from '@fleetcron/conformance';
 import { type RedisCluster, startRedisCluster } from '@fleetcron/testkit';
 import { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisStore, storeKeys } from '../src/index.js';
-import { uniquePrefix } from './fixture.js';
+import { killScheduleSubscribers, uniquePrefix } from './fixture.js';
 
 // The whole store conformance suite on a real 3-primary Redis Cluster: every script touches one
 // slot (no CROSSSLOT), the job registry lives in its own slot, prune() walks jobs on all nodes.
@@ -28,6 +29,7 @@ const options: StoreConformanceOptions = {
     const clients: Cluster[] = [];
     const stores: RedisStore[] = [];
     return {
+      prefix,
       async newStore() {
         const client = clusterClient();
         clients.push(client);
@@ -43,14 +45,18 @@ const options: StoreConformanceOptions = {
   },
 };
 
-// Stored schedules on the Cluster: records, indexes and the PUBLISH in one slot's scripts, push
-// through the Cluster client's own subscriber.
+// Stored schedules on the Cluster: records, indexes and the PUBLISH in one slot's scripts; push
+// through a connection to one node, killed on whichever node holds it.
 runScheduleStoreConformance({
   name: 'redis cluster',
   create: options.create,
-  dropPush: {
-    unsupported:
-      "ioredis.Cluster moves its subscriber to another node without an event, so no resync is signalled; ScheduleServer's resyncMs backstop covers it",
+  async dropPush(fixture: StoreFixture) {
+    const { prefix } = fixture as StoreFixture & { prefix: string };
+    let killed = 0;
+    for (const node of cluster.nodes) {
+      killed += await killScheduleSubscribers(`redis://${node.host}:${node.port}`, prefix);
+    }
+    if (killed !== 1) throw new Error(`expected one schedule subscriber to kill, found ${killed}`);
   },
 });
 

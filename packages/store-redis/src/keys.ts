@@ -59,3 +59,26 @@ export function fleetKeys(prefix: string): FleetKeys {
     channel: `${prefix}:runreq`,
   };
 }
+
+/** The keys of the stored schedules under `prefix`, all with the hash tag `{prefix}`. */
+export interface ScheduleKeys {
+  /** Hash: schedule id → record (see `encodeScheduleRecord`), tombstones included. */
+  records: string;
+  /** Sorted set, every score 0, member the id of each live schedule: pages by id. */
+  ids: string;
+  /** Sorted set, every score 0, member `<handler> <id>` of each live schedule: pages by handler. */
+  byHandler: string;
+  /** Pub/sub channel announcing schedule changes (payload: the schedule id). */
+  channel: string;
+}
+
+/** The stored-schedule keys under `prefix`: `{prefix}:schedules`, `…:ids`, `…:by-handler`. */
+export function scheduleKeys(prefix: string): ScheduleKeys {
+  const base = `{${prefix}}:schedules`;
+  return {
+    records: base,
+    ids: `${base}:ids`,
+    byHandler: `${base}:by-handler`,
+    channel: `${prefix}:schedule-changes`,
+  };
+}

@@ -1,9 +1,9 @@
 import type { InstanceRecord, LiveInstance, RunRequest, RunRequestInput } from '@fleetcron/core';
 import { assertInstanceRecord, newRunRequest } from '@fleetcron/core/backend';
 import { type RedisClient, type RedisCommands, RedisScript } from '@fleetcron/redis-shared';
+import { ChannelSubscriber } from './channel-subscriber.js';
 import { HEARTBEAT, INSTANCES, REQUEST_RUN, TAKE_RUN_REQUESTS } from './fleet-scripts.js';
 import type { FleetKeys } from './keys.js';
-import { RunRequestSubscriber } from './run-request-subscriber.js';
 
 const heartbeatScript = new RedisScript(HEARTBEAT);
 const instancesScript = new RedisScript(INSTANCES);
@@ -12,14 +12,14 @@ const takeScript = new RedisScript(TAKE_RUN_REQUESTS);
 
 /** The registry and run requests of {@link RedisStore} (one Lua script per operation). */
 export class RedisFleet {
-  private readonly subscriber: RunRequestSubscriber;
+  private readonly subscriber: ChannelSubscriber;
 
   constructor(
     private readonly redis: RedisClient,
     private readonly commands: RedisCommands,
     private readonly keys: FleetKeys,
   ) {
-    this.subscriber = new RunRequestSubscriber(redis, keys.channel);
+    this.subscriber = new ChannelSubscriber(redis, keys.channel);
   }
 
   async heartbeat(instance: InstanceRecord): Promise<void> {

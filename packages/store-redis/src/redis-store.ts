@@ -11,7 +11,14 @@ import {
   type RunRequest,
   type RunRequestInput,
   type RunStatus,
+  type ScheduleChange,
+  type ScheduleDefinition,
+  type SchedulePage,
+  type ScheduleQuery,
+  type ScheduleStore,
+  type ScheduleWrite,
   type Store,
+  type StoredSchedule,
 } from '@fleetcron/core';
 import {
   assertPositiveInteger,
@@ -41,11 +48,13 @@ import {
   padTime,
   registryKey,
   type StoreKeys,
+  scheduleKeys,
   storeKeys,
 } from './keys.js';
 import { PRUNE_JOB } from './prune-job-script.js';
 import { planRecordCalls, type RecordWrite } from './record-calls.js';
 import { RedisFleet } from './redis-fleet.js';
+import { RedisSchedules } from './redis-schedules.js';
 import { HISTORY, PRUNE, RECORD, RECORD_MANY } from './scripts.js';
 
 /** Options of {@link RedisStore}. */
@@ -84,9 +93,11 @@ const isTerminal = (status: RunStatus): boolean => TERMINAL_STATUSES.includes(st
  * A {@link Store} on Redis (standalone, Sentinel or Cluster, through an ioredis client the user
  * owns). Per job: a sorted-set index ordered exactly by `(startedAt, id)`, a hash of executions
  * and a state hash, under the hash tag `{prefix:job}`. Each `record()` is one script call that
- * also updates the job state and trims the history, so memory stays bounded.
+ * also updates the job state and trims the history, so memory stays bounded. Stored schedules
+ * live under the hash tag `{prefix}`: each write is one script that checks the version, writes
+ * and PUBLISHes the change.
  */
-export class RedisStore implements Store {
+export class RedisStore implements Store, ScheduleStore {
   readonly backend = 'redis';
   private readonly prefix: string;
   private readonly maxHistory: number;
@@ -96,6 +107,7 @@ export class RedisStore implements Store {
   /** The job names `prune()` and `listJobs()` walk. */
   private readonly registry: JobRegistry;
   private readonly fleet: RedisFleet;
+  private readonly schedules: RedisSchedules;
 
   /**
    * @param redis An ioredis `Redis` or `Cluster` client. The store never closes it. Attach an
@@ -119,6 +131,7 @@ export class RedisStore implements Store {
     this.commands = new RedisCommands(redis, commandTimeoutMs);
     this.fleet = new RedisFleet(redis, this.commands, fleetKeys(this.prefix));
     this.registry = new JobRegistry(redis, this.commands, registryKey(this.prefix));
+    this.schedules = new RedisSchedules(redis, this.commands, scheduleKeys(this.prefix));
   }
 
   async record(execution: Execution): Promise<void> {
@@ -267,9 +280,62 @@ export class RedisStore implements Store {
     return this.fleet.watchRunRequests(listener);
   }
 
-  /** Closes the pub/sub connection `watchRunRequests` made, if any; never your client. */
+  /**
+   * Stores a new schedule at version 1 (a removed id one past its tombstone): one script that
+   * also PUBLISHes the change. @throws DuplicateScheduleError when the id is live.
+   */
+  createSchedule(
+    id: string,
+    definition: ScheduleDefinition,
+    write: ScheduleWrite,
+  ): Promise<StoredSchedule> {
+    return this.schedules.createSchedule(id, definition, write);
+  }
+
+  /**
+   * Replaces a schedule at the expected version: one script compares the version and writes (or
+   * answers the conflict) atomically on the server. @throws ScheduleConflictError,
+   * UnknownScheduleError.
+   */
+  replaceSchedule(
+    id: string,
+    definition: ScheduleDefinition,
+    write: ScheduleWrite & { expectedVersion: number },
+  ): Promise<StoredSchedule> {
+    return this.schedules.replaceSchedule(id, definition, write);
+  }
+
+  /** Removes a schedule (its tombstone keeps the version); resolves it as it was. */
+  removeSchedule(
+    id: string,
+    write: ScheduleWrite & { expectedVersion: number | null },
+  ): Promise<StoredSchedule> {
+    return this.schedules.removeSchedule(id, write);
+  }
+
+  /** The live schedule `id`, or `null`: one `HGET`. */
+  getSchedule(id: string): Promise<StoredSchedule | null> {
+    return this.schedules.getSchedule(id);
+  }
+
+  /** One page of live schedules by id, optionally of one handler: one script. */
+  listSchedules(query?: ScheduleQuery): Promise<SchedulePage> {
+    return this.schedules.listSchedules(query);
+  }
+
+  /**
+   * Push capability via pub/sub on a duplicate of your client (made on first use, named
+   * `fleetcron-watch:<prefix>:schedule-changes`), with `{ kind: 'resync' }` each time its
+   * subscription takes effect (the first time and after every reconnect).
+   */
+  watchSchedules(listener: (change: ScheduleChange) => void): () => void {
+    return this.schedules.watchSchedules(listener);
+  }
+
+  /** Closes the pub/sub connections the watch methods made, if any; never your client. */
   async close(): Promise<void> {
     this.fleet.close();
+    this.schedules.close();
   }
 
   /** Reads up to `count` executions newest first from `start`, only `statuses` when given. */

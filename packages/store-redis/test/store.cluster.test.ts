@@ -1,9 +1,14 @@
-import { type StoreConformanceOptions, storeScenarios } from '@fleetcron/conformance';
+import {
+  runScheduleStoreConformance,
+  type StoreConformanceOptions,
+  type StoreFixture,
+  storeScenarios,
+} from '@fleetcron/conformance';
 import { type RedisCluster, startRedisCluster } from '@fleetcron/testkit';
 import { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisStore, storeKeys } from '../src/index.js';
-import { uniquePrefix } from './fixture.js';
+import { killScheduleSubscribers, uniquePrefix } from './fixture.js';
 
 // The whole store conformance suite on a real 3-primary Redis Cluster: every script touches one
 // slot (no CROSSSLOT), the job registry lives in its own slot, prune() walks jobs on all nodes.
@@ -22,18 +27,38 @@ const options: StoreConformanceOptions = {
   create: async () => {
     const prefix = uniquePrefix();
     const clients: Cluster[] = [];
+    const stores: RedisStore[] = [];
     return {
+      prefix,
       async newStore() {
         const client = clusterClient();
         clients.push(client);
-        return new RedisStore(client, { prefix });
+        const store = new RedisStore(client, { prefix });
+        stores.push(store);
+        return store;
       },
       async close() {
+        for (const store of stores.splice(0)) await store.close(); // its subscribers
         for (const client of clients.splice(0)) client.disconnect();
       },
     };
   },
 };
+
+// Stored schedules on the Cluster: records, indexes and the PUBLISH in one slot's scripts; push
+// through a connection to one node, killed on whichever node holds it.
+runScheduleStoreConformance({
+  name: 'redis cluster',
+  create: options.create,
+  async dropPush(fixture: StoreFixture) {
+    const { prefix } = fixture as StoreFixture & { prefix: string };
+    let killed = 0;
+    for (const node of cluster.nodes) {
+      killed += await killScheduleSubscribers(`redis://${node.host}:${node.port}`, prefix);
+    }
+    if (killed !== 1) throw new Error(`expected one schedule subscriber to kill, found ${killed}`);
+  },
+});
 
 describe('redis cluster store', () => {
   it('keeps each job in one slot and prunes jobs spread over the cluster slots', async () => {

@@ -1,6 +1,10 @@
-// The shared schedule scenarios prove they can fail on this store: each mutant is a SqliteStore
-// with one guarantee taken away, and the scenario that guards it must reject. The real store
-// passes them all (./schedule-conformance.test.ts).
+// The schedule scenarios prove they can fail on this store: each mutant is a SqliteStore with one
+// guarantee taken away, and the scenario that guards it must reject. The real store passes them
+// all (./schedule-conformance.test.ts, ./schedules.test.ts).
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   type ScheduleStoreConformanceOptions,
   scheduleStoreScenarios,
@@ -15,6 +19,7 @@ import {
 import { describe, expect, it } from 'vitest';
 import { SqliteStore, type SqliteStoreOptions } from '../src/index.js';
 import { storeFixtures } from './fixture.js';
+import { changeMadeWhilePollFails } from './poll-outage.js';
 
 /**
  * (sm1) Last writer wins: reads the version and writes with it (read-then-write across two
@@ -47,6 +52,15 @@ class NeverTells extends SqliteStore {
   }
 }
 
+/** (sm3) Drops `resync`: what changed while polls failed is never told. */
+class NeverResyncs extends SqliteStore {
+  override watchSchedules(listener: (change: ScheduleChange) => void): () => void {
+    return super.watchSchedules((change) => {
+      if (change.kind !== 'resync') listener(change);
+    });
+  }
+}
+
 const mutant = (
   Store: new (file: string, options: SqliteStoreOptions) => SqliteStore,
 ): ScheduleStoreConformanceOptions => ({
@@ -68,4 +82,17 @@ describe('the schedule scenarios fail a SqliteStore that breaks them', () => {
       scheduleStoreScenarios.changeWhileOldFireRuns.run(mutant(NeverTells)),
     ).rejects.toThrow(/timed out/);
   }, 60_000);
+
+  it('(sm3) no resync after a failed poll: the poll-outage test (./schedules.test.ts) fails', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fleetcron-store-mutant-'));
+    const opened: SqliteStore[] = [];
+    try {
+      await expect(changeMadeWhilePollFails(NeverResyncs, dir, opened)).rejects.toThrow(
+        /timed out .* a resync after the poll works again/,
+      );
+    } finally {
+      await Promise.all(opened.map((s) => s.close()));
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
 });

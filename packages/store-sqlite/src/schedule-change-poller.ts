@@ -3,6 +3,8 @@ import type { ScheduleChangesResult } from './schedule-operations.js';
 
 /** Changes read by one poll at most; more pending than that is told as one `resync`. */
 export const MAX_CHANGES_PER_POLL = 1_000;
+/** Longest wait between polls while they fail (doubling from the interval), ms. */
+const MAX_FAILING_WAIT_MS = 1_000;
 
 /**
  * `watchSchedules` of the SQLite store: SQLite cannot notify other processes, so one loop per
@@ -10,7 +12,8 @@ export const MAX_CHANGES_PER_POLL = 1_000;
  * of `change_seq` on the store's connection; nothing else when nothing changed) and tells the
  * watchers the ids written since its last read. Watchers hear `resync` when the loop has its
  * first position (a change made between subscribing and that read is not lost), after a poll
- * failed and one succeeds again, and when the counter went back (the file was replaced).
+ * failed and one succeeds again, and when the counter went back (the file was replaced). While
+ * polls fail they are retried at a doubling wait, up to 1 s (or the interval when longer).
  */
 export class ScheduleChangePoller {
   private readonly watchers = new Set<(change: ScheduleChange) => void>();
@@ -19,12 +22,16 @@ export class ScheduleChangePoller {
   private timer: NodeJS.Timeout | null = null;
   private polling = false;
   private failing = false;
+  /** Wait before the next poll: the interval, longer while polls fail. */
+  private waitMs: number;
 
   constructor(
     private readonly read: (after: number, limit: number) => Promise<ScheduleChangesResult>,
     private readonly intervalMs: number,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.waitMs = intervalMs;
+  }
 
   /** Adds a watcher (starting the loop for the first); returns its unsubscribe function. */
   watch(listener: (change: ScheduleChange) => void): () => void {
@@ -73,6 +80,7 @@ export class ScheduleChangePoller {
         this.position = head;
         if (this.failing) this.log.info('fleetcron: polling schedule changes works again; resync');
         this.failing = false;
+        this.waitMs = this.intervalMs;
         this.tell({ kind: 'resync' });
       } else {
         for (const { id, seq } of changes) {
@@ -81,6 +89,8 @@ export class ScheduleChangePoller {
         }
       }
     } catch (error) {
+      if (this.watchers.size === 0) return; // unsubscribed or closed meanwhile: nobody to tell
+      this.waitMs = Math.min(this.waitMs * 2, Math.max(MAX_FAILING_WAIT_MS, this.intervalMs));
       if (!this.failing) {
         this.log.warn('fleetcron: polling schedule changes failed; resync when it works again', {
           error,
@@ -90,7 +100,7 @@ export class ScheduleChangePoller {
       this.position = null;
     } finally {
       this.polling = false;
-      if (this.watchers.size > 0) this.schedule(this.intervalMs);
+      if (this.watchers.size > 0) this.schedule(this.waitMs);
     }
   }
 

@@ -123,13 +123,13 @@ function prepare(db: SqliteDatabase) {
       const before = get.get(args.id as string) ?? null;
       return remove.get(args) && before ? { written: before } : { refused: before };
     }),
-    list: db.prepare<
-      [string | null, string | null, string | null, string | null, number],
-      ScheduleRow
-    >(
+    /** By id over the primary key (every handler) or the partial handler index (one). */
+    listAll: db.prepare<[string, number], ScheduleRow>(
+      `SELECT ${COLUMNS} FROM fleetcron_schedules WHERE removed = 0 AND id > ? ORDER BY id LIMIT ?`,
+    ),
+    listHandler: db.prepare<[string, string, number], ScheduleRow>(
       `SELECT ${COLUMNS} FROM fleetcron_schedules
-       WHERE removed = 0 AND (? IS NULL OR handler = ?) AND (? IS NULL OR id > ?)
-       ORDER BY id LIMIT ?`,
+       WHERE handler = ? AND removed = 0 AND id > ? ORDER BY id LIMIT ?`,
     ),
     /** The counter and the changes after a position, from one snapshot (one read transaction). */
     changes: db.transaction(
@@ -183,10 +183,16 @@ export const scheduleOperations = {
     const row = statements(db).get.get(id);
     return row ? plain(row) : null;
   },
-  listSchedules: (db: SqliteDatabase, args: ScheduleListArgs): ScheduleRow[] =>
-    statements(db)
-      .list.all(args.handler, args.handler, args.after, args.after, args.limit)
-      .map(plain),
+  /** One page by id; `after` `null` starts at `''`, below every id (ids are never empty). */
+  listSchedules: (db: SqliteDatabase, args: ScheduleListArgs): ScheduleRow[] => {
+    const s = statements(db);
+    const after = args.after ?? '';
+    const rows =
+      args.handler === null
+        ? s.listAll.all(after, args.limit)
+        : s.listHandler.all(args.handler, after, args.limit);
+    return rows.map(plain);
+  },
   /** The change counter and the changes after `after`, at most `limit`, from one snapshot. */
   scheduleChanges: (
     db: SqliteDatabase,

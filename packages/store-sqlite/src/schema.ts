@@ -85,7 +85,8 @@ export const TERMINAL_LIST = list(STORE_TERMINAL_STATUSES);
 
 /**
  * Stored schedules (issue 28): one row per id, live or removed (a tombstone keeps its version).
- * `trigger`, `data` and `options` are JSON text. `change_seq` is the change counter: every write
+ * `trigger`, `data` and `options` are JSON text (a rowid table: `data` may hold up to 64 KiB,
+ * too large for `WITHOUT ROWID`). `change_seq` is the change counter: every write
  * sets it to one past the largest in the file, in the same statement, so watchers find what
  * changed since their last read with one range of `fleetcron_sched_change`.
  */
@@ -104,7 +105,7 @@ CREATE TABLE IF NOT EXISTS fleetcron_schedules (
   updated_at INTEGER NOT NULL,
   updated_by TEXT    NOT NULL,
   change_seq INTEGER NOT NULL
-) WITHOUT ROWID;
+);
 CREATE INDEX IF NOT EXISTS fleetcron_sched_handler ON fleetcron_schedules (handler, id) WHERE removed = 0;
 CREATE UNIQUE INDEX IF NOT EXISTS fleetcron_sched_change ON fleetcron_schedules (change_seq);
 `;

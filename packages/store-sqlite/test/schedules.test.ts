@@ -1,6 +1,8 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import {
   type FleetcronErrorCode,
   isFleetcronError,
@@ -274,4 +276,49 @@ describe('SqliteStore stored schedules', () => {
   it('a poll that fails (the folder is missing) logs a warning, and a resync follows its recovery', async () => {
     await changeMadeWhilePollFails(SqliteStore, newDir(), stores);
   });
+
+  it('every change of a writer process SIGKILLed mid-stream is heard by another process', async () => {
+    const file = join(newDir(), 's.db');
+    const watching = open(file, { schedulePollMs: 20 });
+    const heard: ScheduleChange[] = [];
+    watching.watchSchedules((c) => heard.push(c));
+    await until(() => heard.length > 0, 10_000, 'the first read');
+    const writer = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '--conditions=source',
+        fileURLToPath(new URL('./schedule-writer-process.ts', import.meta.url)),
+        file,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    const exited = new Promise((resolve) => writer.once('exit', resolve));
+    let printed = 0;
+    writer.stdout?.on('data', (chunk: Buffer) => {
+      printed += chunk.toString().split('\n').length - 1;
+    });
+    try {
+      await until(() => printed >= 30, 30_000, 'the writer process to write 30 schedules');
+    } finally {
+      writer.kill('SIGKILL');
+      await exited;
+    }
+    const stored: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = await watching.listSchedules({ limit: 1000, cursor });
+      stored.push(...page.schedules.map((s) => s.id));
+      cursor = page.nextCursor;
+    } while (cursor);
+    expect(stored.length, 'every answered write is stored').toBeGreaterThanOrEqual(printed);
+    const told = () => new Set(heard.flatMap((c) => (c.kind === 'changed' ? [c.id] : [])));
+    await until(() => stored.every((id) => told().has(id)), 10_000, 'every stored change told');
+    expect([...told()].sort()).toEqual([...stored].sort());
+    expect(
+      heard.filter((c) => c.kind === 'resync'),
+      'only the first read resynced',
+    ).toHaveLength(1);
+  }, 60_000);
 });

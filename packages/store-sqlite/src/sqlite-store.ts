@@ -72,7 +72,8 @@ const MAX_LIMIT = 1000;
  * A {@link Store} on a SQLite file shared by the processes of one host: run history and job state
  * (paused, last outcome) every process sees. Pass a file path (own connection in a worker thread,
  * closed on `close()`) or your libsql `Database` (used on your thread, never closed).
- * The lock and the store may share one file: their tables do not overlap.
+ * The lock and the store may share one file: their tables do not overlap. Stored schedules
+ * (`ScheduleStore`) live in the same file; other processes hear their changes by polling.
  */
 export class SqliteStore implements Store, ScheduleStore {
   readonly backend = BACKEND;

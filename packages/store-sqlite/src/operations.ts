@@ -10,7 +10,8 @@ import type { Execution, JobState, RunStatus } from '@fleetcron/core';
 import type { SqliteDatabase, SqliteOperations } from '@fleetcron/sqlite-shared';
 import { statementCache } from '@fleetcron/sqlite-shared/statement-cache';
 import { fleetOperations, migrateFleet, toJobState } from './fleet-operations.js';
-import { SQLITE_STORE_SCHEMA, TERMINAL_LIST } from './schema.js';
+import { scheduleOperations } from './schedule-operations.js';
+import { SQLITE_SCHEDULE_SCHEMA, SQLITE_STORE_SCHEMA, TERMINAL_LIST } from './schema.js';
 
 interface ExecutionRow {
   id: string;
@@ -168,6 +169,7 @@ export const storeOperations: SqliteOperations = {
   migrate(db) {
     db.exec(SQLITE_STORE_SCHEMA);
     migrateFleet(db);
+    db.exec(SQLITE_SCHEDULE_SCHEMA);
   },
   ops: {
     record: (db, execution: ExecutionRecord) => {
@@ -209,5 +211,6 @@ export const storeOperations: SqliteOperations = {
       );
     },
     ...fleetOperations,
+    ...scheduleOperations,
   },
 };

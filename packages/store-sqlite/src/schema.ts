@@ -82,3 +82,30 @@ export const FLEET_COLUMNS: readonly [string, string, string][] = [
 
 /** SQL list of terminal statuses, for the `record` statement. */
 export const TERMINAL_LIST = list(STORE_TERMINAL_STATUSES);
+
+/**
+ * Stored schedules (issue 28): one row per id, live or removed (a tombstone keeps its version).
+ * `trigger`, `data` and `options` are JSON text (a rowid table: `data` may hold up to 64 KiB,
+ * too large for `WITHOUT ROWID`). `change_seq` is the change counter: every write
+ * sets it to one past the largest in the file, in the same statement, so watchers find what
+ * changed since their last read with one range of `fleetcron_sched_change`.
+ */
+export const SQLITE_SCHEDULE_SCHEMA = `
+CREATE TABLE IF NOT EXISTS fleetcron_schedules (
+  id         TEXT    PRIMARY KEY,
+  handler    TEXT    NOT NULL,
+  trigger    TEXT    NOT NULL,
+  data       TEXT    NOT NULL,
+  enabled    INTEGER NOT NULL,
+  options    TEXT    NOT NULL,
+  version    INTEGER NOT NULL,
+  removed    INTEGER NOT NULL DEFAULT 0,
+  created_at INTEGER NOT NULL,
+  created_by TEXT    NOT NULL,
+  updated_at INTEGER NOT NULL,
+  updated_by TEXT    NOT NULL,
+  change_seq INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS fleetcron_sched_handler ON fleetcron_schedules (handler, id) WHERE removed = 0;
+CREATE UNIQUE INDEX IF NOT EXISTS fleetcron_sched_change ON fleetcron_schedules (change_seq);
+`;

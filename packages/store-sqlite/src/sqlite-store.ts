@@ -6,11 +6,20 @@ import {
   InvalidOptionError,
   type JobState,
   type LiveInstance,
+  type Logger,
   type PauseOptions,
   type PruneJobOptions,
   type RunRequest,
   type RunRequestInput,
+  type ScheduleChange,
+  type ScheduleDefinition,
+  type SchedulePage,
+  type ScheduleQuery,
+  type ScheduleStore,
+  type ScheduleWrite,
   type Store,
+  type StoredSchedule,
+  silentLogger,
 } from '@fleetcron/core';
 import {
   assertInstanceRecord,
@@ -37,12 +46,23 @@ import {
   type PruneJobArgs,
   storeOperations,
 } from './operations.js';
+import { SqliteSchedules } from './sqlite-schedules.js';
 
 /** Options of {@link SqliteStore}. */
 export interface SqliteStoreOptions extends SqliteSourceOptions {
   /** Longest stored error text, in characters. Default 8192. */
   maxErrorLength?: number;
+  /**
+   * How often `watchSchedules` polls the file's schedule change counter while anyone watches,
+   * ms. Default 250 (a change reaches every process within about 0.3 s).
+   */
+  schedulePollMs?: number;
+  /** Where a failing schedule-change poll is logged (warn) and its recovery (info). Default: silent. */
+  logger?: Logger;
 }
+
+/** Default {@link SqliteStoreOptions.schedulePollMs}. */
+export const SQLITE_SCHEDULE_POLL_MS = 250;
 
 const BACKEND = 'sqlite';
 const DEFAULT_LIMIT = 50;
@@ -52,12 +72,14 @@ const MAX_LIMIT = 1000;
  * A {@link Store} on a SQLite file shared by the processes of one host: run history and job state
  * (paused, last outcome) every process sees. Pass a file path (own connection in a worker thread,
  * closed on `close()`) or your libsql `Database` (used on your thread, never closed).
- * The lock and the store may share one file: their tables do not overlap.
+ * The lock and the store may share one file: their tables do not overlap. Stored schedules
+ * (`ScheduleStore`) live in the same file; other processes hear their changes by polling.
  */
-export class SqliteStore implements Store {
+export class SqliteStore implements Store, ScheduleStore {
   readonly backend = BACKEND;
   private readonly executor: SqliteExecutor;
   private readonly maxErrorLength: number;
+  private readonly schedules: SqliteSchedules;
 
   constructor(database: SqliteSource, options: SqliteStoreOptions = {}) {
     this.maxErrorLength = options.maxErrorLength ?? DEFAULT_MAX_ERROR_LENGTH;
@@ -68,6 +90,9 @@ export class SqliteStore implements Store {
       { module: { url: operationsUrl(), exportName: 'storeOperations' }, set: storeOperations },
       BACKEND,
     ).executor;
+    const pollMs = options.schedulePollMs ?? SQLITE_SCHEDULE_POLL_MS;
+    assertPositiveInteger('schedulePollMs', pollMs);
+    this.schedules = new SqliteSchedules(this.executor, pollMs, options.logger ?? silentLogger);
   }
 
   /** Opens the connection and creates the tables if missing (optional: the first call does it). */
@@ -182,8 +207,54 @@ export class SqliteStore implements Store {
     return this.executor.run<RunRequest[]>('takeRunRequests', [...jobs]);
   }
 
-  /** Closes the connection the store opened (never your `Database`). */
+  /**
+   * Stores a new schedule at version 1 (a removed id: one past its tombstone), one
+   * `INSERT … ON CONFLICT DO UPDATE … WHERE removed` in a `BEGIN IMMEDIATE` transaction.
+   */
+  createSchedule(
+    id: string,
+    definition: ScheduleDefinition,
+    write: ScheduleWrite,
+  ): Promise<StoredSchedule> {
+    return this.schedules.createSchedule(id, definition, write);
+  }
+
+  /** Replaces a schedule at the expected version: one `UPDATE … WHERE version = @expected`. */
+  replaceSchedule(
+    id: string,
+    definition: ScheduleDefinition,
+    write: ScheduleWrite & { expectedVersion: number },
+  ): Promise<StoredSchedule> {
+    return this.schedules.replaceSchedule(id, definition, write);
+  }
+
+  /** Removes a schedule (its tombstone keeps the version). */
+  removeSchedule(
+    id: string,
+    write: ScheduleWrite & { expectedVersion: number | null },
+  ): Promise<StoredSchedule> {
+    return this.schedules.removeSchedule(id, write);
+  }
+
+  getSchedule(id: string): Promise<StoredSchedule | null> {
+    return this.schedules.getSchedule(id);
+  }
+
+  listSchedules(query?: ScheduleQuery): Promise<SchedulePage> {
+    return this.schedules.listSchedules(query);
+  }
+
+  /**
+   * No push in SQLite: polls the file's schedule change counter every `schedulePollMs` while
+   * anyone watches; `resync` at the first read and after a failed poll recovers.
+   */
+  watchSchedules(listener: (change: ScheduleChange) => void): () => void {
+    return this.schedules.watchSchedules(listener);
+  }
+
+  /** Stops polling schedule changes and closes the connection the store opened (never your `Database`). */
   close(): Promise<void> {
+    this.schedules.close();
     return this.executor.close();
   }
 }

@@ -4,9 +4,13 @@ import { join } from 'node:path';
 import type { StoreFixture } from '@fleetcron/conformance';
 import { SqliteStore, type SqliteStoreOptions } from '../src/index.js';
 
-/** Conformance fixtures: a new file per fixture, a `SqliteStore` (own worker thread) per `newStore()`. */
+/**
+ * Conformance fixtures: a new file per fixture, a `SqliteStore` (own worker thread) per
+ * `newStore()`; `Store` may be a subclass (the mutants).
+ */
 export function storeFixtures(
   options: SqliteStoreOptions = {},
+  Store: new (file: string, options: SqliteStoreOptions) => SqliteStore = SqliteStore,
 ): () => Promise<StoreFixture & { file: string }> {
   return async () => {
     const dir = mkdtempSync(join(tmpdir(), 'fleetcron-store-sqlite-'));
@@ -16,7 +20,7 @@ export function storeFixtures(
     return {
       file,
       async newStore() {
-        const store = new SqliteStore(file, options);
+        const store = new Store(file, options);
         stores.push(store);
         await store.open();
         return store;

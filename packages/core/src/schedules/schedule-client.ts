@@ -60,7 +60,7 @@ export class ScheduleClient {
     if (!hasSchedules(store)) {
       throw new InvalidOptionError(
         'store',
-        `the ${store.backend} store keeps no stored schedules (createSchedule, replaceSchedule, removeSchedule, getSchedule, listSchedules); use MemoryStore or PostgresStore.`,
+        `the ${store.backend} store keeps no stored schedules (createSchedule, replaceSchedule, removeSchedule, getSchedule, listSchedules); use a built-in store (MemoryStore, PostgresStore, RedisStore, EtcdStore, SqliteStore) of this version.`,
       );
     }
     this.store = store;

@@ -91,7 +91,7 @@ export class ScheduleServer {
     if (typeof store !== 'object' || store === null || !hasSchedules(store)) {
       throw new InvalidOptionError(
         'store',
-        'must be a Store with stored schedules (createSchedule, replaceSchedule, removeSchedule, getSchedule, listSchedules): MemoryStore or PostgresStore.',
+        'must be a Store with stored schedules (createSchedule, replaceSchedule, removeSchedule, getSchedule, listSchedules): any built-in store of this version (MemoryStore, PostgresStore, RedisStore, EtcdStore, SqliteStore).',
       );
     }
     const scheduler = options.scheduler;

@@ -36,7 +36,7 @@ export interface ScheduleWrite {
 /**
  * The stored-schedules part of a Store. Every method is OPTIONAL on `Store` (as fleet control
  * is), so stores written before schedules keep working; {@link hasSchedules} tells whether a
- * store has them all. The built-in memory and PostgreSQL stores implement it.
+ * store has them all. Every built-in store implements it (memory, PostgreSQL, Redis, etcd, SQLite).
  *
  * Every write takes a definition already checked by `normalizeScheduleDefinition` (stores run
  * it again: bad input stores nothing), bumps `version` by one, and stamps `updatedAt` (the

@@ -216,18 +216,27 @@ describe('fleetcron schedules (PostgreSQL)', () => {
   }, 60_000);
 });
 
-describe('fleetcron schedules on a store without stored schedules', () => {
-  it('Redis: exit 1 naming the store, no stack trace', async () => {
-    const run = await runFleetcron([
+describe('fleetcron schedules on Redis (every built-in store keeps schedules)', () => {
+  it('create then list: the schedule is stored and listed, exit 0', async () => {
+    const args = ['--redis', inject('fleetcronRedisUrl'), '--prefix', `cli-sched-${randomUUID()}`];
+    const created = await runFleetcron([
       'schedules',
-      'list',
-      '--redis',
-      inject('fleetcronRedisUrl'),
-      '--prefix',
-      `cli-sched-${randomUUID()}`,
+      'create',
+      '--id',
+      'acme/hourly',
+      '--handler',
+      'reports.hourly',
+      '--cron',
+      '0 * * * *',
+      '--by',
+      'alice',
+      ...args,
     ]);
-    expect(run.code).toBe(1);
-    expect(run.stderr).toContain('the redis store keeps no stored schedules');
-    expect(hasStackTrace(run.stderr)).toBe(false);
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.stdout.trim()).toBe('created acme/hourly (version 1, by alice)');
+    const list = await runFleetcron(['schedules', 'list', ...args]);
+    expect(list.code, list.stderr).toBe(0);
+    expect(list.stdout).toMatch(/^acme\/hourly\s+reports\.hourly\s+cron 0 \* \* \* \*/m);
+    expect(hasStackTrace(list.stderr)).toBe(false);
   });
 });

@@ -8,7 +8,7 @@ export type SendReport = (data: unknown, options: { signal: AbortSignal }) => Pr
 export async function serveReports(scheduler: Scheduler, store: Store, sendReport: SendReport) {
   const server = new ScheduleServer({
     scheduler,
-    store, // MemoryStore or PostgresStore: a store with the schedule methods
+    store, // any built-in store: each keeps the schedules
     handlers: {
       'reports.daily': {
         // ctx.schedule = { id, data, version }

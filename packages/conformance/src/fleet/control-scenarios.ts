@@ -3,7 +3,7 @@ import { catchUpScenarios } from './catch-up-scenarios.js';
 import { driftFlagged } from './drift-scenario.js';
 import { holderKilledMidRun } from './holder-lost-scenario.js';
 import { runRequestFromAnotherProcess } from './run-request-scenario.js';
-import { watchdogNotifiesOnce } from './watchdog-scenario.js';
+import { watchdogMissedFires, watchdogNotifiesOnce } from './watchdog-scenarios.js';
 
 /**
  * The fleet-control scenarios (issue 13), registered by `runFleetConformance`: catch-up after the
@@ -19,4 +19,5 @@ export const fleetControlScenarios = {
   runRequestFromAnotherProcess,
   driftFlagged,
   watchdogNotifiesOnce,
+  watchdogMissedFires,
 } as const satisfies Record<string, FleetScenario>;

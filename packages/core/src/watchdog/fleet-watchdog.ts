@@ -7,6 +7,7 @@ import type { Execution } from '../store.js';
 import { every } from '../triggers/every.js';
 import {
   failedRunAlerts,
+  lateRunAlerts,
   missedFiresAlert,
   overdueAt,
   overdueEvent,
@@ -35,7 +36,8 @@ export class WatchdogDeliveryError extends Error {
  * - `fires_missed`: fires recorded `skipped` because nobody could claim them (reason `missed`:
  *   the whole fleet was down; `backend_unavailable`: every claim failed), one alert per job;
  * - `job_overdue` (the dead-man's switch, for the jobs in `overdue`): no success by the job's
- *   expected fire plus its grace; resolved at the next success.
+ *   expected fire plus its grace; resolved at the next success;
+ * - `run_late` (with `lateAfterMs`): a run started more than that after its fire time.
  *
  * Alert ids derive from the facts (the failed execution's end, the expected fire), never from
  * the run that reports them, so a receiver can drop a repeat by id. A run whose delivery fails
@@ -103,6 +105,16 @@ async function judgeSpan(watchdog: ResolvedWatchdog, span: WatchSpan): Promise<A
     if (watchdog.failed) {
       const rows = await page(watchdog, job, ['failed', 'timed_out']);
       events.push(...failedRunAlerts(rows.executions, span));
+    }
+    if (watchdog.lateAfterMs !== null) {
+      const rows = await page(watchdog, job, [
+        'succeeded',
+        'failed',
+        'timed_out',
+        'lease_lost',
+        'aborted',
+      ]);
+      events.push(...lateRunAlerts(rows.executions, span, watchdog.lateAfterMs));
     }
     if (watchdog.missed) {
       const rows = await page(watchdog, job, ['skipped']);

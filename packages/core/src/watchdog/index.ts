@@ -5,6 +5,7 @@
 export { fleetWatchdog, WatchdogDeliveryError } from './fleet-watchdog.js';
 export {
   failedRunAlerts,
+  lateRunAlerts,
   missedFiresAlert,
   type OverdueState,
   overdueAt,

@@ -16,6 +16,11 @@ export interface WatchSpan {
 /** Skip reasons that mean nobody ran the fire although it was due. */
 const MISSED_REASONS: ReadonlySet<string> = new Set(['missed', 'backend_unavailable']);
 
+/** Oldest fire first (history pages come newest first): alerts go out in the order of the facts. */
+function byFire(a: Execution, b: Execution): number {
+  return a.fireAt - b.fireAt;
+}
+
 /** Whether `row` finished inside `span`. */
 function finishedIn(row: Execution, span: WatchSpan): boolean {
   return row.finishedAt !== null && row.finishedAt > span.from && row.finishedAt <= span.to;
@@ -31,6 +36,7 @@ export function failedRunAlerts(rows: readonly Execution[], span: WatchSpan): Al
     .filter(
       (row) => (row.status === 'failed' || row.status === 'timed_out') && finishedIn(row, span),
     )
+    .sort(byFire)
     .map((row) => ({
       action: 'opened' as const,
       alert: openAlert(
@@ -61,7 +67,7 @@ export function missedFiresAlert(rows: readonly Execution[], span: WatchSpan): A
   const missed = rows
     .filter((row) => row.status === 'skipped' && MISSED_REASONS.has(row.reason ?? ''))
     .filter((row) => finishedIn(row, span))
-    .sort((a, b) => a.fireAt - b.fireAt);
+    .sort(byFire);
   const first = missed[0];
   if (first === undefined) return null;
   const reasons = [...new Set(missed.map((row) => row.reason))];
@@ -77,6 +83,37 @@ export function missedFiresAlert(rows: readonly Execution[], span: WatchSpan): A
     first.finishedAt ?? first.startedAt,
   );
   return { action: 'opened', alert };
+}
+
+/**
+ * One `run_late` alert per execution of `rows` that started more than `lateAfterMs` after its
+ * fire time and ended inside `span` (whatever its outcome; skipped fires never started). Opened
+ * at the execution's end.
+ */
+export function lateRunAlerts(
+  rows: readonly Execution[],
+  span: WatchSpan,
+  lateAfterMs: number,
+): AlertEvent[] {
+  return rows
+    .filter((row) => row.status !== 'skipped' && finishedIn(row, span))
+    .filter((row) => row.startedAt - row.fireAt > lateAfterMs)
+    .sort(byFire)
+    .map((row) => {
+      const lateMs = row.startedAt - row.fireAt;
+      const alert = openAlert(
+        {
+          kind: 'run_late',
+          severity: 'warning',
+          job: row.job,
+          fireAt: row.fireAt,
+          summary: `${row.job} started ${lateMs} ms after its fire at ${new Date(row.fireAt).toISOString()} (threshold ${lateAfterMs} ms)`,
+          details: { lateMs, lateAfterMs, instanceId: row.instanceId, status: row.status },
+        },
+        row.finishedAt ?? row.startedAt,
+      );
+      return { action: 'opened' as const, alert };
+    });
 }
 
 /** Whether a job is overdue at one moment, and since which expected fire. */

@@ -50,6 +50,11 @@ export interface FleetWatchdogOptions {
    */
   missed?: boolean;
   /**
+   * Alert on runs that started more than this many ms after their fire time (`run_late`): a
+   * fleet too loaded or too slow to claim on time. `null` (default): off.
+   */
+  lateAfterMs?: number | null;
+  /**
    * The dead-man's switch, per job: `{ export: 3_600_000 }` raises `job_overdue` for `export`
    * when its next fire after its last success (its definition's first fire when it never
    * succeeded) is more than an hour past with no success since, and resolves it at the next
@@ -71,6 +76,7 @@ export interface ResolvedWatchdog {
   readonly name: string;
   readonly failed: boolean;
   readonly missed: boolean;
+  readonly lateAfterMs: number | null;
   readonly overdue: ReadonlyMap<string, number>;
   readonly onAlert: ((event: AlertEvent) => void) | null;
 }
@@ -118,6 +124,8 @@ export function resolveWatchdog(options: FleetWatchdogOptions): ResolvedWatchdog
       throw new InvalidOptionError(key, `must be true or false, got ${JSON.stringify(value)}.`);
     }
   }
+  const lateAfterMs = options.lateAfterMs ?? null;
+  if (lateAfterMs !== null) assertPositiveMs('lateAfterMs', lateAfterMs);
   const overdue = new Map<string, number>();
   for (const [job, graceMs] of Object.entries(options.overdue ?? {})) {
     assertPositiveMs(`overdue.${job}`, graceMs);
@@ -135,6 +143,7 @@ export function resolveWatchdog(options: FleetWatchdogOptions): ResolvedWatchdog
     name,
     failed: options.failed ?? true,
     missed: options.missed ?? true,
+    lateAfterMs,
     overdue,
     onAlert: options.onAlert ?? null,
   };

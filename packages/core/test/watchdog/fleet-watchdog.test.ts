@@ -157,6 +157,42 @@ describe('fleetWatchdog', () => {
     });
   });
 
+  it('lateAfterMs: a run that started later than the threshold after its fire is notified once', async () => {
+    const fake = new FakeClock();
+    const store = new MemoryStore({ clock: fake });
+    const received: AlertEvent[] = [];
+    const fleet = fleetWith(
+      fake,
+      store,
+      (s) => s.add({ name: 'digest', trigger: every(3_600_000), run: () => {} }),
+      {
+        store,
+        notifiers: [callbackNotifier((event) => void received.push(event))],
+        every: 10_000,
+        settleMs: 1_000,
+        lateAfterMs: 2_000,
+      },
+    );
+    for (const s of fleet) s.start();
+    await fake.advance(12_000);
+    const now = fake.now();
+    const ran = (fireAt: number, lateMs: number, status: 'succeeded' | 'failed') =>
+      store.record({
+        ...{ id: `digest-${fireAt}`, job: 'digest', fireAt, status, attempt: 1 },
+        ...{ instanceId: 'a', token: 1, startedAt: fireAt + lateMs, finishedAt: now },
+        ...{ error: null, reason: null },
+      });
+    await ran(now - 60_000, 5_000, 'succeeded'); // late
+    await ran(now - 50_000, 1_500, 'succeeded'); // within the threshold
+    await ran(now - 40_000, 3_000, 'failed'); // late and failed: both alerts
+    await fake.advance(30_000);
+    for (const s of fleet) await stopOnFakeClock(s, fake);
+    const late = received.filter((e) => e.alert.kind === 'run_late');
+    expect(late.map((e) => e.alert.fireAt)).toEqual([now - 60_000, now - 40_000]);
+    expect(late.map((e) => e.alert.details.lateMs)).toEqual([5_000, 3_000]);
+    expect(received.filter((e) => e.alert.kind === 'run_failed')).toHaveLength(1);
+  });
+
   it('an alert that cannot be delivered fails the run; the next run sends it again, same id', async () => {
     const fake = new FakeClock();
     const store = new MemoryStore({ clock: fake });
@@ -217,6 +253,7 @@ describe('fleetWatchdog', () => {
       [{ store, notifiers, overdue: { export: -1 } }, 'overdue.export'],
       [{ store, notifiers, failed: 'yes' }, 'failed'],
       [{ store, notifiers, settleMs: -1 }, 'settleMs'],
+      [{ store, notifiers, lateAfterMs: 0 }, 'lateAfterMs'],
     ];
     for (const [options, field] of cases) {
       let error: unknown;

@@ -42,20 +42,20 @@ function runFailed(requests: readonly ReceivedRequest[]): Received[] {
   });
 }
 
-/** Starts the fleet: every child runs the failing job and the watchdog. */
+/** Starts the fleet: every child runs `jobs` and the watchdog. */
 function startFleet(
   setup: ControlSetup,
   ids: string[],
+  jobs: ChildJob[],
   watchdog: ChildWatchdog,
 ): Promise<InstanceChild[]> {
-  const failing: ChildJob = { name: FAILING_JOB, everyMs: 2000, fails: true };
   return Promise.all(
     ids.map(async (instanceId) =>
       startInstanceChild(
         {
           instanceId,
           leaseMs: setup.leaseMs,
-          jobs: [failing],
+          jobs,
           point: null,
           heartbeatMs: CONTROL_HEARTBEAT_MS,
           ledgerPath: setup.ledger.path,
@@ -93,7 +93,8 @@ export const watchdogNotifiesOnce: FleetScenario = {
       let children: InstanceChild[] = [];
       let hung: Received | undefined;
       try {
-        children = await startFleet(setup, ids, watchdog);
+        const failing: ChildJob = { name: FAILING_JOB, everyMs: 2000, fails: true };
+        children = await startFleet(setup, ids, [failing], watchdog);
         await pollUntil(() => new Set(runFailed(receiver.requests).map((r) => r.id)).size >= 2, {
           timeoutMs: 30_000 * scale,
           message: 'the first two failures to be notified',
@@ -163,5 +164,96 @@ export const watchdogNotifiesOnce: FleetScenario = {
         received.filter((r) => r.id === hung?.id).map((r) => r.answer),
         'the hung alert: hung once, then delivered once by another instance',
       ).toEqual(['hung', 200]);
+    }),
+};
+
+/** The job of {@link watchdogMissedFires}: it succeeds; its fires are missed while the fleet is down. */
+const MISSED_JOB = 'watchdog-missed';
+
+/** One `fires_missed` alert the receiver got. */
+interface ReceivedMissed {
+  readonly id: string;
+  readonly fires: number[];
+  readonly answer: ReceivedRequest['answer'];
+}
+
+/** The webhook bodies of `fires_missed` alerts of {@link MISSED_JOB} among `requests`. */
+function firesMissed(requests: readonly ReceivedRequest[]): ReceivedMissed[] {
+  return requests.flatMap((request) => {
+    const body = JSON.parse(request.body) as WebhookBody;
+    if (body.alert.kind !== 'fires_missed' || body.alert.job !== MISSED_JOB) return [];
+    const fires = (body.alert.details as { fires?: number[] }).fires ?? [];
+    return [{ id: body.alert.id, fires, answer: request.answer }];
+  });
+}
+
+/**
+ * The fleet watchdog after the whole fleet was down (issue #30): 4 child processes run a job
+ * every second and `fleetWatchdog` (every 2 s, settle 500 ms) to a real HTTP receiver; all 4 are
+ * SIGKILLed together and 4 new processes start 4 s later. The restarted fleet records the fires
+ * it missed (`skipped`/`missed`, catch-up `'skip'`), and the watchdog notifies them. Judged from
+ * the store's history and what the receiver got: every fire recorded missed is in exactly one
+ * delivered `fires_missed` alert (one alert for the outage, or one per span when the records
+ * straddle two), and no alert is delivered twice.
+ */
+export const watchdogMissedFires: FleetScenario = {
+  title:
+    'fleet watchdog, the whole fleet SIGKILLed across fires: the missed fires notified once when it returns',
+  timeoutMs: 120_000,
+  run: (options) =>
+    withControlSetup(options, async (setup) => {
+      const { scale, tag, store, ledger } = setup;
+      if (setup.capabilities.durableMark === undefined) {
+        // a lock without a catch-up mark knows of no missed fire: nothing is recorded missed
+        expect(setup.capabilities.durableMark, 'a lock without a catch-up mark').toBeUndefined();
+        return;
+      }
+      const receiver = await startHttpReceiver();
+      const watchdog: ChildWatchdog = { url: receiver.url, everyMs: 2000, settleMs: 500 };
+      const jobs: ChildJob[] = [{ name: MISSED_JOB, everyMs: 1000 }];
+      const first = Array.from({ length: INSTANCES }, (_, i) => `up${i + 1}-${tag}`);
+      const again = Array.from({ length: INSTANCES }, (_, i) => `back${i + 1}-${tag}`);
+      let children: InstanceChild[] = [];
+      try {
+        children = await startFleet(setup, first, jobs, watchdog);
+        await pollUntil(
+          () => ledger.read().filter((e) => e.kind === 'start' && e.job === MISSED_JOB).length >= 3,
+          { timeoutMs: 30_000 * scale, message: 'the job to run three times' },
+        );
+        await Promise.all(children.map((c) => c.kill()));
+        const downUntil = Date.now() + 4000;
+        await pollUntil(() => Date.now() >= downUntil, {
+          timeoutMs: 10_000,
+          message: 'the fleet to stay down 4 s',
+        });
+        children = await startFleet(setup, again, jobs, watchdog);
+        await pollUntil(() => firesMissed(receiver.requests).length > 0, {
+          timeoutMs: (setup.leaseMs * 3 + 30_000) * scale,
+          message: 'the missed fires to be notified',
+        });
+        // two more watchdog runs: a second notification of the same fires would show
+        const until = Date.now() + 2 * watchdog.everyMs + 1000;
+        await pollUntil(() => Date.now() >= until, {
+          timeoutMs: 10_000,
+          message: 'two more watchdog runs',
+        });
+      } finally {
+        await Promise.all(children.map((c) => c.stop(20_000 * scale)));
+        await Promise.all(children.map((c) => c.kill()));
+        await receiver.close();
+      }
+
+      const missed = (await allExecutions(store, MISSED_JOB))
+        .filter((r) => r.status === 'skipped' && r.reason === 'missed')
+        .map((r) => r.fireAt)
+        .sort((a, b) => a - b);
+      const alerts = firesMissed(receiver.requests);
+      const delivered = alerts.filter((a) => a.answer === 200);
+      const describe = alerts.map((a) => `${a.id} ${a.fires.join(',')}: ${a.answer}`).join('\n');
+      expect(missed.length, 'fires recorded missed after the outage').toBeGreaterThanOrEqual(2);
+      const ids = delivered.map((a) => a.id);
+      expect(new Set(ids).size, `no alert delivered twice:\n${describe}`).toBe(ids.length);
+      const notified = delivered.flatMap((a) => a.fires).sort((a, b) => a - b);
+      expect(notified, `every missed fire in exactly one alert:\n${describe}`).toEqual(missed);
     }),
 };

@@ -38,9 +38,9 @@ function count(label, report) {
     return { passed: 0, failed: 1 };
   }
   const json = JSON.parse(readFileSync(report, 'utf8'));
-  const loadFailures = (json.testResults ?? []).filter(
-    (file) => file.status === 'failed' && (file.assertionResults ?? []).length === 0,
-  ).length;
+  // a file that failed with no failed test: it did not load, or a hook (beforeAll, afterAll)
+  // failed and its tests were skipped; each counts as one failure
+  const loadFailures = (json.testResults ?? []).filter(failedOutsideTests).length;
   const own = {
     passed: json.numPassedTests ?? 0,
     failed: (json.numFailedTests ?? 0) + loadFailures,
@@ -49,7 +49,7 @@ function count(label, report) {
   failed += own.failed;
   failures.push(...failedTests(label, json));
   console.error(
-    `${label}: ${json.numPassedTests} passed, ${json.numFailedTests} failed, ${loadFailures} files failed to load`,
+    `${label}: ${json.numPassedTests} passed, ${json.numFailedTests} failed, ${loadFailures} files failed to load or in a hook`,
   );
   return own;
 }
@@ -89,8 +89,8 @@ process.exit(failed > 0 ? 1 : 0);
 /**
  * The failed tests of one vitest JSON report, as `file > describe > test` (with the Node line
  * when the report is another line's): each failed
- * assertion result, and each file that failed with no results (it did not load; its first
- * message line is added).
+ * assertion result, and each file that failed with no failed result (it did not load, or a hook
+ * failed; its first message line is added).
  */
 function failedTests(label, json) {
   const names = [];
@@ -98,9 +98,12 @@ function failedTests(label, json) {
   for (const file of json.testResults ?? []) {
     const path = relative(process.cwd(), file.name ?? '');
     const results = file.assertionResults ?? [];
-    if (file.status === 'failed' && results.length === 0) {
+    if (failedOutsideTests(file)) {
       const reason = String(file.message ?? '').split('\n')[0];
-      names.push(`${path} (did not load${reason ? `: ${reason}` : ''})${line}`);
+      const what = results.length === 0 ? 'did not load' : 'failed in a hook, its tests skipped';
+      names.push(`${path} (${what}${reason ? `: ${reason}` : ''})${line}`);
+      const message = firstLines(file.message);
+      if (message.length > 0) explained.push({ name: `${path} (${what})${line}`, message });
       continue;
     }
     for (const result of results) {
@@ -112,6 +115,12 @@ function failedTests(label, json) {
     }
   }
   return names;
+}
+
+/** Whether a test file failed without any failed test: it did not load, or one of its hooks failed. */
+function failedOutsideTests(file) {
+  const results = file.assertionResults ?? [];
+  return file.status === 'failed' && !results.some((result) => result.status === 'failed');
 }
 
 /** The first {@link MESSAGE_LINES} lines of a failure message, without colour codes and stack frames. */

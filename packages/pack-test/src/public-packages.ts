@@ -32,12 +32,14 @@ export const APP_PACKAGES = new Set([
 /**
  * The packages `adapter/` (an adapter package written outside this repository) installs: what a
  * contributor needs to write a backend and run the conformance suite on it, and the Redis lock
- * its second fixture wraps.
+ * its second fixture wraps. `@fleetcron/notify` is there as a dependency of conformance (its
+ * watchdog scenarios notify through `webhookNotifier`): from the registry it comes by itself.
  */
 export const ADAPTER_PACKAGES = new Set([
   '@fleetcron/conformance',
   '@fleetcron/core',
   '@fleetcron/lock-redis',
+  '@fleetcron/notify',
   '@fleetcron/testkit',
 ]);
 

@@ -21,6 +21,12 @@ import {
   WATCHDOG_PAGE,
 } from './watchdog-options.js';
 
+/**
+ * How far before a span's start the last written row of a job may have finished and the job still
+ * be read, ms: rows of one job written out of order (an older finish written last) stay found.
+ */
+const WRITE_ORDER_SLACK_MS = 5 * 60 * 1000;
+
 /** Thrown by a watchdog run when an alert could not be delivered: the next run judges its span again. */
 export class WatchdogDeliveryError extends Error {
   override readonly name = 'WatchdogDeliveryError';
@@ -98,9 +104,14 @@ async function previousRunAt(watchdog: ResolvedWatchdog, to: number): Promise<nu
 async function judgeSpan(watchdog: ResolvedWatchdog, span: WatchSpan): Promise<AlertEvent[]> {
   const { store } = watchdog;
   const events: AlertEvent[] = [];
+  // a job is read when its last written row finished near or after the span's start: that row
+  // is the last WRITTEN, not the latest finish (instances write out of order), hence the slack
   const jobs = (await store.listJobs())
     .filter((state) => state.job !== watchdog.name)
-    .filter((state) => state.lastFinishedAt !== null && state.lastFinishedAt > span.from);
+    .filter(
+      (state) =>
+        state.lastFinishedAt !== null && state.lastFinishedAt > span.from - WRITE_ORDER_SLACK_MS,
+    );
   for (const { job } of jobs) {
     if (watchdog.failed) {
       const rows = await page(watchdog, job, ['failed', 'timed_out']);

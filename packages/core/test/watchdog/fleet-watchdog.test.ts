@@ -157,6 +157,43 @@ describe('fleetWatchdog', () => {
     });
   });
 
+  it('a failure whose row was written before an older one of the same job is still notified', async () => {
+    const fake = new FakeClock();
+    const store = new MemoryStore({ clock: fake });
+    const received: AlertEvent[] = [];
+    const fleet = fleetWith(
+      fake,
+      store,
+      (s) => s.add({ name: 'ledger', trigger: every(3_600_000), run: () => {} }),
+      {
+        store,
+        notifiers: [callbackNotifier((event) => void received.push(event))],
+        every: 10_000,
+        settleMs: 1_000,
+      },
+    );
+    for (const s of fleet) s.start();
+    await fake.advance(12_000);
+    const now = fake.now();
+    const row = (fireAt: number, finishedAt: number, status: 'succeeded' | 'failed') =>
+      store.record({
+        ...{ id: `ledger-${fireAt}`, job: 'ledger', fireAt, status, attempt: 1 },
+        ...{ instanceId: 'a', token: 1, startedAt: finishedAt - 10, finishedAt },
+        ...{ error: null, reason: null },
+      });
+    // the failure (inside the next span) is written first, an older success last: the job's
+    // last written finish (listJobs) is then before the span
+    await row(now - 200, now - 100, 'failed');
+    await row(now - 40_000, now - 30_000, 'succeeded');
+    expect((await store.listJobs()).find((j) => j.job === 'ledger')?.lastFinishedAt).toBe(
+      now - 30_000,
+    );
+    await fake.advance(20_000);
+    for (const s of fleet) await stopOnFakeClock(s, fake);
+    const failed = received.filter((e) => e.alert.kind === 'run_failed');
+    expect(failed.map((e) => e.alert.fireAt)).toEqual([now - 200]);
+  });
+
   it('lateAfterMs: a run that started later than the threshold after its fire is notified once', async () => {
     const fake = new FakeClock();
     const store = new MemoryStore({ clock: fake });

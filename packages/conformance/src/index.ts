@@ -20,6 +20,7 @@ export * from './run-schedule-store.js';
 export * from './run-store.js';
 export * from './store/fleet-client-scenario.js';
 export * from './store/fleet-scenarios.js';
+export * from './store/run-request-scenarios.js';
 export * from './store/scenarios.js';
 export * from './store/schedule-scenarios.js';
 export * from './types.js';

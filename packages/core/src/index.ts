@@ -152,6 +152,10 @@ export {
 } from './middleware.js';
 // bounded history: the retention job and the Store's per-job pruning
 export { MAX_PRUNE_JOB_LIMIT, type PruneJobOptions } from './prune-job.js';
+export {
+  MAX_RUN_REQUEST_DATA_BYTES,
+  RUN_REQUEST_TAKE_MS,
+} from './registry.js';
 export type {
   CatchUpSpec,
   ExclusionSpec,
@@ -162,7 +166,11 @@ export type {
   PauseOptions,
   RegisteredJob,
   RunRequest,
+  RunRequestDecision,
   RunRequestInput,
+  RunRequestState,
+  TakenRunRequest,
+  TakeRunRequestsOptions,
   TriggerSpec,
   WatchRunRequests,
 } from './registry.js';

@@ -152,10 +152,6 @@ export {
 } from './middleware.js';
 // bounded history: the retention job and the Store's per-job pruning
 export { MAX_PRUNE_JOB_LIMIT, type PruneJobOptions } from './prune-job.js';
-export {
-  MAX_RUN_REQUEST_DATA_BYTES,
-  RUN_REQUEST_TAKE_MS,
-} from './registry.js';
 export type {
   CatchUpSpec,
   ExclusionSpec,
@@ -173,6 +169,10 @@ export type {
   TakeRunRequestsOptions,
   TriggerSpec,
   WatchRunRequests,
+} from './registry.js';
+export {
+  MAX_RUN_REQUEST_DATA_BYTES,
+  RUN_REQUEST_TAKE_MS,
 } from './registry.js';
 export {
   DEFAULT_RETENTION_EVERY_MS,

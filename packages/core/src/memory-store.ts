@@ -273,7 +273,11 @@ export class MemoryStore implements Store, ScheduleStore {
     return taken;
   }
 
-  async decideRunRequest(id: string, takeId: string, decision: RunRequestDecision): Promise<boolean> {
+  async decideRunRequest(
+    id: string,
+    takeId: string,
+    decision: RunRequestDecision,
+  ): Promise<boolean> {
     const stored = this.requests.find((r) => r.request.id === id);
     if (!stored || stored.takeId !== takeId) return false;
     if (stored.decidedAt !== null) return true; // this take decided it: a retried call

@@ -327,11 +327,15 @@ export function newRunRequest(input: RunRequestInput, now: number): RunRequest {
 export function decidesRunRequests(
   store: FleetStore,
 ): store is FleetStore & Required<Pick<FleetStore, 'decideRunRequest' | 'releaseRunRequest'>> {
-  return typeof store.decideRunRequest === 'function' && typeof store.releaseRunRequest === 'function';
+  return (
+    typeof store.decideRunRequest === 'function' && typeof store.releaseRunRequest === 'function'
+  );
 }
 
 /** Whether a taken request carries a take (a store that decides requests returned it). */
-export function isTakenRunRequest(request: RunRequest | TakenRunRequest): request is TakenRunRequest {
+export function isTakenRunRequest(
+  request: RunRequest | TakenRunRequest,
+): request is TakenRunRequest {
   return typeof (request as TakenRunRequest).takeId === 'string';
 }
 

@@ -1,10 +1,10 @@
 import { InvalidOptionError } from '../errors.js';
 import { triggerFromSpec } from '../fleet/trigger-spec.js';
+import { checkJsonData } from '../json-data.js';
 import { retry } from '../middleware/retry.js';
 import type { CatchUpSpec, TriggerSpec } from '../registry.js';
 import { assertKnownKeys } from '../scheduler/known-keys.js';
 import { assertPositiveInteger, assertPositiveMs } from '../validate.js';
-import { checkJsonData } from '../json-data.js';
 import { withFieldPrefix } from './field-prefix.js';
 import {
   type JsonValue,

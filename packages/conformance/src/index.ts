@@ -5,6 +5,7 @@ export * from './failover/run-failover.js';
 export * from './fleet/instance.js';
 export * from './fleet/judge.js';
 export * from './fleet/ledger.js';
+export { runRequestFaultScenarios } from './fleet/run-request-fault-scenarios.js';
 export * from './fleet/scenarios.js';
 export {
   checkLockCapabilities,

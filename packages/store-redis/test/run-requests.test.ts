@@ -63,14 +63,16 @@ describe('RedisStore run requests', () => {
   it('a take whose reply is lost holds the request until its lease ends; then another takes it', async () => {
     const { proxy, viaProxy, direct } = await storesWithProxy();
     const request = await direct.requestRun({ job: 'lost-take', requestedBy: 'test' });
-    const leaseMs = 1_500;
+    // long enough that the re-send surely comes before the lease ends, even on a loaded machine
+    const leaseMs = 3_000;
 
     proxy.dropNextReply = true;
     const resent = await viaProxy.takeRunRequests(['lost-take'], 'inst-a', { leaseMs });
     expect(proxy.dropped, 'the reply of the take was lost').toBe(1);
     expect(resent, 'the re-sent take finds the request held by the lost one').toEqual([]);
     const held = await direct.getRunRequest(request.id);
-    expect(held).toMatchObject({ state: 'taken', takes: 1, takenBy: 'inst-a' });
+    expect(held, 'held by the lost take').toMatchObject({ takes: 1, takenBy: 'inst-a' });
+    expect(held?.takenUntil).toBeGreaterThanOrEqual(request.requestedAt + leaseMs);
 
     const retaken = await waitFor(
       async () => {

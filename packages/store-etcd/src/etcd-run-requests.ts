@@ -35,6 +35,12 @@ const COLLECT_PER_TAKE = 32;
 /** Most value bytes in one take transaction (etcd refuses requests over 1.5 MiB by default). */
 const MAX_TXN_BYTES = 1024 * 1024;
 
+/**
+ * Most requests one read of a take returns (48 × 64 KiB of `data` stays under gRPC's 4 MiB
+ * answer limit); more are read in further rounds.
+ */
+const READ_PAGE = 48;
+
 /** Transactions a decide or release tries while the request changes under it. */
 const WRITE_ATTEMPTS = 5;
 
@@ -104,23 +110,9 @@ export class EtcdRunRequests {
     const leaseMs = takeLeaseMs(options);
     if (jobs.length === 0) return [];
     const prefixes = [...new Set(jobs)].map((job) => this.keys.requests(job));
-    const read = await this.call('takeRunRequests', (o) =>
-      this.client.kv.txn(
-        {
-          compare: [],
-          success: prefixes.map((p) => ({
-            request_range: { key: Buffer.from(p), range_end: prefixEnd(Buffer.from(p)) },
-          })),
-          failure: [],
-        },
-        o,
-      ),
-    );
+    const read = await this.readRequests(prefixes);
     const now = this.options.clock.now();
-    const reads = read.responses
-      .flatMap((r) => r.response_range?.kvs ?? [])
-      .map(readOf)
-      .sort((a, b) => compareText(memberOf(a.key), memberOf(b.key)));
+    const reads = read.sort((a, b) => compareText(memberOf(a.key), memberOf(b.key)));
     const ops: TakeOp[] = [];
     let collected = 0;
     for (const stored of reads) {
@@ -209,6 +201,42 @@ export class EtcdRunRequests {
   close(): void {
     this.watchers.clear();
     this.stopWatching();
+  }
+
+  /**
+   * Every request under `prefixes`: one transaction of one range per prefix, each limited so
+   * the whole answer holds at most {@link READ_PAGE} requests; ranges with more are read on in
+   * further rounds (each request is compared again when written, so no snapshot is needed).
+   */
+  private async readRequests(prefixes: readonly string[]): Promise<Read[]> {
+    const reads: Read[] = [];
+    let ranges = prefixes.map((p) => ({ from: Buffer.from(p), end: prefixEnd(Buffer.from(p)) }));
+    while (ranges.length > 0) {
+      const limit = Math.max(1, Math.floor(READ_PAGE / ranges.length));
+      const page = ranges;
+      const response = await this.call('takeRunRequests', (o) =>
+        this.client.kv.txn(
+          {
+            compare: [],
+            success: page.map((r) => ({
+              request_range: { key: r.from, range_end: r.end, limit },
+            })),
+            failure: [],
+          },
+          o,
+        ),
+      );
+      ranges = [];
+      response.responses.forEach((r, i) => {
+        const kvs = r.response_range?.kvs ?? [];
+        reads.push(...kvs.map(readOf));
+        const last = kvs.at(-1);
+        if (r.response_range?.more && last) {
+          ranges.push({ from: Buffer.concat([last.key, Buffer.from([0])]), end: page[i]!.end });
+        }
+      });
+    }
+    return reads;
   }
 
   /** A nested transaction holding `stored` for this take if it is unchanged since the read. */

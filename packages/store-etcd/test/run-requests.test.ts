@@ -170,6 +170,21 @@ describe('EtcdStore run requests, stored data', () => {
     });
   });
 
+  it('takes 70 requests of 60 KB data at once (over the 4 MiB gRPC answer: read in pages)', async () => {
+    await withFixture({}, async (_fixture, _keys, newStore) => {
+      const store = await newStore();
+      const data = { blob: 'x'.repeat(60_000) };
+      const ids: string[] = [];
+      for (let i = 0; i < 70; i++) {
+        ids.push((await store.requestRun({ job: 'big', requestedBy: 't', data })).id);
+      }
+      const taken = await store.takeRunRequests(['big'], 'inst-a');
+      expect(taken.map((r) => r.id)).toEqual(ids);
+      expect(taken.every((r) => (r.data as { blob: string }).blob.length === 60_000)).toBe(true);
+      expect(await store.takeRunRequests(['big'], 'inst-b'), 'all held').toEqual([]);
+    });
+  }, 60_000);
+
   it('keeps a decided request an hour (store clock), then a take collects it and its index', async () => {
     const clock = new FakeClock(Date.UTC(2026, 0, 1));
     await withFixture({ clock }, async (fixture, _keys, newStore) => {

@@ -17,8 +17,8 @@ export interface EtcdStoreOptions {
   /** Deadline of every etcd request, in ms; past it the call throws `BackendUnavailableError`. Default 5000. */
   requestTimeoutMs?: number;
   /**
-   * Most compares, and most operations, in one transaction of `recordMany` or of a run-request take: the server's
-   * `--max-txn-ops` (etcd's default 128). At least 4. Default 128.
+   * Most compares, and most operations, in one transaction of `recordMany` or of a run-request
+   * take: the server's `--max-txn-ops` (etcd's default 128). At least 4. Default 128.
    */
   maxTxnOps?: number;
   /**

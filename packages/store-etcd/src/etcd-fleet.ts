@@ -13,10 +13,11 @@ import type { ResolvedStoreOptions } from './options.js';
 const MIN_TTL_SEC = 2;
 
 /**
- * The registry and job list of {@link EtcdStore} (its run requests: `EtcdRunRequests`). etcd has no clock a client can read, so
- * liveness is judged by etcd itself: each heartbeat puts the record on a fresh etcd lease of
- * 3 × heartbeatMs (rounded up to whole seconds, at least 2 s) and revokes the previous one; the
- * server deletes the record when the lease runs out. `lastSeenAt` is the writer's clock.
+ * The registry and job list of {@link EtcdStore} (its run requests: `EtcdRunRequests`). etcd
+ * has no clock a client can read, so liveness is judged by etcd itself: each heartbeat puts the
+ * record on a fresh etcd lease of 3 × heartbeatMs (rounded up to whole seconds, at least 2 s)
+ * and revokes the previous one; the server deletes the record when the lease runs out.
+ * `lastSeenAt` is the writer's clock.
  */
 export class EtcdFleet {
   /** The lease each instance heartbeating through this store last used. */

@@ -62,9 +62,9 @@ const RECORD_ATTEMPTS = 5;
  * `(startedAt, id)`, at most `maxHistory` per job), job state, the instance registry (records on
  * etcd leases of 3 heartbeats) and run requests (held by a take, decided once, by
  * compare-and-put transactions; announced through an etcd watch), so an etcd-only fleet gets the
- * same fleet control as PostgreSQL and Redis users; and stored schedules (one key each, versioned writes as one
- * transaction comparing the key, pushed through an etcd watch with a `resync` on every
- * (re)connect).
+ * same fleet control as PostgreSQL and Redis users; and stored schedules (one key each,
+ * versioned writes as one transaction comparing the key, pushed through an etcd watch with a
+ * `resync` on every (re)connect).
  */
 export class EtcdStore implements Store, ScheduleStore {
   readonly backend = BACKEND;

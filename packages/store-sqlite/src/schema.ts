@@ -50,7 +50,7 @@ CREATE TABLE IF NOT EXISTS fleetcron_jobs (
 
 /**
  * Fleet control (issue 13): the registry and run requests. Columns added to tables made before
- * it are added by {@link migrateFleetColumns} (SQLite has no `ADD COLUMN IF NOT EXISTS`).
+ * it are added by `migrateFleet` (SQLite has no `ADD COLUMN IF NOT EXISTS`).
  */
 export const SQLITE_FLEET_SCHEMA = `
 CREATE TABLE IF NOT EXISTS fleetcron_instances (

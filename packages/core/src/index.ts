@@ -114,6 +114,7 @@ export {
   type FleetSchedule,
   type FleetSchedulePage,
   type FleetView,
+  type RunRequestOptions,
 } from './fleet/fleet-client.js';
 export type { UpcomingFire } from './fleet/upcoming-fires.js';
 export { wallClock, type ZonedTime, zonedTime } from './fleet/zoned-time.js';
@@ -149,6 +150,7 @@ export {
   type JobLease,
   type Middleware,
   type Next,
+  type RunRequestRef,
 } from './middleware.js';
 // bounded history: the retention job and the Store's per-job pruning
 export { MAX_PRUNE_JOB_LIMIT, type PruneJobOptions } from './prune-job.js';

@@ -182,6 +182,8 @@ const MAIN = [
   'RetryOptions',
   'RunRequest',
   'RunRequestDecision',
+  'RunRequestOptions',
+  'RunRequestRef',
   'RunRequestInput',
   'RunRequestState',
   'MAX_RUN_REQUEST_DATA_BYTES',

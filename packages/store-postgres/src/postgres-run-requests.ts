@@ -13,9 +13,9 @@ import { decodeText, encodeText, type StatementSet } from '@fleetcron/postgres-s
 import type { RunRequestRow, RunRequestStatement } from './run-request-statements.js';
 
 /**
- * The run requests of `PostgresStore`, exactly once: one table, every call one statement on the
- * database clock (`clock_timestamp()`). A take holds a request (take id, lease) instead of
- * deleting it; its taker decides it (compare-and-set on the take id) or releases it; decided
+ * The run requests of `PostgresStore`, exactly once, on the database clock (`clock_timestamp()`):
+ * a take holds a request (take id, lease) instead of deleting it; its taker decides it (a
+ * compare-and-set on the take id that moves it to the decisions table) or releases it; decided
  * requests are kept `DECIDED_RUN_REQUEST_KEEP_MS`, then collected by takes. A new or released
  * request NOTIFYs `channel` with its job.
  */
@@ -66,19 +66,28 @@ export class PostgresRunRequests {
       }));
   }
 
-  /** A compare-and-set on the take id in one `UPDATE`; safe to repeat (same answer). */
+  /**
+   * A compare-and-set on the take id: one statement moves the request to the decisions while
+   * `takeId` is its current take; when it moved nothing, a second reads whether this take decided
+   * it already (a retry after a lost reply: `true` again). Safe to repeat (same answer).
+   */
   async decideRunRequest(
     id: string,
     takeId: string,
     decision: RunRequestDecision,
   ): Promise<boolean> {
-    const rows = await this.statements.run(
+    const key = [encodeText(id), encodeText(takeId)];
+    const moved = await this.statements.run(
       'decideRunRequest',
       'decideRunRequest',
-      [encodeText(id), encodeText(takeId), decision.fireAt, encodeText(decision.instanceId)],
+      [...key, decision.fireAt, encodeText(decision.instanceId)],
       { retry: true },
     );
-    return rows.length > 0;
+    if (moved.length > 0) return true;
+    const decided = await this.statements.run('decideRunRequest', 'decidedByTake', key, {
+      retry: true,
+    });
+    return decided.length > 0;
   }
 
   /** Clears the take's lease and NOTIFYs the job in one statement; safe to repeat. */

@@ -285,7 +285,7 @@ export class PostgresStore implements Store, ScheduleStore {
     return this.runRequests.takeRunRequests(jobs, instanceId, options);
   }
 
-  /** Decides a held request: a compare-and-set on its current take, in one `UPDATE`. */
+  /** Decides a held request: a compare-and-set on its current take (moves it to the decisions). */
   decideRunRequest(id: string, takeId: string, decision: RunRequestDecision): Promise<boolean> {
     return this.runRequests.decideRunRequest(id, takeId, decision);
   }

@@ -5,9 +5,12 @@ import type { StoreTables } from './schema.js';
 /** Most decided requests one take collects (bounded work per call). */
 const COLLECT_PER_TAKE = 100;
 
-/** The columns of a run request as read back (see {@link RunRequestRow}). */
-const COLUMNS = `id, job, requested_by, requested_at, seq, data, takes, take_id, taken_by,
-  taken_until, decided_at, fire_at, decided_by`;
+/** The columns of a request not decided yet, as read back. */
+const REQUEST_COLUMNS = `id, job, requested_by, requested_at, seq, data, takes, take_id, taken_by,
+  taken_until`;
+
+/** Every column of a decided request (see {@link RunRequestRow}). */
+const DECIDED_COLUMNS = `${REQUEST_COLUMNS}, decided_at, fire_at, decided_by`;
 
 /** `pg_notify` of job `job` on channel `channel` (an empty payload when too long for NOTIFY). */
 function notifyJob(channel: string, job: string): string {
@@ -30,20 +33,20 @@ FROM r`;
 }
 
 /**
- * Takes the requests of jobs $1 (text[]) that no take holds (not decided; never taken, released,
- * or `taken_until` at or before the database clock), in one statement: each gets take id
+ * Takes the requests of jobs $1 (text[]) that no take holds (never taken, released, or
+ * `taken_until` at or before the database clock), in one statement: each gets take id
  * `md5($4 || id)` as a UUID ($4 a fresh random UUID per call, so every take of every request has
  * its own), `taken_by` $2, `taken_until` = now + $3 ms and `takes` + 1. `FOR UPDATE SKIP LOCKED`
- * with PostgreSQL's re-check of a row changed meanwhile: a row another take is changing is
- * skipped, one it changed is taken only if still free, so no two takes hold a request at once.
- * The same statement collects up to {@link COLLECT_PER_TAKE} requests decided more than
- * `DECIDED_RUN_REQUEST_KEEP_MS` ago.
+ * with PostgreSQL's re-check of a row changed meanwhile: a row another take or a decision is
+ * changing is skipped, one it changed is taken only if still free (a decided one is gone), so no
+ * two takes hold a request at once. The same statement collects up to {@link COLLECT_PER_TAKE}
+ * requests decided more than `DECIDED_RUN_REQUEST_KEEP_MS` ago.
  */
 export function takeRunRequestsSql(t: StoreTables): string {
   return `WITH collected AS (
-  DELETE FROM ${t.runRequests} WHERE id IN (
-    SELECT id FROM ${t.runRequests}
-    WHERE decided_at IS NOT NULL AND decided_at < ${NOW_MS} - ${DECIDED_RUN_REQUEST_KEEP_MS}
+  DELETE FROM ${t.runDecisions} WHERE id IN (
+    SELECT id FROM ${t.runDecisions}
+    WHERE decided_at < ${NOW_MS} - ${DECIDED_RUN_REQUEST_KEEP_MS}
     ORDER BY decided_at LIMIT ${COLLECT_PER_TAKE} FOR UPDATE SKIP LOCKED
   )
 )
@@ -51,27 +54,32 @@ UPDATE ${t.runRequests} SET takes = takes + 1, take_id = md5($4::text || id)::uu
   taken_by = $2::text, taken_until = ${NOW_MS} + $3::bigint
 WHERE id IN (
   SELECT id FROM ${t.runRequests}
-  WHERE job = ANY($1::text[]) AND decided_at IS NULL
-    AND (taken_until IS NULL OR taken_until <= ${NOW_MS})
+  WHERE job = ANY($1::text[]) AND (taken_until IS NULL OR taken_until <= ${NOW_MS})
   ORDER BY seq FOR UPDATE SKIP LOCKED
 )
-RETURNING ${COLUMNS}`;
+RETURNING ${REQUEST_COLUMNS}`;
 }
 
 /**
- * Decides request $1 for take $2: one `UPDATE` whose row lock serialises it with takes and other
- * decisions, matching only while $2 is the request's current take (a take never replaces a
- * decided request's, so that also covers "already decided by this take"). The decision fields
- * are set only if not yet decided: a retry keeps the first. Parameters: $3 fire at, $4 decided
- * by. One row: true; none: false.
+ * Decides request $1 for take $2: moves it, only while $2 is its current take, from the
+ * requests to the decisions (`decided_at` now, $3 fire at, $4 decided by), in one statement (the
+ * row lock serialises it with takes and other decisions). One row: decided now. None: it was not
+ * this take's to decide, or this take decided it already; {@link decidedByTakeSql} tells which
+ * (a statement of its own, so it sees a decision committed while this one waited for the row).
  */
 export function decideRunRequestSql(t: StoreTables): string {
-  return `UPDATE ${t.runRequests} SET
-  decided_at = CASE WHEN decided_at IS NULL THEN ${NOW_MS} ELSE decided_at END,
-  fire_at = CASE WHEN decided_at IS NULL THEN $3::bigint ELSE fire_at END,
-  decided_by = CASE WHEN decided_at IS NULL THEN $4::text ELSE decided_by END
-WHERE id = $1::text AND take_id = $2::text
+  return `WITH moved AS (
+  DELETE FROM ${t.runRequests} WHERE id = $1::text AND take_id = $2::text
+  RETURNING ${REQUEST_COLUMNS}
+)
+INSERT INTO ${t.runDecisions} (${DECIDED_COLUMNS})
+SELECT ${REQUEST_COLUMNS}, ${NOW_MS}, $3::bigint, $4::text FROM moved
 RETURNING 1 AS decided`;
+}
+
+/** Whether take $2 decided request $1 (a repeated decision after a lost reply). */
+export function decidedByTakeSql(t: StoreTables): string {
+  return `SELECT 1 AS decided FROM ${t.runDecisions} WHERE id = $1::text AND take_id = $2::text`;
 }
 
 /**
@@ -81,18 +89,20 @@ RETURNING 1 AS decided`;
 export function releaseRunRequestSql(t: StoreTables): string {
   return `WITH r AS (
   UPDATE ${t.runRequests} SET taken_until = NULL
-  WHERE id = $1::text AND take_id = $2::text AND decided_at IS NULL
+  WHERE id = $1::text AND take_id = $2::text
   RETURNING job
 )
 SELECT ${notifyJob('$3::text', 'job')} AS notified FROM r`;
 }
 
-/** Request $1 and the database clock (`now`), to tell its phase. */
+/** Request $1, decided or not, and the database clock (`now`), to tell its phase. */
 export function getRunRequestSql(t: StoreTables): string {
-  return `SELECT ${COLUMNS}, ${NOW_MS} AS now FROM ${t.runRequests} WHERE id = $1::text`;
+  return `SELECT ${DECIDED_COLUMNS}, ${NOW_MS} AS now FROM ${t.runDecisions} WHERE id = $1::text
+UNION ALL
+SELECT ${REQUEST_COLUMNS}, NULL, NULL, NULL, ${NOW_MS} FROM ${t.runRequests} WHERE id = $1::text`;
 }
 
-/** A row of the run requests table. */
+/** A run request as read back (the decision columns `NULL` while not decided). */
 export interface RunRequestRow {
   id: string;
   job: string;
@@ -114,6 +124,7 @@ export type RunRequestStatement =
   | 'requestRun'
   | 'takeRunRequests'
   | 'decideRunRequest'
+  | 'decidedByTake'
   | 'releaseRunRequest'
   | 'getRunRequest';
 
@@ -123,6 +134,7 @@ export function runRequestStatements(t: StoreTables): Record<RunRequestStatement
     requestRun: requestRunSql(t),
     takeRunRequests: takeRunRequestsSql(t),
     decideRunRequest: decideRunRequestSql(t),
+    decidedByTake: decidedByTakeSql(t),
     releaseRunRequest: releaseRunRequestSql(t),
     getRunRequest: getRunRequestSql(t),
   };

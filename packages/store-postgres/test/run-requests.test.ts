@@ -138,12 +138,42 @@ describe('PostgresStore run requests', () => {
         `SELECT indexname FROM pg_indexes WHERE schemaname = $1 ORDER BY indexname`,
         [schema],
       );
-      expect(rows.map((r) => r.indexname).filter((n) => n.includes('runreq'))).toEqual([
-        'fleetcron_runreq_decided',
-        'fleetcron_runreq_open',
+      expect(rows.map((r) => r.indexname).filter((n) => /runreq|rundec/.test(n))).toEqual([
+        'fleetcron_rundec_at',
+        'fleetcron_runreq_job',
       ]);
     } finally {
       await fixture.admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await fixture.close();
+    }
+  }, 60_000);
+
+  it('an instance of the previous version (it deletes what it takes) never takes a decided request', async () => {
+    const fixture = await create();
+    try {
+      const store = (await fixture.newStore()) as PostgresStore;
+      const decidedOne = await store.requestRun({ job: 'mixed', requestedBy: 'a' });
+      const heldOne = await store.requestRun({ job: 'mixed', requestedBy: 'b' });
+      const [takeA, takeB] = await store.takeRunRequests(['mixed'], 'new-instance');
+      expect(await store.decideRunRequest(decidedOne.id, takeA!.takeId, decision)).toBe(true);
+
+      // The previous version's take statement, as an older instance still runs it.
+      const table = `"${fixture.schema}".fleetcron_run_requests`;
+      const { rows } = await fixture.admin.query<{ id: string }>(
+        `DELETE FROM ${table} WHERE id IN (SELECT id FROM ${table} WHERE job = ANY($1::text[])
+           ORDER BY seq FOR UPDATE SKIP LOCKED) RETURNING id`,
+        [['mixed']],
+      );
+      expect(
+        rows.map((r) => r.id),
+        'the old take sees the held request only',
+      ).toEqual([heldOne.id]);
+      expect((await store.getRunRequest(decidedOne.id))?.state).toBe('decided');
+      expect(
+        await store.decideRunRequest(heldOne.id, takeB!.takeId, decision),
+        'the new holder learns the old instance took it: not run twice',
+      ).toBe(false);
+    } finally {
       await fixture.close();
     }
   }, 60_000);
@@ -197,7 +227,7 @@ describe('PostgresStore run requests', () => {
       }
       const hourAndMinute = 61 * 60_000;
       await fixture.admin.query(
-        `UPDATE "${fixture.schema}".fleetcron_run_requests
+        `UPDATE "${fixture.schema}".fleetcron_run_decisions
          SET decided_at = decided_at - ${hourAndMinute} WHERE id = $1`,
         [ids[0]],
       );

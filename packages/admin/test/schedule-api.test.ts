@@ -219,7 +219,7 @@ describe.each(Object.keys(BACKENDS))('the stored-schedule routes on the %s store
       }>;
       return list.filter((s) => s.servedBy.includes('serving-1')).length === 4 ? list : null;
     });
-    expect(served.map((s) => [s.id, s.servedBy, s.unserved])).toEqual([
+    expect(served?.map((s) => [s.id, s.servedBy, s.unserved])).toEqual([
       ['acme/daily', ['serving-1'], false],
       ['p1', ['serving-1'], false],
       ['p2', ['serving-1'], false],

@@ -239,7 +239,16 @@ describe.each(Object.keys(BACKENDS))('the stored-schedule routes on the %s store
   it('GET schedules/:id answers the schedule (an id with a slash percent-encoded), 404 for none', async () => {
     const one = await get('/schedules/acme%2Fdaily');
     expect(one.status).toBe(200);
-    expect(one.body.schedule).toMatchObject({ id: 'acme/daily', handler: 'reports.daily' });
+    expect(one.body.schedule).toMatchObject({
+      id: 'acme/daily',
+      handler: 'reports.daily',
+      servedBy: ['serving-1'],
+      unserved: false,
+    });
+    expect((await get('/schedules/p4')).body.schedule).toMatchObject({
+      servedBy: [],
+      unserved: true,
+    });
     const none = await get('/schedules/ghost');
     expect(none).toMatchObject({
       status: 404,

@@ -17,6 +17,7 @@ import { optionalParam, pageLimit } from './query.js';
 /** The part of core's `FleetClient` the stored-schedule routes use. */
 export type AdminScheduleFleet = Pick<
   FleetClient,
+  | 'fleet'
   | 'schedules'
   | 'getSchedule'
   | 'createSchedule'
@@ -58,11 +59,19 @@ export async function listSchedules(
   return json(200, page);
 }
 
-/** `GET api/schedules/:id`: the stored schedule, 404 `UNKNOWN_SCHEDULE` when there is none. */
+/**
+ * `GET api/schedules/:id`: `{ schedule }`, the stored schedule with `servedBy` (the live
+ * instances whose registry holds its job, as the list has it) and `unserved`; 404
+ * `UNKNOWN_SCHEDULE` when there is none.
+ */
 export async function getSchedule(fleet: AdminScheduleFleet, id: string): Promise<Response> {
-  const schedule = await fleet.getSchedule(id);
+  const [schedule, view] = await Promise.all([fleet.getSchedule(id), fleet.fleet()]);
   if (!schedule) throw new UnknownScheduleError(id);
-  return json(200, { schedule });
+  const job = view.jobs.find((j) => j.name === scheduleJobName(id));
+  const servedBy = [...(job?.definedBy ?? [])].sort();
+  return json(200, {
+    schedule: { ...schedule, servedBy, unserved: schedule.enabled && servedBy.length === 0 },
+  });
 }
 
 /** Keys of a body besides the schedule's own fields: the audit note and the version read. */

@@ -262,6 +262,27 @@ describe('stored schedules in the console, in Chromium, over two instances on Po
     expect(await row.locator('td[data-label="Served by"]').textContent()).toContain('unserved');
     expect(await page.locator('#unserved').textContent()).toContain('orphan');
     await page.screenshot({ path: LIST_SHOT, fullPage: true });
+    // the handler filter: what is typed survives a poll, Enter applies it
+    await fleet.createSchedule(
+      { id: 'other', handler: 'reports.daily', trigger: { kind: 'every', ms: 60_000 } },
+      { by: 'cli:bob' },
+    );
+    await page.locator('#schedules tr[data-schedule="other"]').waitFor();
+    await page.fill('#schedule-handler-filter', 'nobody.registers');
+    const before = await page.locator('.status').textContent();
+    await page.waitForFunction(
+      (text) => document.querySelector('.status')?.textContent !== text,
+      before,
+      { timeout: 10_000 },
+    );
+    expect(await page.inputValue('#schedule-handler-filter')).toBe('nobody.registers');
+    await page.press('#schedule-handler-filter', 'Enter');
+    await until(
+      'only the orphan listed',
+      async () => (await page.locator('#schedules tr[data-schedule]').count()) === 1,
+    );
+    expect(await page.locator('#schedules tr[data-schedule="orphan"]').count()).toBe(1);
+    await fleet.removeSchedule('other', { by: 'cli:bob' });
     await page.close();
   });
 

@@ -44,6 +44,8 @@ export function consoleSchedules(
   const PAGE = 50;
   const state: {
     handler: string;
+    /** What is typed in the handler filter (kept across re-renders until applied). */
+    typed: string;
     pages: number;
     list: Json[];
     next: string | null;
@@ -51,7 +53,16 @@ export function consoleSchedules(
     missing: string | null;
     /** The open form, kept across re-renders so polling never drops what is typed. */
     form: { key: string; version: number; handle: ScheduleFormHandle } | null;
-  } = { handler: '', pages: 1, list: [], next: null, current: null, missing: null, form: null };
+  } = {
+    handler: '',
+    typed: '',
+    pages: 1,
+    list: [],
+    next: null,
+    current: null,
+    missing: null,
+    form: null,
+  };
 
   const link = (id: string): string => `#/schedules/${encodeURIComponent(id)}`;
 
@@ -161,9 +172,12 @@ export function consoleSchedules(
       id: 'schedule-handler-filter',
       name: 'handler',
       type: 'search',
-      value: state.handler,
+      value: state.typed,
       placeholder: 'handler',
       'aria-label': 'Only schedules of handler',
+      oninput: (event: Event) => {
+        state.typed = (event.target as HTMLInputElement).value;
+      },
     }) as HTMLInputElement;
     const toolbar = h(
       'form',

@@ -176,7 +176,7 @@ describe('stored schedules in the console, in Chromium, over two instances on Po
     expect(await page.inputValue('#sf-expression')).toBe('0 3 * * *');
     await page.fill('#sf-expression', '30 4 * * *');
     await page.fill('#sf-timeoutMs', '5000');
-    // a poll re-renders the page while the form is open: what was typed stays
+    // a poll re-renders the page while the form is open: what was typed and the focus stay
     const before = await page.locator('.status').textContent();
     await page.waitForFunction(
       (text) => document.querySelector('.status')?.textContent !== text,
@@ -184,6 +184,7 @@ describe('stored schedules in the console, in Chromium, over two instances on Po
       { timeout: 10_000 },
     );
     expect(await page.inputValue('#sf-expression')).toBe('30 4 * * *');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('sf-timeoutMs');
     await page.click('#sf-submit');
     await until('the notice of the save', async () =>
       ((await page.locator('#notice').textContent()) ?? '').includes('version 2'),

@@ -282,6 +282,21 @@ export function consoleMain(
   }
 
   function render(): void {
+    // Re-rendering must not lose the keyboard position or what the user opened: remember the
+    // focused element and the open error details by a stable key, and restore them. Read them
+    // before building the view: an element it keeps (the schedule form) moves, and loses focus.
+    const keyOf = (el: Element | null): string | null => {
+      if (!el || el === document.body) return null;
+      if (el.id) return `[id="${CSS.escape(el.id)}"]`;
+      const key = el.getAttribute('data-key');
+      if (key !== null) return `[data-key="${CSS.escape(key)}"]`;
+      const href = el.getAttribute('href');
+      return href === null ? null : `[href="${CSS.escape(href)}"]`;
+    };
+    const active = document.activeElement;
+    const focused =
+      active?.tagName === 'SUMMARY' ? `${keyOf(active.parentElement)} > summary` : keyOf(active);
+    const open = Array.from(root.querySelectorAll('details[open]')).map(keyOf);
     const now = Date.now();
     const r = route();
     const scheduleRoute = schedules.route(location.hash.replace(/^#/, '') || '/');
@@ -302,20 +317,6 @@ export function consoleMain(
         ? h('span', { class: 'error-text' }, `Refresh failed: ${state.error}`)
         : `Updated ${localTime(state.loadedAt)}`,
     );
-    // Re-rendering must not lose the keyboard position or what the user opened: remember the
-    // focused element and the open error details by a stable key, and restore them.
-    const keyOf = (el: Element | null): string | null => {
-      if (!el || el === document.body) return null;
-      if (el.id) return `[id="${CSS.escape(el.id)}"]`;
-      const key = el.getAttribute('data-key');
-      if (key !== null) return `[data-key="${CSS.escape(key)}"]`;
-      const href = el.getAttribute('href');
-      return href === null ? null : `[href="${CSS.escape(href)}"]`;
-    };
-    const active = document.activeElement;
-    const focused =
-      active?.tagName === 'SUMMARY' ? `${keyOf(active.parentElement)} > summary` : keyOf(active);
-    const open = Array.from(root.querySelectorAll('details[open]')).map(keyOf);
     const notice = h('div', { id: 'notice', role: 'status' });
     if (state.notice) {
       notice.className = `notice notice-${state.notice.kind}`;
@@ -323,7 +324,6 @@ export function consoleMain(
     }
     root.replaceChildren(nav(), notice, status, h('main', { id: 'main' }, view));
     for (const key of open) if (key) root.querySelector(key)?.setAttribute('open', '');
-    // An element kept across renders (the schedule form's fields) loses focus when moved.
     if (focused && document.activeElement !== active)
       (root.querySelector(focused) as HTMLElement | null)?.focus();
   }

@@ -197,7 +197,7 @@ export type {
   OverlapPolicy,
   ShardsOption,
 } from './scheduler/job/index.js';
-export { MAX_JOB_NAME_LENGTH } from './scheduler/job/index.js';
+export { MAX_JITTER_MS, MAX_JOB_NAME_LENGTH } from './scheduler/job/index.js';
 export {
   DEFAULT_ELECTION,
   DEFAULT_LEADER_TTL_MS,

@@ -65,6 +65,8 @@ export interface RegisteredJob {
   endAt?: number;
   /** The job's `exclude` calendar; absent when it has none. */
   exclude?: ExclusionSpec;
+  /** The job's `jitterMs` (each fire claimed up to this long after its time); absent without. */
+  jitterMs?: number;
   /**
    * When this instance registered this definition (its first heartbeat after `add()`), epoch ms
    * on the instance's clock. Orders definitions during a rolling deploy (`definitionsInForce`);

@@ -142,6 +142,7 @@ const MAIN = [
   'LostReason',
   'ManualRunOutcome',
   'MAX_ELECTION_LENGTH',
+  'MAX_JITTER_MS',
   'MAX_JOB_NAME_LENGTH',
   'MAX_SHARDS',
   'MemoryElector',

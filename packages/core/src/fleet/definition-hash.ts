@@ -17,6 +17,8 @@ export interface DefinitionHashInput {
   shards?: number | 'each';
   /** The job's calendar as published (absent for a job without one, so such jobs keep their hash). */
   exclude?: ExclusionSpec | null;
+  /** The job's `jitterMs` (absent without jitter, so such jobs keep their hash). */
+  jitterMs?: number;
 }
 
 /** JSON with object keys sorted, so equal definitions give equal text whatever the key order. */
@@ -33,7 +35,7 @@ function canonical(value: unknown): string {
 
 /**
  * A stable hash of a job's definition: trigger (spec when built-in, else its description),
- * lease, overlap rule, catch-up policy, shards and excluded fires (calendar spec when built-in,
+ * lease, overlap rule, catch-up policy, shards, jitter and excluded fires (calendar spec when built-in,
  * else its description). Two instances defining a job the same way get the
  * same hash on any machine and version of Node; a difference is fleet drift. 16 hex characters
  * (the first 64 bits of SHA-256).
@@ -51,6 +53,7 @@ export function definitionHash(job: DefinitionHashInput): string {
         ? { spec: job.exclude.spec }
         : { description: job.exclude.description }
       : undefined,
+    jitterMs: job.jitterMs || undefined, // absent without jitter: dropped from the text
   });
   return createHash('sha256').update(text, 'utf8').digest('hex').slice(0, 16);
 }

@@ -19,6 +19,8 @@ export interface RegisteredJobInput {
   exclude?: Calendar | null;
   /** The job's `startAt` / `endAt` (epoch ms, `null`: open); absent when it has none. */
   window?: { readonly startAt: number | null; readonly endAt: number | null };
+  /** The job's `jitterMs`; absent or 0 without jitter. */
+  jitterMs?: number;
 }
 
 /** The registry form of a job's calendar: description and spec (`null` for a custom calendar). */
@@ -47,12 +49,14 @@ export function registeredJob(job: RegisteredJobInput): RegisteredJob {
       catchUp,
       shards: job.shards ?? undefined,
       exclude,
+      jitterMs: job.jitterMs ? job.jitterMs : undefined,
     }),
     leaseMs: job.leaseMs,
     overlap: job.overlap,
     catchUp,
     ...(job.shards != null ? { shards: job.shards } : {}),
     ...(exclude ? { exclude } : {}),
+    ...(job.jitterMs ? { jitterMs: job.jitterMs } : {}),
     // the trigger's description already carries the bounds, so they are in the hash
     ...(job.window?.startAt != null ? { startAt: job.window.startAt } : {}),
     ...(job.window?.endAt != null ? { endAt: job.window.endAt } : {}),

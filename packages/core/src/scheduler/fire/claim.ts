@@ -41,6 +41,11 @@ export interface ClaimContext {
   readonly ownLease?: boolean;
   /** The lock key (a sharded fire's part key); default the job's name. */
   readonly key?: string;
+  /**
+   * When the claim may leave (wall ms on the fleet's clock), when later than the fire time: a
+   * job's jitter. Only the claim sender that parks claims honours it.
+   */
+  readonly claimAt?: number | undefined;
 }
 
 /** The answer to a claim, as the fire acts on it. */
@@ -76,7 +81,7 @@ export async function claimFire(
   // the sender also drops the claim when `giveUp` aborted; with its own `giveUp` (none given),
   // `stopping` is read too
   const wanted = c.giveUp === c.stopping ? c.takesClaims : () => wantedUnless(c);
-  const sent = await c.claims.send(requestOf(c, job, fireAt), giveUp, wanted);
+  const sent = await c.claims.send(requestOf(c, job, fireAt), giveUp, wanted, c.claimAt);
   if (sent === null) return { status: 'dropped' };
   const { sentAt, answer: claim } = sent;
   try {

@@ -1,7 +1,7 @@
 import type { ClockSample } from '../../fleet-clock/offset-estimator.js';
 import type { Logger } from '../../logger.js';
 import { fireLockKey } from '../../shards/part-keys.js';
-import type { NormalizedJob } from '../job/index.js';
+import { jitterOffset, type NormalizedJob } from '../job/index.js';
 import type { GiveUp, GiveUpSignal, TimerQueue } from '../timing/index.js';
 import { type ClaimContext, type ClaimOutcome, claimFire } from './claim.js';
 import type { FireEvents } from './fire-events.js';
@@ -23,6 +23,7 @@ export interface OnTimeContext extends ClaimContext {
 /** The fire a claim context is built for (a `FireRun`). */
 export interface ClaimingFire {
   readonly job: NormalizedJob;
+  readonly fireAt: number;
   readonly kind: FireKind;
   readonly events: FireEvents;
   readonly log: Logger;
@@ -48,6 +49,11 @@ export function onTimeContext(
     queue: deps.queue,
     // a scheduled fire is launched ahead of its time: its claim waits for it
     claims: isScheduled(kind) ? deps.claimsOnFireTime : deps.claims,
+    // a job with jitter claims its scheduled fires a fixed offset after their time
+    claimAt:
+      job.jitterMs > 0 && isScheduled(kind)
+        ? fire.fireAt + jitterOffset(job, fire.fireAt)
+        : undefined,
     owner: deps.instanceId,
     events: fire.events,
     log: fire.log,

@@ -6,7 +6,7 @@ import {
   positionOf,
 } from '../../shards/placement.js';
 import { CatchUpPass } from '../catch-up/index.js';
-import { exclusionOf, type NormalizedJob } from '../job/index.js';
+import { exclusionOf, jitterOffset, type NormalizedJob } from '../job/index.js';
 import type { LeaderGate } from '../leader/index.js';
 import type { LifecycleView } from '../lifecycle.js';
 import { ClaimsAtFireTime, claimSenderFor, leaseCallsFor } from '../lock-calls/index.js';
@@ -168,7 +168,8 @@ export class FirePath {
   dropPrepared(job: string): void {
     const now = this.deps.clock.now();
     for (const fire of this.fires) {
-      if (fire.job.name !== job || fire.fireAt <= now || !isScheduled(fire.kind)) continue;
+      if (fire.job.name !== job || !isScheduled(fire.kind)) continue;
+      if (fire.fireAt + jitterOffset(fire.job, fire.fireAt) <= now) continue; // its claim left
       fire.abort(new Error(`job ${job} was removed before its fire time`));
     }
   }

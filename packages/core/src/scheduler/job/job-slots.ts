@@ -6,6 +6,7 @@ import type { LifecycleView } from '../lifecycle.js';
 import type { QueueEntry, TimerQueue } from '../timing/index.js';
 import { nextFire, planFires } from './fire-plan.js';
 import type { NormalizedJob, OverlapPolicy } from './job.js';
+import { jitterOffset } from './job-jitter.js';
 
 /** A registered job, as listed by `Scheduler.jobs()`. */
 export interface JobInfo {
@@ -149,7 +150,8 @@ export class JobSlots {
       this.c.log.info('fleetcron: job has no further fires', { job: slot.def.name });
       return;
     }
-    this.due.add(slot, fireAt);
+    // a job with jitter wakes (and claims) its fixed offset after the fire time
+    this.due.add(slot, fireAt + jitterOffset(slot.def, fireAt));
     this.eventsOf(slot, fireAt).scheduled();
   }
 
@@ -173,8 +175,9 @@ export class JobSlots {
     const due = slot.nextFireAt;
     if (!this.c.life.schedulesFires() || this.slots.get(slot.def.name) !== slot || due === null)
       return;
-    // woken ahead of the fire (FireTimeGroups): planned as at its time; its claim waits for it
-    const now = Math.max(this.c.clock.now(), due);
+    // woken ahead of the fire (FireTimeGroups): planned as at its time (with jitter: its offset
+    // after the fire time, always before the next fire); its claim waits for that time
+    const now = Math.max(this.c.clock.now(), due + jitterOffset(slot.def, due));
     let plan: ReturnType<typeof planFires>;
     try {
       plan = planFires(slot.def.trigger, due, now, this.c.windowMs);

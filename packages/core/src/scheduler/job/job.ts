@@ -12,6 +12,7 @@ import type { CronTrigger } from '../../triggers/cron.js';
 import { assertPositiveMs } from '../../validate.js';
 import { assertKnownKeys } from '../known-keys.js';
 import { nextFire } from './fire-plan.js';
+import { checkJitter } from './job-jitter.js';
 import { checkName } from './job-name.js';
 import {
   type CatchUpPolicy,
@@ -65,6 +66,12 @@ export interface JobDefinition {
   startAt?: Date | number;
   /** No fire after this time (a Date or epoch ms): the job is then done, like an `at()` that passed. */
   endAt?: Date | number;
+  /**
+   * Spread the job's fires over time: each fire is claimed and run a fixed offset after its fire
+   * time, the same on every instance (from a hash of the job's name and the fire time), from 0 up
+   * to `jitterMs` and always before the next fire. `ctx.fireAt` stays the fire time. Default 0.
+   */
+  jitterMs?: number;
 }
 
 /** A validated job definition (internal). */
@@ -83,6 +90,8 @@ export interface NormalizedJob {
   readonly exclude: Calendar | null;
   /** `startAt` and `endAt` as epoch ms (`null`: open); `trigger` is already limited to them. */
   readonly window: JobWindow;
+  /** Most delay of a fire after its fire time, ms (0: none); see `jitterOffset`. */
+  readonly jitterMs: number;
 }
 
 /**
@@ -180,6 +189,7 @@ export function validateJob(
     shards: checkShards(d.shards, { hasRegistry: context.hasRegistry === true, catchUp }),
     exclude: checkCalendar(d.exclude),
     window,
+    jitterMs: checkJitter(d.jitterMs),
   };
 }
 
@@ -197,6 +207,7 @@ const JOB_KEYS = Object.keys({
   exclude: true,
   startAt: true,
   endAt: true,
+  jitterMs: true,
 } satisfies Record<keyof JobDefinition, true>);
 
 /** Checks that `value` (the `exclude` option) is a {@link Calendar}, or absent. */

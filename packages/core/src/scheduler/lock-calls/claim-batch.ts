@@ -19,9 +19,15 @@ export interface ClaimSender {
    * sent, with the send time and the answer, or `null` when it was dropped unsent: `giveUp`
    * aborted first, or `wanted()` said no when its turn came (`stop()` began). Never rejects;
    * the answer rejects when the lock failed. A single claim is sent with `giveUp.signal` as
-   * its `ClaimRequest.signal`.
+   * its `ClaimRequest.signal`. `at`: the claim leaves no earlier than this wall time (a job's
+   * jitter; honoured by the sender that parks claims until their time, `ClaimsAtFireTime`).
    */
-  send(request: ClaimRequest, giveUp: GiveUp, wanted: () => boolean): Promise<SentClaim | null>;
+  send(
+    request: ClaimRequest,
+    giveUp: GiveUp,
+    wanted: () => boolean,
+    at?: number,
+  ): Promise<SentClaim | null>;
   /** Sends the claims queued for the next batch now (the end of a timer wake); may do nothing. */
   sendQueued(): void;
 }

@@ -30,7 +30,8 @@ interface ParkedGroup {
 }
 
 /**
- * Holds every claim until its fire is due on the fleet's clock, then hands it to `inner` (the
+ * Holds every claim until its fire is due on the fleet's clock (with a job's jitter: its offset
+ * after the fire time, the `at` of `send`), then hands it to `inner` (the
  * batcher or the single-claim slots). The job slots wake ahead of a fire (`FireTimeGroups`)
  * and build the fire and its claim then, so the claims of a burst leave together at the fire
  * time instead of after thousands of fires were built: what is late is the lock's answer, not
@@ -50,8 +51,13 @@ export class ClaimsAtFireTime implements ClaimSender {
     private readonly life: Pick<LifecycleView, 'stopSignal'>,
   ) {}
 
-  send(request: ClaimRequest, giveUp: GiveUp, wanted: () => boolean): Promise<SentClaim | null> {
-    const fireAt = request.fireAt;
+  send(
+    request: ClaimRequest,
+    giveUp: GiveUp,
+    wanted: () => boolean,
+    at?: number,
+  ): Promise<SentClaim | null> {
+    const fireAt = Math.max(request.fireAt, at ?? request.fireAt); // parked until then
     const group = giveUp.aborted || fireAt <= this.clock.now() ? null : this.groupOf(fireAt);
     if (!group) return this.inner.send(request, giveUp, wanted); // due (or dropped there at once)
     return new Promise<SentClaim | null>((resolve) => {

@@ -1,0 +1,46 @@
+import { createHash } from 'node:crypto';
+import { InvalidOptionError } from '../../errors.js';
+import type { Trigger } from '../../trigger.js';
+
+/** Longest `jitterMs` a job may have: one day. */
+export const MAX_JITTER_MS = 86_400_000;
+
+/**
+ * Checks a job's `jitterMs` (absent: 0, no jitter).
+ *
+ * @throws InvalidOptionError (`jitterMs`) unless an integer of milliseconds in 0…1 day.
+ */
+export function checkJitter(value: unknown): number {
+  if (value === undefined) return 0;
+  if (!Number.isSafeInteger(value) || (value as number) < 0 || (value as number) > MAX_JITTER_MS) {
+    throw new InvalidOptionError(
+      'jitterMs',
+      `must be an integer number of milliseconds from 0 to ${MAX_JITTER_MS} (one day), got ${String(value)}.`,
+    );
+  }
+  return value as number;
+}
+
+/**
+ * How long after its fire time the fire `fireAt` of a job with `jitterMs` is claimed and run,
+ * ms: the same on every instance (a SHA-256 of the job's name and the fire time, spread evenly
+ * over `[0, bound)`), where the bound is `jitterMs`, and at most the time to the job's next fire
+ * minus 1 ms, so a fire is never claimed at or after the next one. 0 without jitter, and when
+ * the trigger throws asked for the next fire (the fire path reports trigger errors).
+ */
+export function jitterOffset(
+  job: { readonly name: string; readonly trigger: Trigger; readonly jitterMs: number },
+  fireAt: number,
+): number {
+  if (job.jitterMs <= 0) return 0;
+  let bound = job.jitterMs;
+  try {
+    const next = job.trigger.next(new Date(fireAt));
+    if (next !== null) bound = Math.min(bound, next.getTime() - fireAt - 1);
+  } catch {
+    return 0;
+  }
+  if (!(bound > 0)) return 0;
+  const digest = createHash('sha256').update(`${job.name}\u0000${fireAt}`, 'utf8').digest();
+  return Math.floor((digest.readUInt32BE(0) / 0x1_0000_0000) * bound);
+}

@@ -13,6 +13,7 @@ import {
   overdueEvent,
   type WatchSpan,
 } from './watchdog-conditions.js';
+import { WatchdogDeliveryError } from './watchdog-delivery-error.js';
 import {
   type FleetWatchdogOptions,
   type ResolvedWatchdog,
@@ -26,11 +27,6 @@ import {
  * be read, ms: rows of one job written out of order (an older finish written last) stay found.
  */
 const WRITE_ORDER_SLACK_MS = 5 * 60 * 1000;
-
-/** Thrown by a watchdog run when an alert could not be delivered: the next run judges its span again. */
-export class WatchdogDeliveryError extends Error {
-  override readonly name = 'WatchdogDeliveryError';
-}
 
 /**
  * The fleet watchdog: a job you add like any other (`scheduler.add(fleetWatchdog({...}))`) that
@@ -47,9 +43,9 @@ export class WatchdogDeliveryError extends Error {
  *
  * Alert ids derive from the facts (the failed execution's end, the expected fire), never from
  * the run that reports them, so a receiver can drop a repeat by id. A run whose delivery fails
- * for good ends `failed` (`WatchdogDeliveryError`): the next run judges the same span again, and
- * re-sends what it finds (at least once); so does the next run after a watchdog run whose
- * instance died mid-send. Conditions are compared at the two ends of each span: an overdue
+ * for good ends `failed` (`WatchdogDeliveryError`, code `WATCHDOG_UNDELIVERED`): the next run
+ * judges the same span again, and re-sends what it finds (at least once); so does the next run
+ * after a watchdog run whose instance died mid-send. Conditions are compared at the two ends of each span: an overdue
  * episode that opens and closes inside one span is not reported.
  *
  * @throws InvalidOptionError naming the field, for bad options.
@@ -73,18 +69,14 @@ export function fleetWatchdog(options: FleetWatchdogOptions): JobDefinition {
       // on the run's clock (a fake one in tests) and named after this instance, unless given
       const delivery = { clock: ctx.clock, instanceId: ctx.instanceId, ...watchdog.delivery };
       const deliveries = watchdog.notifiers.map((n) => createAlertDelivery(n, delivery));
-      const undelivered = await deliverAll(deliveries, events, ctx);
+      const failures = await deliverAll(deliveries, events, ctx);
       for (const event of events) watchdog.onAlert?.(event);
       ctx.log.info('fleet watchdog run', {
         from: new Date(span.from).toISOString(),
         alerts: events.length,
-        undelivered,
+        undelivered: failures.length,
       });
-      if (undelivered > 0) {
-        throw new WatchdogDeliveryError(
-          `${undelivered} alert event(s) could not be delivered; the next run judges the span again`,
-        );
-      }
+      if (failures.length > 0) throw new WatchdogDeliveryError(failures);
     },
   };
 }
@@ -176,18 +168,23 @@ function definitionOf(instances: readonly LiveInstance[], job: string): Register
   return Number.isFinite(since) ? { ...newest, registeredAt: since } : newest;
 }
 
-/** Delivers each event to every notifier (in order, notifiers together); how many failed for good. */
+/**
+ * Delivers each event to every notifier (in order, notifiers together); the last failure of each
+ * delivery that gave up, none when all were delivered.
+ */
 async function deliverAll(
   deliveries: readonly AlertDelivery[],
   events: readonly AlertEvent[],
   ctx: JobContext,
-): Promise<number> {
-  let undelivered = 0;
+): Promise<Error[]> {
+  const failures: Error[] = [];
   for (const event of events) {
     const results = await Promise.all(
       deliveries.map((d) => d.deliver(event, { signal: ctx.signal })),
     );
-    undelivered += results.filter((r) => !r.delivered).length;
+    for (const r of results) {
+      if (!r.delivered) failures.push(r.error ?? new Error('delivery failed without an error'));
+    }
   }
-  return undelivered;
+  return failures;
 }

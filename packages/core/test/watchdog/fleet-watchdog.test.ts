@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   type AlertEvent,
   callbackNotifier,
+  type Execution,
   every,
   FakeClock,
   fleetWatchdog,
@@ -9,10 +10,33 @@ import {
   MemoryLock,
   MemoryStore,
   Scheduler,
+  WatchdogDeliveryError,
 } from '../../src/index.js';
-import { allHistory, stopOnFakeClock } from '../scheduler/helpers.js';
+import { allHistory, recordEvents, stopOnFakeClock } from '../scheduler/helpers.js';
 
 const WATCHDOG = 'fleetcron.watchdog';
+
+/**
+ * A finished execution of `job` written by hand (as instance `a`): `fireAt` and `status` as
+ * given, started 10 ms before `finishedAt` unless `startedAt` says otherwise.
+ */
+function executionRow(
+  job: string,
+  fields: Pick<Execution, 'fireAt' | 'status' | 'finishedAt'> & Partial<Execution>,
+): Execution {
+  const finishedAt = fields.finishedAt ?? 0;
+  return {
+    id: `${job}-${fields.fireAt}`,
+    job,
+    attempt: fields.status === 'skipped' ? 0 : 1,
+    instanceId: 'a',
+    token: fields.status === 'skipped' ? null : 1,
+    startedAt: finishedAt - 10,
+    error: null,
+    reason: null,
+    ...fields,
+  };
+}
 
 /** Three instances on one lock and store, each with the same jobs and the watchdog. */
 function fleetWith(
@@ -141,10 +165,15 @@ describe('fleetWatchdog', () => {
       [now - 1_000, 'backend_unavailable'],
       [now - 500, 'overlap'], // a run still going: not a missed fire
     ] as const) {
-      await store.record({
-        ...{ id: `report-${fireAt}`, job: 'report', fireAt, status: 'skipped', attempt: 0 },
-        ...{ instanceId: 'a', token: null, startedAt: now, finishedAt: now, error: null, reason },
-      });
+      await store.record(
+        executionRow('report', {
+          fireAt,
+          status: 'skipped',
+          startedAt: now,
+          finishedAt: now,
+          reason,
+        }),
+      );
     }
     await fake.advance(20_000);
     for (const s of fleet) await stopOnFakeClock(s, fake);
@@ -176,11 +205,7 @@ describe('fleetWatchdog', () => {
     await fake.advance(12_000);
     const now = fake.now();
     const row = (fireAt: number, finishedAt: number, status: 'succeeded' | 'failed') =>
-      store.record({
-        ...{ id: `ledger-${fireAt}`, job: 'ledger', fireAt, status, attempt: 1 },
-        ...{ instanceId: 'a', token: 1, startedAt: finishedAt - 10, finishedAt },
-        ...{ error: null, reason: null },
-      });
+      store.record(executionRow('ledger', { fireAt, status, finishedAt }));
     // the failure (inside the next span) is written first, an older success last: the job's
     // last written finish (listJobs) is then before the span
     await row(now - 200, now - 100, 'failed');
@@ -214,11 +239,9 @@ describe('fleetWatchdog', () => {
     await fake.advance(12_000);
     const now = fake.now();
     const ran = (fireAt: number, lateMs: number, status: 'succeeded' | 'failed') =>
-      store.record({
-        ...{ id: `digest-${fireAt}`, job: 'digest', fireAt, status, attempt: 1 },
-        ...{ instanceId: 'a', token: 1, startedAt: fireAt + lateMs, finishedAt: now },
-        ...{ error: null, reason: null },
-      });
+      store.record(
+        executionRow('digest', { fireAt, status, startedAt: fireAt + lateMs, finishedAt: now }),
+      );
     await ran(now - 60_000, 5_000, 'succeeded'); // late
     await ran(now - 50_000, 1_500, 'succeeded'); // within the threshold
     await ran(now - 40_000, 3_000, 'failed'); // late and failed: both alerts
@@ -259,12 +282,17 @@ describe('fleetWatchdog', () => {
         settleMs: 1_000,
       },
     );
-    for (const s of fleet) s.start();
-    // sync's first fire (60 s) fails; the watchdog runs at 70 s and 80 s cannot send it
-    await fake.advance(85_000);
-    receiverUp = true;
-    await fake.advance(10_000);
-    for (const s of fleet) await stopOnFakeClock(s, fake);
+    const recorded = recordEvents();
+    try {
+      for (const s of fleet) s.start();
+      // sync's first fire (60 s) fails; the watchdog runs at 70 s and 80 s cannot send it
+      await fake.advance(85_000);
+      receiverUp = true;
+      await fake.advance(10_000);
+      for (const s of fleet) await stopOnFakeClock(s, fake);
+    } finally {
+      recorded.stop();
+    }
 
     const runs = (await allHistory(store, WATCHDOG)).sort((x, y) => x.fireAt - y.fireAt);
     const firstFailure = runs.findIndex((r) => r.status === 'failed');
@@ -277,6 +305,20 @@ describe('fleetWatchdog', () => {
     const ids = new Set(attempts.map((e) => e.alert.id));
     expect(ids.size, 'every attempt carries the same alert').toBe(1);
     expect(attempts.length).toBe(5); // 2 attempts in each failed run, then 1 delivered
+
+    // the failed runs end with a typed error of the FleetcronError family, the delivery's cause
+    const errors = recorded.events.flatMap((e) =>
+      e.type === 'run.finished' && e.job === WATCHDOG && e.status === 'failed' ? [e.error] : [],
+    );
+    expect(errors).toHaveLength(2);
+    for (const error of errors) {
+      expect(error).toBeInstanceOf(WatchdogDeliveryError);
+      expect(isFleetcronError(error, 'WATCHDOG_UNDELIVERED')).toBe(true);
+      expect(error).toMatchObject({ undelivered: 1, cause: { message: 'receiver down' } });
+      expect(error?.message).toContain('1 alert delivery failed (receiver down)');
+    }
+    const failedRow = runs[firstFailure];
+    expect(failedRow?.error).toContain('WatchdogDeliveryError');
   });
 
   it('refuses bad options with a typed error naming the field', () => {

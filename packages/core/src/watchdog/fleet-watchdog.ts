@@ -3,7 +3,7 @@ import type { AlertEvent } from '../alerts/notifier.js';
 import type { JobContext } from '../middleware.js';
 import type { LiveInstance, RegisteredJob } from '../registry.js';
 import type { JobDefinition } from '../scheduler/job/index.js';
-import type { Execution } from '../store.js';
+import type { RunStatus } from '../store.js';
 import { every } from '../triggers/every.js';
 import {
   failedRunAlerts,
@@ -19,14 +19,23 @@ import {
   type ResolvedWatchdog,
   resolveWatchdog,
   WATCHDOG_MAX_LOOKBACK_MS,
-  WATCHDOG_PAGE,
 } from './watchdog-options.js';
+import { failedAndSkipped, newestPage } from './watchdog-reads.js';
 
 /**
  * How far before a span's start the last written row of a job may have finished and the job still
  * be read, ms: rows of one job written out of order (an older finish written last) stay found.
  */
 const WRITE_ORDER_SLACK_MS = 5 * 60 * 1000;
+
+/** Statuses of a run that ended (read for `run_late`): every terminal status but `skipped`. */
+const FINISHED: readonly RunStatus[] = [
+  'succeeded',
+  'failed',
+  'timed_out',
+  'lease_lost',
+  'aborted',
+];
 
 /**
  * The fleet watchdog: a job you add like any other (`scheduler.add(fleetWatchdog({...}))`) that
@@ -105,31 +114,20 @@ async function judgeSpan(watchdog: ResolvedWatchdog, span: WatchSpan): Promise<A
         state.lastFinishedAt !== null && state.lastFinishedAt > span.from - WRITE_ORDER_SLACK_MS,
     );
   for (const { job } of jobs) {
-    if (watchdog.failed) {
-      const rows = await page(watchdog, job, ['failed', 'timed_out']);
-      events.push(...failedRunAlerts(rows.executions, span));
-    }
+    const rows = await failedAndSkipped(store, job, span, watchdog);
+    events.push(...failedRunAlerts(rows.failed, span));
     if (watchdog.lateAfterMs !== null) {
-      const rows = await page(watchdog, job, [
-        'succeeded',
-        'failed',
-        'timed_out',
-        'lease_lost',
-        'aborted',
-      ]);
-      events.push(...lateRunAlerts(rows.executions, span, watchdog.lateAfterMs));
+      const finished = await newestPage(store, job, FINISHED);
+      events.push(...lateRunAlerts(finished.executions, span, watchdog.lateAfterMs));
     }
-    if (watchdog.missed) {
-      const rows = await page(watchdog, job, ['skipped']);
-      const missed = missedFiresAlert(rows.executions, span);
-      if (missed) events.push(missed);
-    }
+    const missed = missedFiresAlert(rows.skipped, span);
+    if (missed) events.push(missed);
   }
   if (watchdog.overdue.size > 0) {
     const instances = await store.instances();
     for (const [job, graceMs] of watchdog.overdue) {
       const definition = definitionOf(instances, job);
-      const successes = await page(watchdog, job, ['succeeded']);
+      const successes = await newestPage(store, job, ['succeeded']);
       const full = successes.nextCursor !== null;
       const rows = successes.executions;
       const before = overdueAt(span.from, rows, full, definition, graceMs);
@@ -139,15 +137,6 @@ async function judgeSpan(watchdog: ResolvedWatchdog, span: WatchSpan): Promise<A
     }
   }
   return events;
-}
-
-/** The newest {@link WATCHDOG_PAGE} executions of `job` with one of `status`. */
-function page(
-  watchdog: ResolvedWatchdog,
-  job: string,
-  status: Execution['status'][],
-): Promise<{ executions: Execution[]; nextCursor: string | null }> {
-  return watchdog.store.history(job, { status, limit: WATCHDOG_PAGE });
 }
 
 /**

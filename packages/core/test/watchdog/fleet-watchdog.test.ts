@@ -219,6 +219,67 @@ describe('fleetWatchdog', () => {
     expect(failed.map((e) => e.alert.fireAt)).toEqual([now - 200]);
   });
 
+  it('a kind is not crowded out of the page it shares with the other: each is read again when cut short', async () => {
+    const fake = new FakeClock();
+    const store = new MemoryStore({ clock: fake });
+    const received: AlertEvent[] = [];
+    const fleet = fleetWith(
+      fake,
+      store,
+      (s) => {
+        for (const name of ['crowded', 'flaky']) {
+          s.add({ name, trigger: every(3_600_000), run: () => {} });
+        }
+      },
+      {
+        store,
+        notifiers: [callbackNotifier((event) => void received.push(event))],
+        every: 10_000,
+        settleMs: 1_000,
+      },
+    );
+    for (const s of fleet) s.start();
+    await fake.advance(12_000);
+    const now = fake.now();
+    // inside the next span: one failure of `crowded`, then 120 newer overlap skips; one missed
+    // fire of `flaky`, then 120 newer failures. The newest 100 rows of each hide the older kind.
+    await store.record(
+      executionRow('crowded', { fireAt: now - 2_600, status: 'failed', finishedAt: now - 2_550 }),
+    );
+    await store.record(
+      executionRow('flaky', {
+        fireAt: now - 2_600,
+        status: 'skipped',
+        startedAt: now - 2_550,
+        finishedAt: now - 2_550,
+        reason: 'missed',
+      }),
+    );
+    for (let i = 0; i < 120; i++) {
+      const at = now - 2_400 + i * 20;
+      await store.record(
+        executionRow('crowded', {
+          fireAt: at,
+          status: 'skipped',
+          startedAt: at,
+          finishedAt: at,
+          reason: 'overlap',
+        }),
+      );
+      await store.record(
+        executionRow('flaky', { fireAt: at, status: 'failed', finishedAt: at + 5 }),
+      );
+    }
+    await fake.advance(20_000);
+    for (const s of fleet) await stopOnFakeClock(s, fake);
+    const failedOf = (job: string) =>
+      received.filter((e) => e.alert.kind === 'run_failed' && e.alert.job === job);
+    expect(failedOf('crowded').map((e) => e.alert.fireAt)).toEqual([now - 2_600]);
+    expect(failedOf('flaky')).toHaveLength(100); // at most one page of failures per job and span
+    const missed = received.filter((e) => e.alert.kind === 'fires_missed');
+    expect(missed.map((e) => [e.alert.job, e.alert.fireAt])).toEqual([['flaky', now - 2_600]]);
+  });
+
   it('lateAfterMs: a run that started later than the threshold after its fire is notified once', async () => {
     const fake = new FakeClock();
     const store = new MemoryStore({ clock: fake });

@@ -45,6 +45,7 @@ const OPTION_KEYS = Object.keys({
   startAt: true,
   endAt: true,
   note: true,
+  overdueAfterMs: true,
 } satisfies Record<keyof ScheduleOptions, true>);
 const TRIGGER_KEYS: Record<TriggerSpec['kind'], string[]> = {
   cron: ['kind', 'expression', 'tz', 'seed', 'dialect'],
@@ -268,6 +269,10 @@ function checkOptions(value: unknown): ScheduleOptions {
         );
       }
       out.note = o.note;
+    }
+    if (o.overdueAfterMs !== undefined) {
+      assertPositiveMs('overdueAfterMs', o.overdueAfterMs);
+      out.overdueAfterMs = o.overdueAfterMs;
     }
   });
   return out;

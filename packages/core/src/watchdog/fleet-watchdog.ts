@@ -5,6 +5,7 @@ import type { LiveInstance, RegisteredJob } from '../registry.js';
 import type { JobDefinition } from '../scheduler/job/index.js';
 import type { RunStatus } from '../store.js';
 import { every } from '../triggers/every.js';
+import { scheduleDeadlines } from './schedule-deadlines.js';
 import {
   failedRunAlerts,
   lateRunAlerts,
@@ -46,8 +47,9 @@ const FINISHED: readonly RunStatus[] = [
  * - `run_failed`: a run ended `failed` or `timed_out` (after its retries);
  * - `fires_missed`: fires recorded `skipped` because nobody could claim them (reason `missed`:
  *   the whole fleet was down; `backend_unavailable`: every claim failed), one alert per job;
- * - `job_overdue` (the dead-man's switch, for the jobs in `overdue`): no success by the job's
- *   expected fire plus its grace; resolved at the next success;
+ * - `job_overdue` (the dead-man's switch, for the jobs in `overdue` and the stored schedules
+ *   with `options.overdueAfterMs`): no success by the job's expected fire plus its grace;
+ *   resolved at the next success;
  * - `run_late` (with `lateAfterMs`): a run started more than that after its fire time.
  *
  * Alert ids derive from the facts (the failed execution's end, the expected fire), never from
@@ -123,9 +125,11 @@ async function judgeSpan(watchdog: ResolvedWatchdog, span: WatchSpan): Promise<A
     const missed = missedFiresAlert(rows.skipped, span);
     if (missed) events.push(missed);
   }
-  if (watchdog.overdue.size > 0) {
+  // per job in the options, else per stored schedule (`options.overdueAfterMs`)
+  const overdue = new Map([...(await scheduleDeadlines(store)), ...watchdog.overdue]);
+  if (overdue.size > 0) {
     const instances = await store.instances();
-    for (const [job, graceMs] of watchdog.overdue) {
+    for (const [job, graceMs] of overdue) {
       const definition = definitionOf(instances, job);
       const successes = await newestPage(store, job, ['succeeded']);
       const full = successes.nextCursor !== null;

@@ -5,11 +5,13 @@ import {
   type Execution,
   every,
   FakeClock,
+  FleetClient,
   fleetWatchdog,
   isFleetcronError,
   MemoryLock,
   MemoryStore,
   Scheduler,
+  ScheduleServer,
   WatchdogDeliveryError,
 } from '../../src/index.js';
 import { allHistory, recordEvents, stopOnFakeClock } from '../scheduler/helpers.js';
@@ -139,6 +141,53 @@ describe('fleetWatchdog', () => {
     );
     expect(resolved.alert.resolvedAt).toBe(recovered);
     expect(received.filter((e) => e.alert.job === WATCHDOG)).toEqual([]);
+  });
+
+  it('a stored schedule with options.overdueAfterMs is watched like a job in overdue', async () => {
+    const fake = new FakeClock();
+    const store = new MemoryStore({ clock: fake });
+    const received: AlertEvent[] = [];
+    let healthy = true;
+    const fleet = fleetWith(fake, store, () => {}, {
+      store,
+      notifiers: [callbackNotifier((event) => void received.push(event))],
+      every: 15_000,
+      settleMs: 1_000,
+    });
+    const sync = () => {
+      if (!healthy) throw new Error('upstream 503');
+    };
+    const servers = fleet.map(
+      (scheduler) => new ScheduleServer({ scheduler, store, clock: fake, handlers: { sync } }),
+    );
+    const client = new FleetClient({ store, clock: fake });
+    const trigger = { kind: 'every', ms: 10_000 } as const;
+    await client.createSchedule(
+      { id: 'nightly', handler: 'sync', trigger, options: { overdueAfterMs: 25_000 } },
+      { by: 'alice' },
+    );
+    await client.createSchedule({ id: 'hourly', handler: 'sync', trigger }, { by: 'alice' });
+    for (const server of servers) await server.start();
+    for (const s of fleet) s.start();
+    await fake.advance(60_000);
+    healthy = false; // both schedules fail from here; only `nightly` has a deadline
+    await fake.advance(60_000);
+    healthy = true;
+    await fake.advance(45_500);
+    for (const server of servers) await server.stop();
+    for (const s of fleet) await stopOnFakeClock(s, fake);
+
+    const overdue = received.filter((e) => e.alert.kind === 'job_overdue');
+    expect(overdue.map((e) => [e.action, e.alert.job])).toEqual([
+      ['opened', 'schedule:nightly'],
+      ['resolved', 'schedule:nightly'],
+    ]);
+    const rows = await allHistory(store, 'schedule:nightly');
+    const firstFailed = Math.min(...rows.filter((r) => r.status === 'failed').map((r) => r.fireAt));
+    expect(overdue[0]?.alert.openedAt).toBe(firstFailed + 25_000);
+    expect(
+      received.some((e) => e.alert.job === 'schedule:hourly' && e.alert.kind === 'run_failed'),
+    ).toBe(true);
   });
 
   it('fires recorded missed or backend_unavailable: one fires_missed alert per job and span', async () => {

@@ -56,8 +56,8 @@ const FINISHED: readonly RunStatus[] = [
  * the run that reports them, so a receiver can drop a repeat by id. A run whose delivery fails
  * for good ends `failed` (`WatchdogDeliveryError`, code `WATCHDOG_UNDELIVERED`): the next run
  * judges the same span again, and re-sends what it finds (at least once); so does the next run
- * after a watchdog run whose instance died mid-send. Conditions are compared at the two ends of each span: an overdue
- * episode that opens and closes inside one span is not reported.
+ * after a watchdog run whose instance died mid-send. Conditions are compared at the two ends of
+ * each span: an overdue episode that opens and closes inside one span is not reported.
  *
  * @throws InvalidOptionError naming the field, for bad options.
  * @example
@@ -125,7 +125,7 @@ async function judgeSpan(watchdog: ResolvedWatchdog, span: WatchSpan): Promise<A
     const missed = missedFiresAlert(rows.skipped, span);
     if (missed) events.push(missed);
   }
-  // per job in the options, else per stored schedule (`options.overdueAfterMs`)
+  // the stored schedules' deadlines (`options.overdueAfterMs`), and the options' per job (they win)
   const overdue = new Map([...(await scheduleDeadlines(store)), ...watchdog.overdue]);
   if (overdue.size > 0) {
     const instances = await store.instances();

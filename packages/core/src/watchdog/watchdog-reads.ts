@@ -41,10 +41,12 @@ export async function failedAndSkipped(
   wanted: { failed: boolean; missed: boolean },
 ): Promise<FailedAndSkipped> {
   if (!wanted.failed && !wanted.missed) return { failed: [], skipped: [] };
-  if (!wanted.missed)
+  if (!wanted.missed) {
     return { failed: (await newestPage(store, job, FAILED)).executions, skipped: [] };
-  if (!wanted.failed)
+  }
+  if (!wanted.failed) {
     return { failed: [], skipped: (await newestPage(store, job, ['skipped'])).executions };
+  }
   const page = await newestPage(store, job, [...FAILED, 'skipped']);
   let failed = page.executions.filter((row) => row.status !== 'skipped');
   let skipped = page.executions.filter((row) => row.status === 'skipped');

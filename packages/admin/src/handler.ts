@@ -1,20 +1,29 @@
 import { type Clock, InvalidOptionError, realClock } from '@fleetcron/core';
+import type { AdminActionRecord, JobAction } from './api/audit.js';
 import {
-  type AdminActionRecord,
-  type AdminFleet,
+  type AdminJobFleet,
   getFleet,
   getHistory,
   getInstances,
   getJob,
   getJobs,
-  type JobAction,
   postAction,
 } from './api/routes.js';
+import {
+  type AdminScheduleFleet,
+  changeSchedule,
+  createSchedule,
+  getSchedule,
+  listSchedules,
+  MAX_SCHEDULE_BODY_BYTES,
+  SCHEDULE_TAILS,
+} from './api/schedule-routes.js';
 import { CONSOLE_SCRIPT, CONSOLE_STYLES, type ConsoleAsset, consolePage } from './console/page.js';
 import { type AllowedHosts, createHostCheck, parsePublicOrigin } from './http/allowed-hosts.js';
 import { type AdminAuthOptions, type AdminPrincipal, createAuthenticator } from './http/auth.js';
 import { crossSiteProblem } from './http/cross-site.js';
 import { createFailedAuthLimit, type FailedAuthLimitOptions } from './http/failed-auth-limit.js';
+import { noteOf, readJsonObject } from './http/json-body.js';
 import {
   BASE_HEADERS,
   errorResponse,
@@ -24,6 +33,14 @@ import {
   methodNotAllowed,
 } from './http/responses.js';
 import { CONSOLE_CSP } from './http/security-headers.js';
+
+export { MAX_NOTE_LENGTH } from './http/json-body.js';
+
+/**
+ * The part of core's `FleetClient` the admin handler uses (pass a `FleetClient`): the fleet view,
+ * history, pause/resume/run, and the stored-schedule operations.
+ */
+export type AdminFleet = AdminJobFleet & AdminScheduleFleet;
 
 /** What the server knows about the client beyond the request (node:http: the socket). */
 export interface AdminClientInfo {
@@ -86,9 +103,8 @@ export interface AdminHandlerOptions extends AdminAuthOptions {
   clock?: Clock;
 }
 
+/** Largest body of a job mutation (pause, resume, run), bytes. */
 const MAX_BODY_BYTES = 4096;
-/** Longest `note` a mutation may carry, characters. */
-export const MAX_NOTE_LENGTH = 1000;
 const ACTIONS: readonly string[] = ['pause', 'resume', 'run'];
 
 function normalizeBase(basePath: unknown): string {
@@ -131,43 +147,21 @@ function serveAsset(request: Request, asset: ConsoleAsset): Response {
 }
 
 /**
- * Reads a mutation's body: at most 4 KiB of JSON, an object (empty `{}` is fine), with an
- * optional `note` (a string of at most {@link MAX_NOTE_LENGTH} characters).
+ * Splits `/api/<collection>/<encoded name>/<tail>` into its parts; `null` for other paths.
+ * @throws InvalidOptionError (field `field`) for a name that is not valid percent-encoding.
  */
-async function readJsonBody(request: Request): Promise<{ note?: string }> {
-  const text = await request.text();
-  if (Buffer.byteLength(text) > MAX_BODY_BYTES) {
-    throw new InvalidOptionError('body', `must be at most ${MAX_BODY_BYTES} bytes of JSON.`);
-  }
-  let body: unknown;
-  try {
-    body = JSON.parse(text === '' ? '{}' : text);
-  } catch {
-    throw new InvalidOptionError('body', 'must be JSON, e.g. {}.');
-  }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new InvalidOptionError('body', 'must be a JSON object, e.g. {}.');
-  }
-  const note = (body as { note?: unknown }).note;
-  if (note === undefined || note === null || note === '') return {};
-  if (typeof note !== 'string' || note.length > MAX_NOTE_LENGTH) {
-    throw new InvalidOptionError(
-      'note',
-      `must be a string of at most ${MAX_NOTE_LENGTH} characters, got ${typeof note === 'string' ? `${note.length} characters` : typeof note}.`,
-    );
-  }
-  return { note };
-}
-
-/** Splits `/api/jobs/<encoded name>/<tail>` into its parts; `null` for other paths. */
-function jobRoute(rest: string): { name: string; tail: string | null } | null {
-  const match = /^\/api\/jobs\/([^/]+)(?:\/([^/]+))?\/?$/.exec(rest);
+function itemRoute(
+  rest: string,
+  collection: 'jobs' | 'schedules',
+  field: string,
+): { name: string; tail: string | null } | null {
+  const match = new RegExp(`^/api/${collection}/([^/]+)(?:/([^/]+))?/?$`).exec(rest);
   if (!match) return null;
   let name: string;
   try {
     name = decodeURIComponent(match[1] as string);
   } catch {
-    throw new InvalidOptionError('job', 'is not a valid percent-encoded job name.');
+    throw new InvalidOptionError(field, `is not a valid percent-encoded ${field} name.`);
   }
   return { name, tail: match[2] ?? null };
 }
@@ -182,6 +176,10 @@ function jobRoute(rest: string): { name: string; tail: string | null } | null {
  * `GET api/me`, `GET api/fleet`, `GET api/instances`, `GET api/jobs`, `GET api/jobs/:name`,
  * `GET api/jobs/:name/history?limit=&cursor=&status=`, and the mutations (write role, JSON body
  * plus the `x-fleetcron-request` header) `POST api/jobs/:name/pause`, `/resume`, `/run`.
+ * Stored schedules: `GET api/schedules?handler=&limit=&cursor=`, `GET api/schedules/:id`, and
+ * the mutations `POST api/schedules` (create), `POST api/schedules/:id/update` (with the
+ * `expectedVersion` read: a stale one answers 409 `SCHEDULE_CONFLICT`), `/enable`, `/disable`,
+ * `/remove`; bad input answers 400 with core's code and the field.
  *
  * @throws InvalidOptionError for bad options, including no authentication at all (field `token`).
  */
@@ -257,28 +255,44 @@ export function createAdminHandler(options: AdminHandlerOptions): AdminHandler {
       );
     }
     const method = request.method;
+    /** Why a mutation is refused (403), or `null`: the cross-site checks, then the role. */
+    const refusal = (what: string): Response | null => {
+      const problem = crossSiteProblem(request, url, publicOrigin);
+      if (problem) return jsonError(403, 'CROSS_SITE_REFUSED', problem);
+      if (who.role === 'write') return null;
+      return jsonError(403, 'FORBIDDEN', `the ${who.role} role cannot ${what}; use a write token.`);
+    };
     if (method === 'GET' || method === 'HEAD') {
       if (rest === '/api/me') return json(200, { role: who.role, name: who.name });
       if (rest === '/api/fleet') return getFleet(fleet);
       if (rest === '/api/instances') return getInstances(fleet);
       if (rest === '/api/jobs') return getJobs(fleet);
-      const route = jobRoute(rest);
+      if (rest === '/api/schedules') return listSchedules(fleet, url.searchParams);
+      const route = itemRoute(rest, 'jobs', 'job');
       if (route && route.tail === null) return getJob(fleet, route.name);
       if (route && route.tail === 'history') return getHistory(fleet, route.name, url.searchParams);
+      const schedule = itemRoute(rest, 'schedules', 'id');
+      if (schedule && schedule.tail === null) return getSchedule(fleet, schedule.name);
     } else if (method === 'POST') {
-      const route = jobRoute(rest);
+      const route = itemRoute(rest, 'jobs', 'job');
       if (route?.tail && ACTIONS.includes(route.tail)) {
-        const problem = crossSiteProblem(request, url, publicOrigin);
-        if (problem) return jsonError(403, 'CROSS_SITE_REFUSED', problem);
-        if (who.role !== 'write') {
-          return jsonError(
-            403,
-            'FORBIDDEN',
-            `the ${who.role} role cannot ${route.tail} jobs; use a write token.`,
-          );
-        }
-        const { note } = await readJsonBody(request);
+        const refused = refusal(`${route.tail} jobs`);
+        if (refused) return refused;
+        const note = noteOf(await readJsonObject(request, MAX_BODY_BYTES));
         return postAction(fleet, route.name, route.tail as JobAction, who, onAction, note);
+      }
+      const mutation = { fleet, who, onAction };
+      if (rest === '/api/schedules') {
+        const refused = refusal('create schedules');
+        if (refused) return refused;
+        return createSchedule(mutation, await readJsonObject(request, MAX_SCHEDULE_BODY_BYTES));
+      }
+      const schedule = itemRoute(rest, 'schedules', 'id');
+      if (schedule?.tail && SCHEDULE_TAILS.includes(schedule.tail)) {
+        const refused = refusal(`${schedule.tail} schedules`);
+        if (refused) return refused;
+        const body = await readJsonObject(request, MAX_SCHEDULE_BODY_BYTES);
+        return changeSchedule(mutation, schedule.name, schedule.tail, body);
       }
     }
     return jsonError(404, 'NOT_FOUND', `no API route ${method} ${rest}`);

@@ -1,4 +1,4 @@
-export type { AdminActionRecord, AdminFleet, JobAction } from './api/routes.js';
+export type { AdminActionRecord, JobAction, ScheduleAction } from './api/audit.js';
 export * from './handler.js';
 export type { AllowedHosts } from './http/allowed-hosts.js';
 export type {

@@ -8,7 +8,8 @@ export type NodeRequest = IncomingMessage & { originalUrl?: string; body?: unkno
 /** A node:http listener; also an Express middleware (it never calls `next`). */
 export type NodeListener = (request: NodeRequest, response: ServerResponse, next?: unknown) => void;
 
-const MAX_UPLOAD_BYTES = 64 * 1024;
+/** Largest request body read, bytes: a stored schedule's `data` alone may be 64 KiB. */
+const MAX_UPLOAD_BYTES = 128 * 1024;
 
 class BodyTooLarge extends Error {}
 class BadHost extends Error {}
@@ -87,7 +88,7 @@ function fail(response: ServerResponse, status: number, code: string, message: s
  * Adapts the web-standard handler to node:http: `http.createServer(toNodeListener(handler))`,
  * `app.use('/admin', toNodeListener(handler))` in Express (it reads `originalUrl`, so the
  * handler sees the full path; give it `basePath: '/admin'`), or `reply.hijack()` then
- * `listener(request.raw, reply.raw)` in Fastify. Bodies over 64 KiB get 413, a malformed `Host`
+ * `listener(request.raw, reply.raw)` in Fastify. Bodies over 128 KiB get 413, a malformed `Host`
  * 400, methods other than GET, HEAD and POST 405. The peer's address is passed to the handler
  * (the refused-sign-in limit's key). Never throws and
  * never leaves a rejected promise: a client that goes away only ends its own response.

@@ -246,6 +246,44 @@ describe('mutations', () => {
   });
 });
 
+describe('stored schedules on a store without them', () => {
+  it('answers the schedule routes 400 INVALID_OPTION naming the store, and the rest still works', async () => {
+    // A third-party Store written before stored schedules: every other method, none of these.
+    const legacy = new Proxy(store, {
+      get: (target, key, receiver) =>
+        typeof key === 'string' && /Schedules?$/.test(key)
+          ? undefined
+          : Reflect.get(target, key, receiver),
+    });
+    handler = createAdminHandler({ fleet: new FleetClient({ store: legacy }), token: WRITE });
+    const call = (path: string, method = 'GET') =>
+      handler(
+        new Request(`http://localhost${path}`, {
+          method,
+          headers: {
+            authorization: `Bearer ${WRITE}`,
+            'content-type': 'application/json',
+            'x-fleetcron-request': 'test',
+          },
+          body: method === 'POST' ? '{}' : undefined,
+        }),
+      );
+    for (const [path, method] of [
+      ['/api/schedules', 'GET'],
+      ['/api/schedules/x', 'GET'],
+      ['/api/schedules', 'POST'],
+      ['/api/schedules/x/disable', 'POST'],
+    ] as const) {
+      const response = await call(path, method);
+      expect(response.status).toBe(400);
+      expect(await response.json()).toMatchObject({
+        error: { code: 'INVALID_OPTION', field: 'store' },
+      });
+    }
+    expect((await call('/api/jobs')).status).toBe(200);
+  });
+});
+
 describe('console', () => {
   it('serves the page with a strict CSP and its script and stylesheet from the handler', async () => {
     const page = await call('/', { token: null });

@@ -108,7 +108,7 @@ export const COMMAND_OPTIONS: Record<
   },
   pause: { options: [...BACKEND, 'json', 'by'], positionals: 1, operand: 'job' },
   resume: { options: [...BACKEND, 'json', 'by'], positionals: 1, operand: 'job' },
-  run: { options: [...BACKEND, 'json', 'by'], positionals: 1, operand: 'job' },
+  run: { options: [...BACKEND, 'json', 'by', 'data'], positionals: 1, operand: 'job' },
   serve: {
     options: [
       ...BACKEND,

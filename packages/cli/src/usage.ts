@@ -19,7 +19,7 @@ Fleet (backend: --postgres URL | --redis URL | --etcd URL | --sqlite FILE, or FL
                           a job's runs, newest first
   pause <job> | resume <job>
                           pause or resume a job on every instance
-  run <job>               ask the fleet to run a job once now
+  run <job> [--data JSON] ask the fleet to run a job once now (the run sees ctx.request.data)
   schedules list [--handler H] [--limit N] [--cursor C]
   schedules get <id>
   schedules create --handler H (--cron EXPR [--tz Z] | --every MS | --at ISO)
@@ -27,7 +27,7 @@ Fleet (backend: --postgres URL | --redis URL | --etcd URL | --sqlite FILE, or FL
   schedules update <id> --expected-version N [--handler H] [trigger] [--data JSON]
                    [--options JSON] [--enabled true|false]
   schedules enable|disable|remove <id> [--expected-version N]
-                          stored schedules (PostgreSQL, memory): every change versioned,
+                          stored schedules (every store): every change versioned,
                           recorded with --by; a stale --expected-version exits 5
   serve [--port P] [--host H] [--tokens-file F] [--token T] [--read-token T]
         [--base-path /admin] [--allowed-hosts a,b] [--public-origin URL] [--grace MS]

@@ -23,6 +23,7 @@ describe('fleetcron run on a fleet of two real Schedulers (Redis)', () => {
   const clients: Redis[] = [];
   const schedulers: Scheduler[] = [];
   const ledger: string[] = [];
+  const data: unknown[] = [];
   let store: RedisStore;
 
   beforeAll(async () => {
@@ -43,6 +44,7 @@ describe('fleetcron run on a fleet of two real Schedulers (Redis)', () => {
         trigger: cron('0 3 * * *', { tz: 'Europe/Berlin' }),
         run: (ctx) => {
           ledger.push(ctx.instanceId);
+          data.push(ctx.request?.data ?? null);
         },
       });
       scheduler.start();
@@ -62,7 +64,18 @@ describe('fleetcron run on a fleet of two real Schedulers (Redis)', () => {
       const run = await runFleetcron(['instances', '--json', ...args]);
       return (JSON.parse(run.stdout) as unknown[]).length === 2;
     });
-    const run = await runFleetcron(['run', 'report', '--by', 'alice', ...args]);
+    const bad = await runFleetcron(['run', 'report', '--data', '{nope', ...args]);
+    expect(bad.code, 'data that is not JSON is a usage error').toBe(2);
+    expect(bad.stderr).toMatch(/--data must be JSON/);
+    const run = await runFleetcron([
+      'run',
+      'report',
+      '--by',
+      'alice',
+      '--data',
+      '{"month":"2026-11"}',
+      ...args,
+    ]);
     expect(run.code, run.stderr).toBe(0);
     const done = await until('the manual run in history', async () => {
       const page = await store.history('report', {});
@@ -70,6 +83,7 @@ describe('fleetcron run on a fleet of two real Schedulers (Redis)', () => {
     });
     expect(done?.status).toBe('succeeded');
     expect(ledger).toHaveLength(1);
+    expect(data, 'the run saw the request data').toEqual([{ month: '2026-11' }]);
     const history = await runFleetcron(['history', 'report', ...args]);
     expect(history.stdout.trim().split('\n')).toHaveLength(2);
     expect(history.stdout).toMatch(/succeeded .+manual by alice/);

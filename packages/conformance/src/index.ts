@@ -5,6 +5,7 @@ export * from './failover/run-failover.js';
 export * from './fleet/instance.js';
 export * from './fleet/judge.js';
 export * from './fleet/ledger.js';
+export { runRequestFaultScenarios } from './fleet/run-request-fault-scenarios.js';
 export * from './fleet/scenarios.js';
 export {
   checkLockCapabilities,
@@ -20,6 +21,7 @@ export * from './run-schedule-store.js';
 export * from './run-store.js';
 export * from './store/fleet-client-scenario.js';
 export * from './store/fleet-scenarios.js';
+export * from './store/run-request-scenarios.js';
 export * from './store/scenarios.js';
 export * from './store/schedule-scenarios.js';
 export * from './types.js';

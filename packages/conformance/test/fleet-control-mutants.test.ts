@@ -1,8 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { type FleetInstanceModule, fleetScenarios } from '../src/index.js';
+import {
+  type FleetInstanceModule,
+  fleetScenarios,
+  runRequestFaultScenarios,
+} from '../src/index.js';
 import { memoryLockFixture } from './memory-fixture.js';
 
-const scenarios = fleetScenarios;
+const scenarios = { ...fleetScenarios, ...runRequestFaultScenarios };
 
 /** A mutant of ./fleet/control-mutants.ts by export name. */
 const mutant = (exportName: string): FleetInstanceModule => ({
@@ -17,6 +21,15 @@ const cases: [keyof typeof scenarios, string, RegExp][] = [
   ['catchUpLatest', 'refusesCatchUp', /missed fires that ran/],
   ['catchUpMaxThreeExclusive', 'laggingMarkRead', /missed fires that ran/],
   ['holderKilledMidRun', 'dropsLeaseLost', /recorded lease_lost/],
+  ['runRequestTakerKilled', 'consumesRunRequests', /the requested run to start/],
+  ['runRequestTakerStopped', 'ignoresReleases', /given back, not left to the lease/],
+  // taken again at once (before the lease), or, with every take replacing the last within a
+  // millisecond, never decided at all
+  [
+    'runRequestTakeReplyLost',
+    'shortTakeLease',
+    /not before the take’s lease ended|the requested run to start/,
+  ],
 ];
 
 describe('the fleet-control scenarios fail a fleet with that control broken', () => {

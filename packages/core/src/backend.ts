@@ -43,10 +43,15 @@ export { compareNewestFirst, newJobState } from './memory-store.js';
 export { type PruneJobBounds, resolvePruneJob } from './prune-job.js';
 export {
   assertInstanceRecord,
+  DECIDED_RUN_REQUEST_KEEP_MS,
+  decidesRunRequests,
   hasFleetControl,
   INSTANCE_EXPIRY_HEARTBEATS,
   instanceExpired,
+  isTakenRunRequest,
   newRunRequest,
+  runRequestPhase,
+  takeLeaseMs,
 } from './registry.js';
 export type { TimerSource } from './scheduler/timing/index.js';
 // deadlines and time

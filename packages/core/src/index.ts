@@ -114,6 +114,7 @@ export {
   type FleetSchedule,
   type FleetSchedulePage,
   type FleetView,
+  type RunRequestOptions,
 } from './fleet/fleet-client.js';
 export type { UpcomingFire } from './fleet/upcoming-fires.js';
 export { wallClock, type ZonedTime, zonedTime } from './fleet/zoned-time.js';
@@ -149,6 +150,7 @@ export {
   type JobLease,
   type Middleware,
   type Next,
+  type RunRequestRef,
 } from './middleware.js';
 // bounded history: the retention job and the Store's per-job pruning
 export { MAX_PRUNE_JOB_LIMIT, type PruneJobOptions } from './prune-job.js';
@@ -162,9 +164,17 @@ export type {
   PauseOptions,
   RegisteredJob,
   RunRequest,
+  RunRequestDecision,
   RunRequestInput,
+  RunRequestState,
+  TakenRunRequest,
+  TakeRunRequestsOptions,
   TriggerSpec,
   WatchRunRequests,
+} from './registry.js';
+export {
+  MAX_RUN_REQUEST_DATA_BYTES,
+  RUN_REQUEST_TAKE_MS,
 } from './registry.js';
 export {
   DEFAULT_RETENTION_EVERY_MS,

@@ -1,14 +1,22 @@
+import { randomUUID } from 'node:crypto';
 import { type Clock, realClock } from './clock.js';
 import { type PruneJobOptions, resolvePruneJob } from './prune-job.js';
 import {
   assertInstanceRecord,
+  DECIDED_RUN_REQUEST_KEEP_MS,
   type InstanceRecord,
   instanceExpired,
   type LiveInstance,
   newRunRequest,
   type PauseOptions,
   type RunRequest,
+  type RunRequestDecision,
   type RunRequestInput,
+  type RunRequestState,
+  runRequestPhase,
+  type TakenRunRequest,
+  type TakeRunRequestsOptions,
+  takeLeaseMs,
 } from './registry.js';
 import { MemorySchedules } from './schedules/memory-schedules.js';
 import type { ScheduleDefinition, StoredSchedule } from './schedules/schedule.js';
@@ -78,7 +86,8 @@ export class MemoryStore implements Store, ScheduleStore {
   private readonly idsByJob = new Map<string, Set<string>>();
   private readonly states = new Map<string, JobState>();
   private readonly live = new Map<string, LiveInstance>();
-  private readonly requests: RunRequest[] = [];
+  /** Run requests in the order they were made (decided ones kept for a while, see `collect`). */
+  private readonly requests: StoredRunRequest[] = [];
   private readonly watchers = new Set<(job: string) => void>();
   private readonly clock: Clock;
   private readonly schedules: MemorySchedules;
@@ -232,28 +241,89 @@ export class MemoryStore implements Store, ScheduleStore {
 
   async requestRun(input: RunRequestInput): Promise<RunRequest> {
     const request = newRunRequest(input, this.clock.now());
-    this.requests.push(request);
+    this.requests.push({
+      ...{ request, takes: 0, takeId: null, takenBy: null, takenUntil: null },
+      ...{ decidedAt: null, fireAt: null, decidedBy: null },
+    });
+    this.announce(request.job);
+    return copyRequest(request);
+  }
+
+  async takeRunRequests(
+    jobs: readonly string[],
+    instanceId: string,
+    options?: TakeRunRequestsOptions,
+  ): Promise<TakenRunRequest[]> {
+    const leaseMs = takeLeaseMs(options);
+    const now = this.clock.now();
+    this.collectDecided(now);
+    const wanted = new Set(jobs);
+    const taken: TakenRunRequest[] = [];
+    for (const stored of this.requests) {
+      if (!wanted.has(stored.request.job) || runRequestPhase(stored, now) !== 'pending') continue;
+      stored.takes += 1;
+      stored.takeId = randomUUID();
+      stored.takenBy = instanceId;
+      stored.takenUntil = now + leaseMs;
+      taken.push({
+        ...copyRequest(stored.request),
+        ...{ takeId: stored.takeId, takenUntil: stored.takenUntil, takes: stored.takes },
+      });
+    }
+    return taken;
+  }
+
+  async decideRunRequest(
+    id: string,
+    takeId: string,
+    decision: RunRequestDecision,
+  ): Promise<boolean> {
+    const stored = this.requests.find((r) => r.request.id === id);
+    if (!stored || stored.takeId !== takeId) return false;
+    if (stored.decidedAt !== null) return true; // this take decided it: a retried call
+    stored.decidedAt = this.clock.now();
+    stored.fireAt = decision.fireAt;
+    stored.decidedBy = decision.instanceId;
+    return true;
+  }
+
+  async releaseRunRequest(id: string, takeId: string): Promise<void> {
+    const stored = this.requests.find((r) => r.request.id === id);
+    if (!stored || stored.takeId !== takeId || stored.decidedAt !== null) return;
+    stored.takenUntil = null;
+    this.announce(stored.request.job);
+  }
+
+  async getRunRequest(id: string): Promise<RunRequestState | null> {
+    const stored = this.requests.find((r) => r.request.id === id);
+    if (!stored) return null;
+    const { request, takes, takenBy, takenUntil, decidedAt, fireAt, decidedBy } = stored;
+    return {
+      ...copyRequest(request),
+      ...{ state: runRequestPhase(stored, this.clock.now()), takes, takenBy, takenUntil },
+      ...{ decidedAt, fireAt, decidedBy },
+    };
+  }
+
+  /** Tells the watchers that `job` has a request to take. */
+  private announce(job: string): void {
     for (const listener of this.watchers) {
       try {
-        listener(request.job);
+        listener(job);
       } catch {
         // a listener's failure is its own; the request is stored either way
       }
     }
-    return { ...request };
   }
 
-  async takeRunRequests(jobs: readonly string[], _instanceId: string): Promise<RunRequest[]> {
-    const wanted = new Set(jobs);
-    const taken: RunRequest[] = [];
+  /** Drops requests decided more than {@link DECIDED_RUN_REQUEST_KEEP_MS} ago. */
+  private collectDecided(now: number): void {
     for (let i = 0; i < this.requests.length; ) {
-      const request = this.requests[i]!;
-      if (wanted.has(request.job)) {
-        taken.push(request);
+      const { decidedAt } = this.requests[i]!;
+      if (decidedAt !== null && now - decidedAt > DECIDED_RUN_REQUEST_KEEP_MS) {
         this.requests.splice(i, 1);
       } else i++;
     }
-    return taken;
   }
 
   watchRunRequests(listener: (job: string) => void): () => void {
@@ -320,4 +390,21 @@ function deepFreeze<T>(value: T): T {
     for (const inner of Object.values(value)) deepFreeze(inner);
   }
   return value;
+}
+
+/** A run request as the memory store keeps it: the request and its takes and decision. */
+interface StoredRunRequest {
+  readonly request: RunRequest;
+  takes: number;
+  takeId: string | null;
+  takenBy: string | null;
+  takenUntil: number | null;
+  decidedAt: number | null;
+  fireAt: number | null;
+  decidedBy: string | null;
+}
+
+/** A copy of a request whose `data` the caller may change without touching the store's. */
+function copyRequest(request: RunRequest): RunRequest {
+  return { ...request, data: structuredClone(request.data) };
 }

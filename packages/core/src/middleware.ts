@@ -1,6 +1,6 @@
 import type { Clock } from './clock.js';
 import type { Logger } from './logger.js';
-import type { ScheduleRef } from './schedules/schedule.js';
+import type { JsonValue, ScheduleRef } from './schedules/schedule.js';
 import type { ShardInfo } from './shards/shard-info.js';
 
 /**
@@ -76,6 +76,22 @@ export interface JobContext {
    * for the jobs it adds; absent for code-defined jobs.
    */
   readonly schedule?: ScheduleRef;
+  /**
+   * The fleet run request this run answers (`FleetClient.requestRun`, `fleetcron run`):
+   * `{ id, by, data }`; `null` for a scheduled fire, `scheduler.trigger()` and a holder-lost
+   * rerun. Always set by the scheduler.
+   */
+  readonly request?: RunRequestRef | null;
+}
+
+/** The fleet run request a run answers (`ctx.request`). */
+export interface RunRequestRef {
+  /** The request's id (as `requestRun` returned it). */
+  readonly id: string;
+  /** Who asked (also `ctx.requestedBy`). */
+  readonly by: string;
+  /** The request's JSON payload; `null` when none was given. */
+  readonly data: JsonValue;
 }
 
 /** Calls the rest of the chain, optionally with a changed context (e.g. another signal). */

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { CalendarSpec } from './calendar/calendar-spec.js';
 import { InvalidOptionError } from './errors.js';
+import { checkJsonData } from './json-data.js';
+import type { JsonValue } from './schedules/schedule.js';
 import type { JobState } from './store.js';
 
 /**
@@ -111,16 +113,86 @@ export interface RunRequestInput {
   job: string;
   /** Who asked (a user name, `cli`, `admin:alice`): recorded in history as `requestedBy`. */
   requestedBy: string;
+  /**
+   * A JSON payload the run sees as `ctx.request.data` (plain JSON, at most
+   * {@link MAX_RUN_REQUEST_DATA_BYTES} as UTF-8). Default `null`.
+   */
+  data?: JsonValue;
 }
 
-/** A pending request to run a job once, fleet-wide. */
+/** Most bytes of a run request's `data`, as UTF-8 JSON: 64 KiB. */
+export const MAX_RUN_REQUEST_DATA_BYTES = 64 * 1024;
+
+/**
+ * How long a take holds a run request by default ({@link TakeRunRequestsOptions.leaseMs}): a
+ * taker that dies, is frozen or loses the take's reply leaves the request to another instance
+ * after this long (plus that instance's next poll).
+ */
+export const RUN_REQUEST_TAKE_MS = 30_000;
+
+/**
+ * How long a store keeps a decided request (so a taker whose decision's reply was lost can ask
+ * again and get the same answer, and `getRunRequest` can show it): at least this long; a store
+ * collects older decided requests when it likes (at a take, for instance).
+ */
+export const DECIDED_RUN_REQUEST_KEEP_MS = 60 * 60 * 1000;
+
+/** A request to run a job once, fleet-wide. */
 export interface RunRequest {
-  /** Unique id; the manual fire's identity derives from it. */
+  /** Unique id (a UUID). */
   id: string;
   job: string;
   requestedBy: string;
   /** When it was requested, epoch ms (store clock where it has one). */
   requestedAt: number;
+  /** The payload (`ctx.request.data`); `null` when none was given. */
+  data: JsonValue;
+}
+
+/** Options of {@link FleetStore.takeRunRequests}. */
+export interface TakeRunRequestsOptions {
+  /** How long this take holds each request it returns, ms. Default {@link RUN_REQUEST_TAKE_MS}. */
+  leaseMs?: number;
+}
+
+/** A run request held by one take ({@link FleetStore.takeRunRequests}). */
+export interface TakenRunRequest extends RunRequest {
+  /** This take's token (a fresh UUID per take): only this take can decide or release the request. */
+  takeId: string;
+  /** Until when this take holds the request, epoch ms (store clock where it has one). */
+  takenUntil: number;
+  /** How many takes the request has had, this one included (1 on its first). */
+  takes: number;
+}
+
+/** What a taker tells the store when it decides a request ({@link FleetStore.decideRunRequest}). */
+export interface RunRequestDecision {
+  /** The manual fire the request became: its identity (fire time, epoch ms) on the job's lock key. */
+  fireAt: number;
+  /** The instance that decided it. */
+  instanceId: string;
+}
+
+/** Where a run request is ({@link FleetStore.getRunRequest}). */
+export interface RunRequestState extends RunRequest {
+  /**
+   * `pending`: never taken, released, or its take's lease ended (any instance may take it);
+   * `taken`: a take holds it until `takenUntil`; `decided`: a take decided it (it became the
+   * manual fire `fireAt`, run or recorded skipped there) and no take returns it again.
+   */
+  state: 'pending' | 'taken' | 'decided';
+  /** How many takes it has had. */
+  takes: number;
+  /** The instance of the last take; `null` before the first. */
+  takenBy: string | null;
+  /** Until when the last take holds it, epoch ms; `null` before the first take or once released. */
+  takenUntil: number | null;
+  /** When it was decided, epoch ms (store clock); `null` while not decided. */
+  decidedAt: number | null;
+  /** The manual fire it became; `null` while not decided. */
+  fireAt: number | null;
+  /** The instance that decided it; `null` while not decided. */
+  decidedBy: string | null;
 }
 
 /** Options of `setPaused` (who asked). */
@@ -143,14 +215,44 @@ export interface FleetStore {
   instances(): Promise<LiveInstance[]>;
   /** Removes the instance's record at once (clean stop). Unknown ids are a no-op. */
   leave(instanceId: string): Promise<void>;
-  /** Stores a run request; any instance defining the job may take it. */
+  /** Stores a run request (built with {@link newRunRequest}); any instance defining the job may take it. */
   requestRun(input: RunRequestInput): Promise<RunRequest>;
   /**
-   * Atomically removes and returns pending requests for `jobs` (oldest first). Each request is
-   * returned to exactly one caller fleet-wide, however many take at once. `instanceId` is the
-   * taker (for logs).
+   * Takes the requests for `jobs` that no take holds: never taken, released, or whose take's
+   * lease has ended (`takenUntil` ≤ the store's now), and not decided; oldest first. Each is
+   * returned with a fresh `takeId`, `takenUntil` = now + `leaseMs` and `takes` + 1, and is held
+   * by this take alone: however many take at once, no two takes hold a request at the same time.
+   * A held request is decided by its taker ({@link decideRunRequest}), given back
+   * ({@link releaseRunRequest}), or taken again by anyone once the lease ends. `instanceId` is
+   * the taker (kept as `takenBy`). Stores without `decideRunRequest` (written before exactly-once
+   * requests) remove what they return: at most once.
    */
-  takeRunRequests(jobs: readonly string[], instanceId: string): Promise<RunRequest[]>;
+  takeRunRequests(
+    jobs: readonly string[],
+    instanceId: string,
+    options?: TakeRunRequestsOptions,
+  ): Promise<RunRequest[] | TakenRunRequest[]>;
+  /**
+   * Decides a held request: its taker calls this once the request's manual fire has a claim
+   * answer that settles it (won: before the run; `busy`: before its `skipped` row). Atomic: it
+   * answers `true` and marks the request decided (`decidedAt` store now, `fireAt`, `decidedBy`)
+   * only while the request is not decided and `takeId` is its current take, whether or not the
+   * take's lease has ended (no other take replaced it); `true` again when this same take already
+   * decided it (a retry after a lost reply); `false` otherwise (another take holds or decided it,
+   * or the id is unknown). A decided request is kept at least {@link DECIDED_RUN_REQUEST_KEEP_MS}.
+   * With the lock's one winner per fire identity, this makes a request run at most once; with
+   * takes that end, at least once.
+   */
+  decideRunRequest?(id: string, takeId: string, decision: RunRequestDecision): Promise<boolean>;
+  /**
+   * Gives a held request back before its lease ends (its taker stops, no longer has the job, or
+   * could not claim a manual fire for it): any instance may take it at once. Only while `takeId`
+   * is its current take and it is not decided; a no-op otherwise (also for an unknown id).
+   * Stores with push (`watchRunRequests`) announce it like a new request.
+   */
+  releaseRunRequest?(id: string, takeId: string): Promise<void>;
+  /** Where a request is, or `null` for an unknown id (or a decided one already collected). */
+  getRunRequest?(id: string): Promise<RunRequestState | null>;
   /** Every job the store holds state for (paused, or with a recorded outcome), by name. */
   listJobs(): Promise<JobState[]>;
   /**
@@ -198,7 +300,11 @@ export function assertInstanceRecord(instance: InstanceRecord): void {
   }
 }
 
-/** Checks a run request's input and builds the request (fresh UUID) at `now`. */
+/**
+ * Checks a run request's input and builds the request (fresh UUID) at `now`.
+ *
+ * @throws InvalidOptionError naming the field (`job`, `requestedBy`, `data` or a path inside it).
+ */
 export function newRunRequest(input: RunRequestInput, now: number): RunRequest {
   if (typeof input?.job !== 'string' || input.job === '') {
     throw new InvalidOptionError('job', 'must be the non-empty name of a job.');
@@ -209,5 +315,54 @@ export function newRunRequest(input: RunRequestInput, now: number): RunRequest {
       'must say who asked (a non-empty string, e.g. "cli" or a user name).',
     );
   }
-  return { id: randomUUID(), job: input.job, requestedBy: input.requestedBy, requestedAt: now };
+  const data =
+    input.data === undefined ? null : checkJsonData(input.data, 'data', MAX_RUN_REQUEST_DATA_BYTES);
+  return {
+    ...{ id: randomUUID(), job: input.job, requestedBy: input.requestedBy, requestedAt: now },
+    data,
+  };
+}
+
+/** Whether `store` decides run requests (exactly once); without it a take removes them. */
+export function decidesRunRequests(
+  store: FleetStore,
+): store is FleetStore & Required<Pick<FleetStore, 'decideRunRequest' | 'releaseRunRequest'>> {
+  return (
+    typeof store.decideRunRequest === 'function' && typeof store.releaseRunRequest === 'function'
+  );
+}
+
+/** Whether a taken request carries a take (a store that decides requests returned it). */
+export function isTakenRunRequest(
+  request: RunRequest | TakenRunRequest,
+): request is TakenRunRequest {
+  return typeof (request as TakenRunRequest).takeId === 'string';
+}
+
+/**
+ * The `state` of a stored request (for {@link FleetStore.getRunRequest}): `decided` once it has a
+ * `decidedAt`; `taken` while its last take's lease runs at `now` (store clock); else `pending`.
+ */
+export function runRequestPhase(
+  request: { decidedAt: number | null; takenUntil: number | null },
+  now: number,
+): RunRequestState['state'] {
+  if (request.decidedAt !== null) return 'decided';
+  return request.takenUntil !== null && request.takenUntil > now ? 'taken' : 'pending';
+}
+
+/**
+ * The lease of a take: `options.leaseMs`, default {@link RUN_REQUEST_TAKE_MS}.
+ *
+ * @throws InvalidOptionError (`leaseMs`) unless a positive integer of milliseconds.
+ */
+export function takeLeaseMs(options: TakeRunRequestsOptions | undefined): number {
+  const leaseMs = options?.leaseMs ?? RUN_REQUEST_TAKE_MS;
+  if (!Number.isSafeInteger(leaseMs) || leaseMs <= 0) {
+    throw new InvalidOptionError(
+      'leaseMs',
+      `must be a positive integer number of milliseconds, got ${String(leaseMs)}.`,
+    );
+  }
+  return leaseMs;
 }

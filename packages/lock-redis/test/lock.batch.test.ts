@@ -4,12 +4,11 @@ import {
   InvalidOptionError,
   isFleetcronError,
 } from '@fleetcron/core';
-import { waitFor } from '@fleetcron/testkit';
+import { ReplyDroppingProxy, waitFor } from '@fleetcron/testkit';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REDIS_MAX_BATCH, RedisLock } from '../src/index.js';
 import { clientErrors, dedicatedServer, newClient, sharedUrl, uniquePrefix } from './fixture.js';
-import { ReplyDroppingProxy } from './proxy.js';
 
 // claimMany / extendMany / releaseMany on one Redis node (the Cluster runs are in
 // lock.batch.cluster.test.ts): answers equal to single claims, idempotent re-sends, one winner

@@ -1,10 +1,9 @@
 import { type ClaimRequest, isFleetcronError } from '@fleetcron/core';
-import { waitFor } from '@fleetcron/testkit';
+import { ReplyDroppingProxy, waitFor } from '@fleetcron/testkit';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RedisLock } from '../src/index.js';
 import { clientErrors, dedicatedServer, uniquePrefix } from './fixture.js';
-import { ReplyDroppingProxy } from './proxy.js';
 
 // "A claim given up on" (README): once ClaimRequest.signal is aborted, a claim still queued in
 // ioredis (offline queue while disconnected, or written and then cut, re-sent after reconnect)

@@ -4,12 +4,11 @@ import {
   InvalidOptionError,
   isFleetcronError,
 } from '@fleetcron/core';
-import { startRedis } from '@fleetcron/testkit';
+import { ReplyDroppingProxy, startRedis } from '@fleetcron/testkit';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { encodeKeyPart, lockKeys, RedisLock } from '../src/index.js';
 import { newClient, sharedUrl, uniquePrefix } from './fixture.js';
-import { ReplyDroppingProxy } from './proxy.js';
 
 const opened: Redis[] = [];
 afterAll(async () => {

@@ -10,7 +10,9 @@ import {
   type PauseOptions,
   type PruneJobOptions,
   type RunRequest,
+  type RunRequestDecision,
   type RunRequestInput,
+  type RunRequestState,
   type ScheduleChange,
   type ScheduleDefinition,
   type SchedulePage,
@@ -19,6 +21,8 @@ import {
   type ScheduleWrite,
   type Store,
   type StoredSchedule,
+  type TakenRunRequest,
+  type TakeRunRequestsOptions,
 } from '@fleetcron/core';
 import {
   assertPositiveInteger,
@@ -34,9 +38,10 @@ import {
 } from '@fleetcron/core/backend';
 import { BACKEND, callEtcd, singleAttemptClientOf } from '@fleetcron/etcd-shared';
 import { type Etcd3, Range } from 'etcd3';
-import { EtcdFleet, prefixEnd } from './etcd-fleet.js';
+import { EtcdFleet } from './etcd-fleet.js';
+import { EtcdRunRequests } from './etcd-run-requests.js';
 import { EtcdSchedules } from './etcd-schedules.js';
-import { fromKeyPart, StoreKeys } from './keys.js';
+import { StoreKeys } from './keys.js';
 import {
   type EtcdStoreOptions,
   type ResolvedStoreOptions,
@@ -55,11 +60,11 @@ const RECORD_ATTEMPTS = 5;
 /**
  * A {@link Store} on etcd v3: execution history (one key per execution, ordered by
  * `(startedAt, id)`, at most `maxHistory` per job), job state, the instance registry (records on
- * etcd leases of 3 heartbeats) and run requests (taken by one delete-with-previous transaction,
- * announced through an etcd watch), so an etcd-only fleet gets the same fleet control as
- * PostgreSQL and Redis users; and stored schedules (one key each, versioned writes as one
- * transaction comparing the key, pushed through an etcd watch with a `resync` on every
- * (re)connect).
+ * etcd leases of 3 heartbeats) and run requests (held by a take, decided once, by
+ * compare-and-put transactions; announced through an etcd watch), so an etcd-only fleet gets the
+ * same fleet control as PostgreSQL and Redis users; and stored schedules (one key each,
+ * versioned writes as one transaction comparing the key, pushed through an etcd watch with a
+ * `resync` on every (re)connect).
  */
 export class EtcdStore implements Store, ScheduleStore {
   readonly backend = BACKEND;
@@ -67,6 +72,7 @@ export class EtcdStore implements Store, ScheduleStore {
   private readonly client: Etcd3;
   private readonly keys: StoreKeys;
   private readonly fleet: EtcdFleet;
+  private readonly runRequests: EtcdRunRequests;
   private readonly batch: RecordBatch;
   private readonly schedules: EtcdSchedules;
   private readonly scheduleWatch: ScheduleWatch;
@@ -81,6 +87,7 @@ export class EtcdStore implements Store, ScheduleStore {
     this.client = singleAttemptClientOf(client);
     this.keys = new StoreKeys(this.options.prefix);
     this.fleet = new EtcdFleet(this.client, this.keys, this.options);
+    this.runRequests = new EtcdRunRequests(this.client, this.keys, this.options);
     this.batch = new RecordBatch({
       client: this.client,
       keys: this.keys,
@@ -262,31 +269,8 @@ export class EtcdStore implements Store, ScheduleStore {
   }
 
   /** Jobs with a pause state or an outcome, by name (one transaction reads both prefixes). */
-  async listJobs(): Promise<JobState[]> {
-    const prefixes = [this.keys.allOf('p'), this.keys.allOf('o')];
-    const response = await this.call('listJobs', (o) =>
-      this.client.kv.txn(
-        {
-          compare: [],
-          success: prefixes.map((p) => ({
-            request_range: { key: Buffer.from(p), range_end: prefixEnd(Buffer.from(p)) },
-          })),
-          failure: [],
-        },
-        o,
-      ),
-    );
-    const jobs = new Map<string, JobState>();
-    response.responses.forEach((r, i) => {
-      for (const kv of r.response_range?.kvs ?? []) {
-        const job = fromKeyPart(kv.key.toString().slice(prefixes[i]!.length));
-        jobs.set(job, {
-          ...(jobs.get(job) ?? newJobState(job)),
-          ...JSON.parse(kv.value.toString()),
-        });
-      }
-    });
-    return [...jobs.values()].sort((a, b) => (a.job < b.job ? -1 : a.job > b.job ? 1 : 0));
+  listJobs(): Promise<JobState[]> {
+    return this.fleet.listJobs();
   }
 
   /** Puts the record on a fresh etcd lease of 3 heartbeats (see the README, "Liveness"). */
@@ -303,17 +287,32 @@ export class EtcdStore implements Store, ScheduleStore {
   }
 
   requestRun(input: RunRequestInput): Promise<RunRequest> {
-    return this.fleet.requestRun(input);
+    return this.runRequests.requestRun(input);
   }
 
-  /** One delete-with-previous transaction: each request to exactly one taker. */
-  takeRunRequests(jobs: readonly string[], _instanceId: string): Promise<RunRequest[]> {
-    return this.fleet.takeRunRequests(jobs);
+  takeRunRequests(
+    jobs: readonly string[],
+    instanceId: string,
+    options?: TakeRunRequestsOptions,
+  ): Promise<TakenRunRequest[]> {
+    return this.runRequests.takeRunRequests(jobs, instanceId, options);
+  }
+
+  decideRunRequest(id: string, takeId: string, decision: RunRequestDecision): Promise<boolean> {
+    return this.runRequests.decideRunRequest(id, takeId, decision);
+  }
+
+  releaseRunRequest(id: string, takeId: string): Promise<void> {
+    return this.runRequests.releaseRunRequest(id, takeId);
+  }
+
+  getRunRequest(id: string): Promise<RunRequestState | null> {
+    return this.runRequests.getRunRequest(id);
   }
 
   /** Push capability through an etcd watch on the run-request prefix. */
   watchRunRequests(listener: (job: string) => void): () => void {
-    return this.fleet.watchRunRequests(listener);
+    return this.runRequests.watchRunRequests(listener);
   }
 
   /**
@@ -368,7 +367,7 @@ export class EtcdStore implements Store, ScheduleStore {
 
   /** Cancels the watches and closes the store's own client (never yours). */
   async close(): Promise<void> {
-    this.fleet.close();
+    this.runRequests.close();
     this.scheduleWatch.close();
     this.client.close();
   }

@@ -20,7 +20,9 @@ export function padTime(ms: number): string {
  * - `p/<job>` → pause state JSON `{ paused, pausedBy, pausedAt }`;
  * - `o/<job>` → last outcome JSON `{ lastStatus, lastFireAt, lastFinishedAt }`;
  * - `i/<instance>` → instance record JSON, attached to an etcd lease of 3 heartbeats;
- * - `r/<job>/<requestedAt 16 digits>:<id>` → run request JSON;
+ * - `r/<job>/<requestedAt 16 digits>:<id>` → run request JSON (the request, its last take and
+ *   its decision: `RunRequestRecord`);
+ * - `q/<request id>` → the request's `r/` key (to find it by id);
  * - `s/<schedule id>` → stored schedule JSON (a removed one stays as its tombstone). Schedule ids
  *   are ASCII (core's `checkScheduleId`), so key order is id order.
  */
@@ -75,6 +77,16 @@ export class StoreKeys {
   /** Prefix of a job's run requests. */
   requests(job: string): string {
     return `${this.prefix}r/${keyPart(job)}/`;
+  }
+
+  /** Key of a run request: under {@link requests}, in `(requestedAt, id)` order. */
+  runRequest(job: string, requestedAt: number, id: string): string {
+    return `${this.requests(job)}${padTime(requestedAt)}:${id}`;
+  }
+
+  /** Index key of a run request id: holds the request's key. */
+  requestIndex(id: string): string {
+    return `${this.prefix}q/${id}`;
   }
 
   /** Prefix of every run request. */

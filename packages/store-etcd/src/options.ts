@@ -17,12 +17,13 @@ export interface EtcdStoreOptions {
   /** Deadline of every etcd request, in ms; past it the call throws `BackendUnavailableError`. Default 5000. */
   requestTimeoutMs?: number;
   /**
-   * Most compares, and most operations, in one transaction of `recordMany`: the server's
-   * `--max-txn-ops` (etcd's default 128). At least 4. Default 128.
+   * Most compares, and most operations, in one transaction of `recordMany` or of a run-request
+   * take: the server's `--max-txn-ops` (etcd's default 128). At least 4. Default 128.
    */
   maxTxnOps?: number;
   /**
-   * Clock of `lastSeenAt`, `pausedAt` and `requestedAt` (etcd reports no server time). Instance
+   * Clock of `lastSeenAt`, `pausedAt`, a run request's `requestedAt`, `takenUntil` and
+   * `decidedAt`, and of whether a take's lease has ended (etcd reports no server time). Instance
    * liveness is NOT judged by it: registry keys expire with etcd leases. Default: real clock.
    */
   clock?: Clock;

@@ -34,33 +34,6 @@ export function leaveSql(t: StoreTables): string {
   return `DELETE FROM ${t.instances} WHERE instance_id = $1::text`;
 }
 
-/**
- * Stores a run request and notifies listeners, in one statement. Parameters: $1 id, $2 job,
- * $3 requested by, $4 notification channel. Returns `requested_at` (store clock).
- */
-export function requestRunSql(t: StoreTables): string {
-  return `WITH r AS (
-  INSERT INTO ${t.runRequests} (id, job, requested_by, requested_at)
-  VALUES ($1::text, $2::text, $3::text, ${NOW_MS})
-  RETURNING requested_at
-)
-SELECT requested_at,
-  pg_notify($4::text, CASE WHEN octet_length($2::text) < 7000 THEN $2::text ELSE '' END) AS notified
-FROM r`;
-}
-
-/**
- * Atomically deletes and returns the pending requests of jobs $1 (text[]): rows another taker
- * holds are skipped, so each request is returned to exactly one taker.
- */
-export function takeRunRequestsSql(t: StoreTables): string {
-  return `DELETE FROM ${t.runRequests} WHERE id IN (
-  SELECT id FROM ${t.runRequests} WHERE job = ANY($1::text[])
-  ORDER BY seq FOR UPDATE SKIP LOCKED
-)
-RETURNING id, job, requested_by, requested_at, seq`;
-}
-
 /** Every job with state, by name. No parameters. */
 export function listJobsSql(t: StoreTables): string {
   return `SELECT job, paused, paused_by, paused_at, last_status, last_fire_at, last_finished_at
@@ -71,13 +44,4 @@ FROM ${t.jobs} ORDER BY job`;
 export interface InstanceRow {
   record: string;
   last_seen_at: string;
-}
-
-/** A row of the run requests table. */
-export interface RunRequestRow {
-  id: string;
-  job: string;
-  requested_by: string;
-  requested_at: string;
-  seq: string;
 }

@@ -8,7 +8,9 @@ import type {
   PauseOptions,
   PruneJobOptions,
   RunRequest,
+  RunRequestDecision,
   RunRequestInput,
+  RunRequestState,
   RunStatus,
   ScheduleChange,
   ScheduleDefinition,
@@ -18,6 +20,8 @@ import type {
   ScheduleWrite,
   Store,
   StoredSchedule,
+  TakenRunRequest,
+  TakeRunRequestsOptions,
 } from '@fleetcron/core';
 import { InvalidOptionError } from '@fleetcron/core';
 import {
@@ -28,20 +32,21 @@ import {
   decodeShard,
   encodeCursor,
   encodeShard,
-  newRunRequest,
   resolvePruneJob,
   statusFilter,
 } from '@fleetcron/core/backend';
 import { assertPool, decodeText, encodeText, StatementSet } from '@fleetcron/postgres-shared';
 import type { Pool } from 'pg';
 import { ChannelListener, runRequestChannel, scheduleChannel } from './channel-listener.js';
-import type { InstanceRow, RunRequestRow } from './fleet-statements.js';
+import type { InstanceRow } from './fleet-statements.js';
 import {
   type PostgresStoreOptions,
   type ResolvedStoreOptions,
   resolveStoreOptions,
 } from './options.js';
+import { PostgresRunRequests } from './postgres-run-requests.js';
 import { PostgresSchedules } from './postgres-schedules.js';
+import { runRequestStatements } from './run-request-statements.js';
 import { scheduleStatements } from './schedule-statements.js';
 import { postgresStoreSchema, storeTables } from './schema.js';
 import {
@@ -69,6 +74,7 @@ export class PostgresStore implements Store, ScheduleStore {
   private readonly statements: StatementSet<StoreStatement>;
   private readonly channel: string;
   private readonly listener: ChannelListener;
+  private readonly runRequests: PostgresRunRequests;
   private readonly schedules: PostgresSchedules;
   private readonly scheduleListener: ChannelListener;
 
@@ -82,6 +88,10 @@ export class PostgresStore implements Store, ScheduleStore {
     this.listener = new ChannelListener(pool, this.channel, this.options.logger, {
       what: 'run requests',
     });
+    this.runRequests = new PostgresRunRequests(
+      new StatementSet(pool, this.backend, this.options, runRequestStatements(tables)),
+      this.channel,
+    );
     const schedules = scheduleChannel(this.options.schema, this.options.table);
     const scheduleListener = new ChannelListener(pool, schedules, this.options.logger, {
       what: 'schedule changes',
@@ -258,32 +268,36 @@ export class PostgresStore implements Store, ScheduleStore {
     await this.statements.run('leave', 'leave', [encodeText(instanceId)], { retry: true });
   }
 
-  /** Inserts the request and NOTIFYs listeners in one statement (never retried: no duplicate). */
-  async requestRun(input: RunRequestInput): Promise<RunRequest> {
-    const request = newRunRequest(input, 0);
-    const [row] = await this.statements.run<{ requested_at: string }>('requestRun', 'requestRun', [
-      request.id,
-      encodeText(request.job),
-      encodeText(request.requestedBy),
-      this.channel,
-    ]);
-    return { ...request, requestedAt: Number(row?.requested_at) };
+  /** Inserts the request (with its `data` as JSON text) and NOTIFYs listeners in one statement. */
+  requestRun(input: RunRequestInput): Promise<RunRequest> {
+    return this.runRequests.requestRun(input);
   }
 
-  /** `DELETE … RETURNING` with `SKIP LOCKED`: each request goes to exactly one taker. */
-  async takeRunRequests(jobs: readonly string[], _instanceId: string): Promise<RunRequest[]> {
-    if (jobs.length === 0) return [];
-    const rows = await this.statements.run<RunRequestRow>('takeRunRequests', 'takeRunRequests', [
-      jobs.map(encodeText),
-    ]);
-    return rows
-      .sort((a, b) => Number(a.seq) - Number(b.seq))
-      .map((row) => ({
-        id: row.id,
-        job: decodeText(row.job),
-        requestedBy: decodeText(row.requested_by),
-        requestedAt: Number(row.requested_at),
-      }));
+  /**
+   * Holds the free requests of `jobs` for `options.leaseMs` (default 30 s, by the database clock)
+   * in one statement (`FOR UPDATE SKIP LOCKED`), and collects requests decided over an hour ago.
+   */
+  takeRunRequests(
+    jobs: readonly string[],
+    instanceId: string,
+    options?: TakeRunRequestsOptions,
+  ): Promise<TakenRunRequest[]> {
+    return this.runRequests.takeRunRequests(jobs, instanceId, options);
+  }
+
+  /** Decides a held request: a compare-and-set on its current take (moves it to the decisions). */
+  decideRunRequest(id: string, takeId: string, decision: RunRequestDecision): Promise<boolean> {
+    return this.runRequests.decideRunRequest(id, takeId, decision);
+  }
+
+  /** Gives a held request back (takeable at once) and NOTIFYs its job, in one statement. */
+  releaseRunRequest(id: string, takeId: string): Promise<void> {
+    return this.runRequests.releaseRunRequest(id, takeId);
+  }
+
+  /** Where a request is (its phase by the database clock), or `null`. */
+  getRunRequest(id: string): Promise<RunRequestState | null> {
+    return this.runRequests.getRunRequest(id);
   }
 
   /**

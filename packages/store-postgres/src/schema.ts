@@ -17,8 +17,10 @@ export interface StoreTables {
   jobs: string;
   /** One row per live instance (registry). */
   instances: string;
-  /** Pending run requests. */
+  /** Run requests not decided yet: pending or held by a take. */
   runRequests: string;
+  /** Decided run requests (moved out of `runRequests`), kept an hour, then collected. */
+  runDecisions: string;
   /** Stored schedules (and tombstones of removed ones). */
   schedules: string;
 }
@@ -30,6 +32,7 @@ export function storeTables(schema: string, table: string): StoreTables {
     jobs: `"${schema}"."${table}_jobs"`,
     instances: `"${schema}"."${table}_instances"`,
     runRequests: `"${schema}"."${table}_run_requests"`,
+    runDecisions: `"${schema}"."${table}_run_decisions"`,
     schedules: `"${schema}"."${table}_schedules"`,
   };
 }
@@ -100,15 +103,47 @@ CREATE TABLE IF NOT EXISTS ${t.instances} (
   heartbeat_ms bigint NOT NULL,
   last_seen_at bigint NOT NULL
 );
--- pending run requests, taken (deleted) exactly once, oldest first
+-- run requests not decided yet, oldest first (seq): a take holds one (take_id, taken_by,
+-- taken_until by the DB clock, takes) until its taker decides it, releases it (taken_until NULL)
+-- or the lease ends
 CREATE TABLE IF NOT EXISTS ${t.runRequests} (
   id           text COLLATE "C" PRIMARY KEY,
   job          text COLLATE "C" NOT NULL,
   requested_by text NOT NULL,
   requested_at bigint NOT NULL,
-  seq          bigserial NOT NULL
+  seq          bigserial NOT NULL,
+  data         text,
+  takes        integer NOT NULL DEFAULT 0,
+  take_id      text,
+  taken_by     text,
+  taken_until  bigint
 );
+-- added by exactly-once run requests (issue 29): tables made before it gain the columns; their
+-- rows (never taken) are pending
+ALTER TABLE ${t.runRequests} ADD COLUMN IF NOT EXISTS data text;
+ALTER TABLE ${t.runRequests} ADD COLUMN IF NOT EXISTS takes integer NOT NULL DEFAULT 0;
+ALTER TABLE ${t.runRequests} ADD COLUMN IF NOT EXISTS take_id text;
+ALTER TABLE ${t.runRequests} ADD COLUMN IF NOT EXISTS taken_by text;
+ALTER TABLE ${t.runRequests} ADD COLUMN IF NOT EXISTS taken_until bigint;
 CREATE INDEX IF NOT EXISTS "${table}_runreq_job" ON ${t.runRequests} (job, seq);
+-- decided run requests, moved here by their decision (so an instance of an earlier version,
+-- which deletes what it takes, never sees them): kept an hour, then collected by takes
+CREATE TABLE IF NOT EXISTS ${t.runDecisions} (
+  id           text COLLATE "C" PRIMARY KEY,
+  job          text COLLATE "C" NOT NULL,
+  requested_by text NOT NULL,
+  requested_at bigint NOT NULL,
+  seq          bigint NOT NULL,
+  data         text,
+  takes        integer NOT NULL,
+  take_id      text NOT NULL,
+  taken_by     text NOT NULL,
+  taken_until  bigint,
+  decided_at   bigint NOT NULL,
+  fire_at      bigint NOT NULL,
+  decided_by   text NOT NULL
+);
+CREATE INDEX IF NOT EXISTS "${table}_rundec_at" ON ${t.runDecisions} (decided_at);
 -- stored schedules (issue 28): definition as JSON text, a version per change, who/when of the
 -- last change; a removed schedule stays as a tombstone (removed) that keeps its version
 CREATE TABLE IF NOT EXISTS ${t.schedules} (

@@ -1,13 +1,5 @@
 import { TERMINAL_STATUSES } from '@fleetcron/core/backend';
-import {
-  heartbeatSql,
-  instancesSql,
-  leaveSql,
-  listJobsSql,
-  NOW_MS,
-  requestRunSql,
-  takeRunRequestsSql,
-} from './fleet-statements.js';
+import { heartbeatSql, instancesSql, leaveSql, listJobsSql, NOW_MS } from './fleet-statements.js';
 import { pruneJobSql } from './prune-job-statement.js';
 import type { StoreTables } from './schema.js';
 
@@ -171,8 +163,6 @@ export type StoreStatement =
   | 'heartbeat'
   | 'instances'
   | 'leave'
-  | 'requestRun'
-  | 'takeRunRequests'
   | 'listJobs';
 
 /** Every statement of the store on tables `t`, by name. */
@@ -189,8 +179,6 @@ export function storeStatements(t: StoreTables): Record<StoreStatement, string> 
     heartbeat: heartbeatSql(t),
     instances: instancesSql(t),
     leave: leaveSql(t),
-    requestRun: requestRunSql(t),
-    takeRunRequests: takeRunRequestsSql(t),
     listJobs: listJobsSql(t),
   };
 }

@@ -53,7 +53,8 @@ describe('PostgresStore fleet control', () => {
       });
       expect((await store.history('old')).executions[0]?.requestedBy).toBe('alice');
       const request = await store.requestRun({ job: 'old', requestedBy: 'cli' });
-      expect(await store.takeRunRequests(['old'], 'i')).toEqual([request]);
+      const [taken] = await store.takeRunRequests(['old'], 'i');
+      expect(taken).toMatchObject({ ...request, takes: 1 });
       await fixture.admin.query(`DROP SCHEMA "${schema}" CASCADE`);
     } finally {
       await fixture.close();

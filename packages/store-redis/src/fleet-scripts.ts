@@ -1,10 +1,11 @@
 /**
- * Lua scripts of the fleet-control part of {@link RedisStore}: the instance registry and run
- * requests, all under the hash tag `{prefix}` (one cluster slot). Times come from Redis `TIME`.
+ * Lua scripts of the fleet-control part of {@link RedisStore}: the instance registry (under the
+ * hash tag `{prefix}`) and a job's pause state. Times come from Redis `TIME`. Run requests have
+ * their own scripts (`run-request-scripts.ts`).
  */
 
-/** The Redis clock in epoch ms. */
-const NOW = `
+/** Lua that sets `now`: the Redis clock in epoch ms. */
+export const NOW = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 `;
@@ -45,31 +46,6 @@ return now
 /** instances(KEYS = instances) → flat list `instanceId, lastSeenAt, record, ...` of live ones. */
 export const INSTANCES = `${NOW}${COLLECT}
 return collect(KEYS[1], now, '')
-`;
-
-/**
- * requestRun(KEYS = sequence, request list of the job; ARGV = id, job, requestedBy, channel)
- * → requestedAt. Appends `<seq>|<requestedAt>|<JSON [id, job, requestedBy]>` and publishes the
- * job name on the channel.
- */
-export const REQUEST_RUN = `${NOW}
-local seq = redis.call('INCR', KEYS[1])
-redis.call('RPUSH', KEYS[2], seq .. '|' .. now .. '|' .. cjson.encode({ARGV[1], ARGV[2], ARGV[3]}))
-redis.call('PUBLISH', ARGV[4], ARGV[2])
-return now
-`;
-
-/** take(KEYS = request lists) → every entry of those lists, which are deleted, atomically. */
-export const TAKE_RUN_REQUESTS = `
-local out = {}
-for _, key in ipairs(KEYS) do
-  local entries = redis.call('LRANGE', key, 0, -1)
-  if #entries > 0 then
-    redis.call('DEL', key)
-    for _, e in ipairs(entries) do out[#out + 1] = e end
-  end
-end
-return out
 `;
 
 /**

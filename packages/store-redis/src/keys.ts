@@ -43,7 +43,22 @@ export interface FleetKeys {
   instances: string;
   /** Counter ordering run requests. */
   sequence: string;
-  /** List of a job's pending run requests. */
+  /**
+   * Hash: run request id → the request and its take and decision, as a JSON object of strings
+   * (see `run-request-scripts.ts`).
+   */
+  requestRecords: string;
+  /**
+   * Sorted set of a job's undecided run requests: member the request id, score the Redis time
+   * from which a take may take it (0 when never taken or released, else the last `takenUntil`).
+   */
+  openRequests(job: string): string;
+  /** Sorted set of decided run requests: member the id, score `decidedAt` (collected after 1 h). */
+  decidedRequests: string;
+  /**
+   * List of a job's run requests written before exactly-once requests (0.1.0, entries
+   * `<seq>|<requestedAt>|<JSON [id, job, requestedBy]>`): a take moves them to the records.
+   */
   requests(job: string): string;
   /** Pub/sub channel announcing run requests (payload: the job name). */
   channel: string;
@@ -55,6 +70,9 @@ export function fleetKeys(prefix: string): FleetKeys {
   return {
     instances: `${tag}:instances`,
     sequence: `${tag}:runreq:seq`,
+    requestRecords: `${tag}:runreq:r`,
+    openRequests: (job) => `${tag}:runreq:o:${encodeKeyPart(job)}`,
+    decidedRequests: `${tag}:runreq:d`,
     requests: (job) => `${tag}:runreq:q:${encodeKeyPart(job)}`,
     channel: `${prefix}:runreq`,
   };

@@ -9,7 +9,9 @@ import {
   type PauseOptions,
   type PruneJobOptions,
   type RunRequest,
+  type RunRequestDecision,
   type RunRequestInput,
+  type RunRequestState,
   type RunStatus,
   type ScheduleChange,
   type ScheduleDefinition,
@@ -19,6 +21,8 @@ import {
   type ScheduleWrite,
   type Store,
   type StoredSchedule,
+  type TakenRunRequest,
+  type TakeRunRequestsOptions,
 } from '@fleetcron/core';
 import {
   assertPositiveInteger,
@@ -54,6 +58,7 @@ import {
 import { PRUNE_JOB } from './prune-job-script.js';
 import { planRecordCalls, type RecordWrite } from './record-calls.js';
 import { RedisFleet } from './redis-fleet.js';
+import { RedisRunRequests } from './redis-run-requests.js';
 import { RedisSchedules } from './redis-schedules.js';
 import { HISTORY, PRUNE, RECORD, RECORD_MANY } from './scripts.js';
 
@@ -107,6 +112,7 @@ export class RedisStore implements Store, ScheduleStore {
   /** The job names `prune()` and `listJobs()` walk. */
   private readonly registry: JobRegistry;
   private readonly fleet: RedisFleet;
+  private readonly runRequests: RedisRunRequests;
   private readonly schedules: RedisSchedules;
 
   /**
@@ -130,6 +136,7 @@ export class RedisStore implements Store, ScheduleStore {
     const commandTimeoutMs = resolveCommandTimeoutMs(options.commandTimeoutMs);
     this.commands = new RedisCommands(redis, commandTimeoutMs);
     this.fleet = new RedisFleet(redis, this.commands, fleetKeys(this.prefix));
+    this.runRequests = new RedisRunRequests(redis, this.commands, fleetKeys(this.prefix));
     this.registry = new JobRegistry(redis, this.commands, registryKey(this.prefix));
     this.schedules = new RedisSchedules(redis, this.commands, scheduleKeys(this.prefix));
   }
@@ -265,19 +272,42 @@ export class RedisStore implements Store, ScheduleStore {
     return this.fleet.leave(instanceId);
   }
 
-  /** Appends the request and PUBLISHes the job name, in one script. */
+  /** Stores the request (with its `data`) and PUBLISHes the job name, in one script. */
   requestRun(input: RunRequestInput): Promise<RunRequest> {
-    return this.fleet.requestRun(input);
+    return this.runRequests.requestRun(input);
   }
 
-  /** One script reads and deletes the jobs' request lists: each request to exactly one taker. */
-  takeRunRequests(jobs: readonly string[], _instanceId: string): Promise<RunRequest[]> {
-    return this.fleet.takeRunRequests(jobs);
+  /**
+   * One script takes every open request of `jobs` whose last take ended (Redis clock): each gets
+   * a fresh `takeId` and is held by this take for `leaseMs` (default 30 s). It also collects
+   * requests decided more than an hour ago (a bounded number per call).
+   */
+  takeRunRequests(
+    jobs: readonly string[],
+    instanceId: string,
+    options?: TakeRunRequestsOptions,
+  ): Promise<TakenRunRequest[]> {
+    return this.runRequests.takeRunRequests(jobs, instanceId, options);
+  }
+
+  /** One script: decides the request iff `takeId` is its current take (true again to that take). */
+  decideRunRequest(id: string, takeId: string, decision: RunRequestDecision): Promise<boolean> {
+    return this.runRequests.decideRunRequest(id, takeId, decision);
+  }
+
+  /** Gives a held request back (takeable at once, its job PUBLISHed); a no-op unless the take's. */
+  releaseRunRequest(id: string, takeId: string): Promise<void> {
+    return this.runRequests.releaseRunRequest(id, takeId);
+  }
+
+  /** Where a request is (its `state` judged on the Redis clock), or `null` when unknown. */
+  getRunRequest(id: string): Promise<RunRequestState | null> {
+    return this.runRequests.getRunRequest(id);
   }
 
   /** Push capability via pub/sub on a duplicate of your client (made on first use). */
   watchRunRequests(listener: (job: string) => void): () => void {
-    return this.fleet.watchRunRequests(listener);
+    return this.runRequests.watchRunRequests(listener);
   }
 
   /**
@@ -334,7 +364,7 @@ export class RedisStore implements Store, ScheduleStore {
 
   /** Closes the pub/sub connections the watch methods made, if any; never your client. */
   async close(): Promise<void> {
-    this.fleet.close();
+    this.runRequests.close();
     this.schedules.close();
   }
 

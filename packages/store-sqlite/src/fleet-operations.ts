@@ -1,21 +1,19 @@
 /**
- * The fleet-control operations of the SQLite store (registry, run requests, job listing), run on
- * the store's connection like the others. One host, one clock: `lastSeenAt`, `pausedAt` and
- * `requestedAt` are the host's clock (`Date.now()` in the connection's thread). Only type imports
- * from outside, and `statementCache` from its own entry: the worker thread loads this file by URL.
+ * The fleet-control operations of the SQLite store (registry, job listing; run requests are in
+ * `run-request-operations.ts`), run on the store's connection like the others. One host, one
+ * clock: `lastSeenAt` and `pausedAt` are the host's clock (`Date.now()` in the connection's
+ * thread). Only type imports from outside, and `statementCache` from its own entry: the worker
+ * thread loads this file by URL.
  */
-import type {
-  InstanceRecord,
-  JobState,
-  LiveInstance,
-  RunRequest,
-  RunStatus,
-} from '@fleetcron/core';
+import type { InstanceRecord, JobState, LiveInstance, RunStatus } from '@fleetcron/core';
 import type { SqliteDatabase } from '@fleetcron/sqlite-shared';
 import { statementCache } from '@fleetcron/sqlite-shared/statement-cache';
-import { FLEET_COLUMNS, SQLITE_FLEET_SCHEMA } from './schema.js';
+import { FLEET_COLUMNS, SQLITE_FLEET_SCHEMA, SQLITE_RUN_REQUEST_INDEXES } from './schema.js';
 
-/** Adds the fleet tables, and the fleet columns to tables made before them, in one transaction. */
+/**
+ * Adds the fleet tables, the fleet columns to tables made before them, and the run-request
+ * indexes (which name added columns), in one transaction.
+ */
 export function migrateFleet(db: SqliteDatabase): void {
   db.transaction(() => {
     db.exec(SQLITE_FLEET_SCHEMA);
@@ -25,6 +23,7 @@ export function migrateFleet(db: SqliteDatabase): void {
         db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${type}`);
       }
     }
+    db.exec(SQLITE_RUN_REQUEST_INDEXES);
   }).immediate();
 }
 
@@ -65,10 +64,6 @@ function prepare(db: SqliteDatabase) {
   const list = db.prepare<[{ now: number }], { record: string; last_seen_at: number }>(
     `SELECT record, last_seen_at FROM fleetcron_instances WHERE NOT (${EXPIRED}) ORDER BY instance_id`,
   );
-  const take = db.prepare<[string], RunRequest & { seq: number }>(
-    `DELETE FROM fleetcron_run_requests WHERE job IN (SELECT value FROM json_each(?))
-     RETURNING seq, id, job, requested_by AS requestedBy, requested_at AS requestedAt`,
-  );
   return {
     heartbeat: db.transaction((args: Record<string, unknown>) => {
       collect.run(args);
@@ -79,11 +74,6 @@ function prepare(db: SqliteDatabase) {
       return list.all({ now });
     }),
     leave: db.prepare('DELETE FROM fleetcron_instances WHERE instance_id = ?'),
-    requestRun: db.prepare(
-      `INSERT INTO fleetcron_run_requests (id, job, requested_by, requested_at)
-       VALUES (@id, @job, @requestedBy, @requestedAt)`,
-    ),
-    take: db.transaction((jobs: string) => take.all(jobs)),
     listJobs: db.prepare<[], JobRow>(
       `SELECT job, paused, paused_by, paused_at, last_status, last_fire_at, last_finished_at
        FROM fleetcron_jobs ORDER BY job`,
@@ -113,17 +103,6 @@ export const fleetOperations = {
   leave: (db: SqliteDatabase, instanceId: string) => {
     statements(db).leave.run(instanceId);
   },
-  requestRun: (db: SqliteDatabase, request: RunRequest): RunRequest => {
-    const stamped = { ...request, requestedAt: Date.now() };
-    statements(db).requestRun.run(stamped);
-    return stamped;
-  },
-  /** One `BEGIN IMMEDIATE` `DELETE … RETURNING`: each request to exactly one taker. */
-  takeRunRequests: (db: SqliteDatabase, jobs: string[]): RunRequest[] =>
-    statements(db)
-      .take.immediate(JSON.stringify(jobs))
-      .sort((a, b) => a.seq - b.seq)
-      .map(({ id, job, requestedBy, requestedAt }) => ({ id, job, requestedBy, requestedAt })),
   listJobs: (db: SqliteDatabase): JobState[] =>
     statements(db)
       .listJobs.all()

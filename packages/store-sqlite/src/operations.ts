@@ -10,6 +10,7 @@ import type { Execution, JobState, RunStatus } from '@fleetcron/core';
 import type { SqliteDatabase, SqliteOperations } from '@fleetcron/sqlite-shared';
 import { statementCache } from '@fleetcron/sqlite-shared/statement-cache';
 import { fleetOperations, migrateFleet, toJobState } from './fleet-operations.js';
+import { runRequestOperations } from './run-request-operations.js';
 import { scheduleOperations } from './schedule-operations.js';
 import { SQLITE_SCHEDULE_SCHEMA, SQLITE_STORE_SCHEMA, TERMINAL_LIST } from './schema.js';
 
@@ -211,6 +212,7 @@ export const storeOperations: SqliteOperations = {
       );
     },
     ...fleetOperations,
+    ...runRequestOperations,
     ...scheduleOperations,
   },
 };

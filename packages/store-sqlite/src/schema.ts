@@ -50,7 +50,7 @@ CREATE TABLE IF NOT EXISTS fleetcron_jobs (
 
 /**
  * Fleet control (issue 13): the registry and run requests. Columns added to tables made before
- * it are added by {@link migrateFleetColumns} (SQLite has no `ADD COLUMN IF NOT EXISTS`).
+ * it are added by `migrateFleet` (SQLite has no `ADD COLUMN IF NOT EXISTS`).
  */
 export const SQLITE_FLEET_SCHEMA = `
 CREATE TABLE IF NOT EXISTS fleetcron_instances (
@@ -64,20 +64,49 @@ CREATE TABLE IF NOT EXISTS fleetcron_run_requests (
   id           TEXT    NOT NULL UNIQUE,
   job          TEXT    NOT NULL,
   requested_by TEXT    NOT NULL,
-  requested_at INTEGER NOT NULL
+  requested_at INTEGER NOT NULL,
+  data         TEXT,
+  takes        INTEGER NOT NULL DEFAULT 0,
+  take_id      TEXT,
+  taken_by     TEXT,
+  taken_until  INTEGER,
+  decided_at   INTEGER,
+  fire_at      INTEGER,
+  decided_by   TEXT
 );
-CREATE INDEX IF NOT EXISTS fleetcron_run_requests_job ON fleetcron_run_requests (job, seq);
+`;
+
+/**
+ * Indexes of the run requests, made after {@link FLEET_COLUMNS} are added (they name columns a
+ * file made before exactly-once requests lacks): the undecided requests of a job in request
+ * order (what a take reads), and the decided ones by age (what a take collects). The index of
+ * the first fleet-control version (every request by job) is dropped: no statement reads it.
+ */
+export const SQLITE_RUN_REQUEST_INDEXES = `
+DROP INDEX IF EXISTS fleetcron_run_requests_job;
+CREATE INDEX IF NOT EXISTS fleetcron_run_requests_open ON fleetcron_run_requests (job, seq) WHERE decided_at IS NULL;
+CREATE INDEX IF NOT EXISTS fleetcron_run_requests_decided ON fleetcron_run_requests (decided_at) WHERE decided_at IS NOT NULL;
 `;
 
 /**
  * Columns added to the original tables since (fleet control; `shard`: sharded fires, the part as
- * JSON text, NULL for a plain fire): `[table, column, type]`.
+ * JSON text, NULL for a plain fire; exactly-once run requests: the payload as JSON text, NULL for
+ * none, the take and the decision, all NULL / 0 on a request stored before them, which reads as
+ * pending): `[table, column, type]`.
  */
 export const FLEET_COLUMNS: readonly [string, string, string][] = [
   ['fleetcron_executions', 'requested_by', 'TEXT'],
   ['fleetcron_executions', 'shard', 'TEXT'],
   ['fleetcron_jobs', 'paused_by', 'TEXT'],
   ['fleetcron_jobs', 'paused_at', 'INTEGER'],
+  ['fleetcron_run_requests', 'data', 'TEXT'],
+  ['fleetcron_run_requests', 'takes', 'INTEGER NOT NULL DEFAULT 0'],
+  ['fleetcron_run_requests', 'take_id', 'TEXT'],
+  ['fleetcron_run_requests', 'taken_by', 'TEXT'],
+  ['fleetcron_run_requests', 'taken_until', 'INTEGER'],
+  ['fleetcron_run_requests', 'decided_at', 'INTEGER'],
+  ['fleetcron_run_requests', 'fire_at', 'INTEGER'],
+  ['fleetcron_run_requests', 'decided_by', 'TEXT'],
 ];
 
 /** SQL list of terminal statuses, for the `record` statement. */

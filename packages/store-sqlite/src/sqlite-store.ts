@@ -10,7 +10,9 @@ import {
   type PauseOptions,
   type PruneJobOptions,
   type RunRequest,
+  type RunRequestDecision,
   type RunRequestInput,
+  type RunRequestState,
   type ScheduleChange,
   type ScheduleDefinition,
   type SchedulePage,
@@ -20,11 +22,14 @@ import {
   type Store,
   type StoredSchedule,
   silentLogger,
+  type TakenRunRequest,
+  type TakeRunRequestsOptions,
 } from '@fleetcron/core';
 import {
   assertInstanceRecord,
   assertPositiveInteger,
   boundErrorText,
+  DECIDED_RUN_REQUEST_KEEP_MS,
   DEFAULT_MAX_ERROR_LENGTH,
   decodeCursor,
   decodeShard,
@@ -32,7 +37,9 @@ import {
   encodeShard,
   newRunRequest,
   resolvePruneJob,
+  runRequestPhase,
   statusFilter,
+  takeLeaseMs,
 } from '@fleetcron/core/backend';
 import {
   resolveSource,
@@ -46,6 +53,13 @@ import {
   type PruneJobArgs,
   storeOperations,
 } from './operations.js';
+import type {
+  DecideArgs,
+  RunRequestRecord,
+  RunRequestStateRecord,
+  TakeArgs,
+  TakenRunRequestRecord,
+} from './run-request-operations.js';
 import { SqliteSchedules } from './sqlite-schedules.js';
 
 /** Options of {@link SqliteStore}. */
@@ -146,7 +160,9 @@ export class SqliteStore implements Store, ScheduleStore {
       after,
       statuses: statuses ? JSON.stringify(statuses) : null,
     };
-    const rows = (await this.executor.run<ExecutionRecord[]>('history', args)).map(fromRecord);
+    const rows = (await this.executor.run<ExecutionRecord[]>('history', args)).map(
+      fromExecutionRecord,
+    );
     const executions = rows.slice(0, limit);
     const last = executions.at(-1);
     return {
@@ -196,15 +212,73 @@ export class SqliteStore implements Store, ScheduleStore {
     return this.executor.run('leave', instanceId);
   }
 
-  /** Stores the request. No push capability: instances poll `takeRunRequests`. */
-  requestRun(input: RunRequestInput): Promise<RunRequest> {
-    return this.executor.run<RunRequest>('requestRun', newRunRequest(input, 0));
+  /**
+   * Stores the request (`data` as JSON text), `requestedAt` on the host clock. No push
+   * capability: instances poll `takeRunRequests`.
+   */
+  async requestRun(input: RunRequestInput): Promise<RunRequest> {
+    const request = newRunRequest(input, 0);
+    const record: RunRequestRecord = { ...request, data: encodeData(request.data) };
+    return fromRunRequestRecord(await this.executor.run<RunRequestRecord>('requestRun', record));
   }
 
-  /** One `BEGIN IMMEDIATE` `DELETE … RETURNING`: each request goes to exactly one taker. */
-  async takeRunRequests(jobs: readonly string[], _instanceId: string): Promise<RunRequest[]> {
+  /**
+   * One `BEGIN IMMEDIATE` transaction: collects up to 100 requests decided more than
+   * `DECIDED_RUN_REQUEST_KEEP_MS` ago, then holds every takeable request of `jobs` (not decided,
+   * no lease running on the host clock) for this take, oldest first, each with a fresh `takeId`.
+   *
+   * @throws InvalidOptionError (`leaseMs`) unless a positive integer of milliseconds.
+   */
+  async takeRunRequests(
+    jobs: readonly string[],
+    instanceId: string,
+    options?: TakeRunRequestsOptions,
+  ): Promise<TakenRunRequest[]> {
+    const leaseMs = takeLeaseMs(options);
     if (jobs.length === 0) return [];
-    return this.executor.run<RunRequest[]>('takeRunRequests', [...jobs]);
+    const args: TakeArgs = {
+      jobs: [...jobs],
+      instanceId,
+      leaseMs,
+      keepMs: DECIDED_RUN_REQUEST_KEEP_MS,
+    };
+    const taken = await this.executor.run<TakenRunRequestRecord[]>('takeRunRequests', args);
+    return taken.map(({ takeId, takenUntil, takes, ...record }) => ({
+      ...fromRunRequestRecord(record),
+      ...{ takeId, takenUntil, takes },
+    }));
+  }
+
+  /**
+   * One `BEGIN IMMEDIATE` transaction: decides the request (`decidedAt` on the host clock) when
+   * `takeId` is its current take and it is not decided; `true` also when this take decided it
+   * already (a retry), `false` otherwise.
+   */
+  decideRunRequest(id: string, takeId: string, decision: RunRequestDecision): Promise<boolean> {
+    const args: DecideArgs = {
+      id,
+      takeId,
+      fireAt: decision.fireAt,
+      decidedBy: decision.instanceId,
+    };
+    return this.executor.run<boolean>('decideRunRequest', args);
+  }
+
+  /** One `UPDATE` guarded by the take and the decision: takeable at once, or a no-op. */
+  releaseRunRequest(id: string, takeId: string): Promise<void> {
+    return this.executor.run('releaseRunRequest', { id, takeId });
+  }
+
+  /** The request with its take and decision; `state` on the host clock. */
+  async getRunRequest(id: string): Promise<RunRequestState | null> {
+    const record = await this.executor.run<RunRequestStateRecord | null>('getRunRequest', id);
+    if (!record) return null;
+    const { takes, takenBy, takenUntil, decidedAt, fireAt, decidedBy, ...request } = record;
+    return {
+      ...fromRunRequestRecord(request),
+      ...{ state: runRequestPhase(record, Date.now()), takes, takenBy, takenUntil },
+      ...{ decidedAt, fireAt, decidedBy },
+    };
   }
 
   /**
@@ -265,8 +339,22 @@ function operationsUrl(): string {
   return new URL(`./operations.${ext}`, import.meta.url).href;
 }
 
+/** A request's `data` as stored: JSON text, SQL `NULL` for `null` (as rows made before `data`). */
+function encodeData(data: RunRequest['data']): string | null {
+  return data === null ? null : JSON.stringify(data);
+}
+
+/** A request as read back: its `data` decoded (`NULL`: `null`). */
+function fromRunRequestRecord(record: RunRequestRecord): RunRequest {
+  const { id, job, requestedBy, requestedAt, data } = record;
+  return {
+    ...{ id, job, requestedBy, requestedAt },
+    data: data === null ? null : (JSON.parse(data) as RunRequest['data']),
+  };
+}
+
 /** An execution as read back: the `shard` JSON decoded, absent for a plain fire. */
-function fromRecord({ shard: stored, ...row }: ExecutionRecord): Execution {
+function fromExecutionRecord({ shard: stored, ...row }: ExecutionRecord): Execution {
   const shard = decodeShard(stored);
   return shard ? { ...row, shard } : row;
 }

@@ -8,6 +8,7 @@ export type * from './provided-context.js';
 export * from './receivers/index.js';
 export * from './redis.js';
 export * from './redis-cluster.js';
+export * from './reply-dropping-proxy.js';
 export type { ReapReport } from './temp-dir.js';
 export { reapStale } from './temp-dir.js';
 export * from './types.js';

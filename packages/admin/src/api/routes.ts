@@ -1,44 +1,17 @@
-import {
-  type FleetClient,
-  InvalidOptionError,
-  type RunStatus,
-  UnknownJobError,
-} from '@fleetcron/core';
+import { type FleetClient, type RunStatus, UnknownJobError } from '@fleetcron/core';
 import type { AdminPrincipal } from '../http/auth.js';
 import { json } from '../http/responses.js';
+import type { AdminActionRecord, JobAction } from './audit.js';
+import { pageLimit } from './query.js';
 
-/** The part of core's `FleetClient` the admin handler uses (pass a `FleetClient`). */
-export type AdminFleet = Pick<FleetClient, 'fleet' | 'history' | 'pause' | 'resume' | 'requestRun'>;
+/** The part of core's `FleetClient` the job routes use. */
+export type AdminJobFleet = Pick<
+  FleetClient,
+  'fleet' | 'history' | 'pause' | 'resume' | 'requestRun'
+>;
 
-/** A job mutation of the API. */
-export type JobAction = 'pause' | 'resume' | 'run';
-
-/** One mutation done through the API, as `onAction` receives it (an audit record). */
-export interface AdminActionRecord {
-  action: JobAction;
-  job: string;
-  /** Who asked: `admin:<principal name>`, as stored with the pause or the run request. */
-  by: string;
-  /** When it was done, epoch ms (server clock). */
-  at: number;
-  /** The run request's id, for `run`. */
-  requestId?: string;
-  /** Why, as the caller wrote it in the body's `note` (at most 1 000 characters). */
-  note?: string;
-}
-
-const MAX_LIMIT = 200;
-
-/** Reads `?limit=` (1..200, default 50) with a typed error naming the field. */
-function limitOf(params: URLSearchParams): number {
-  const raw = params.get('limit');
-  if (raw === null || raw === '') return 50;
-  const limit = Number(raw);
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
-    throw new InvalidOptionError('limit', `must be an integer from 1 to ${MAX_LIMIT}, got ${raw}.`);
-  }
-  return limit;
-}
+/** Largest history page, runs. */
+const MAX_HISTORY_LIMIT = 200;
 
 /** Reads `?status=a,b` (validated by the store's own check). */
 function statusOf(params: URLSearchParams): RunStatus[] | null {
@@ -48,7 +21,7 @@ function statusOf(params: URLSearchParams): RunStatus[] | null {
 }
 
 /** Throws `UNKNOWN_JOB` (404) unless the fleet view knows the job. */
-async function assertKnownJob(fleet: AdminFleet, job: string): Promise<void> {
+async function assertKnownJob(fleet: AdminJobFleet, job: string): Promise<void> {
   const view = await fleet.fleet();
   if (!view.jobs.some((j) => j.name === job)) {
     throw new UnknownJobError(
@@ -60,24 +33,24 @@ async function assertKnownJob(fleet: AdminFleet, job: string): Promise<void> {
 }
 
 /** `GET api/fleet`: instances and jobs in one answer (what the console polls). */
-export async function getFleet(fleet: AdminFleet): Promise<Response> {
+export async function getFleet(fleet: AdminJobFleet): Promise<Response> {
   return json(200, await fleet.fleet());
 }
 
 /** `GET api/instances`. */
-export async function getInstances(fleet: AdminFleet): Promise<Response> {
+export async function getInstances(fleet: AdminJobFleet): Promise<Response> {
   const view = await fleet.fleet();
   return json(200, { at: view.at, instances: view.instances });
 }
 
 /** `GET api/jobs`. */
-export async function getJobs(fleet: AdminFleet): Promise<Response> {
+export async function getJobs(fleet: AdminJobFleet): Promise<Response> {
   const view = await fleet.fleet();
   return json(200, { at: view.at, jobs: view.jobs, drift: view.drift });
 }
 
 /** `GET api/jobs/:name`. */
-export async function getJob(fleet: AdminFleet, name: string): Promise<Response> {
+export async function getJob(fleet: AdminJobFleet, name: string): Promise<Response> {
   const view = await fleet.fleet();
   const job = view.jobs.find((j) => j.name === name);
   if (!job) await assertKnownJob(fleet, name);
@@ -86,11 +59,11 @@ export async function getJob(fleet: AdminFleet, name: string): Promise<Response>
 
 /** `GET api/jobs/:name/history?cursor=&status=&limit=`. */
 export async function getHistory(
-  fleet: AdminFleet,
+  fleet: AdminJobFleet,
   name: string,
   params: URLSearchParams,
 ): Promise<Response> {
-  const limit = limitOf(params);
+  const limit = pageLimit(params, MAX_HISTORY_LIMIT, 50);
   const status = statusOf(params);
   await assertKnownJob(fleet, name);
   const page = await fleet.history(name, { limit, cursor: params.get('cursor') || null, status });
@@ -99,7 +72,7 @@ export async function getHistory(
 
 /** `POST api/jobs/:name/(pause|resume|run)`: recorded with who asked (`admin:<name>`). */
 export async function postAction(
-  fleet: AdminFleet,
+  fleet: AdminJobFleet,
   name: string,
   action: JobAction,
   who: AdminPrincipal,

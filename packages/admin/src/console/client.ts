@@ -1,5 +1,9 @@
 /// <reference lib="dom" />
+import type { consoleConfirm } from './confirm.js';
 import type { ConsoleDom } from './dom.js';
+import type { ConsoleScheduleCells } from './schedule-cells.js';
+import type { ConsoleScheduleForm } from './schedule-form.js';
+import type { ConsoleSchedules, SchedulesContext } from './schedules-view.js';
 import type { ConsoleViews, ViewContext } from './views.js';
 
 /**
@@ -11,11 +15,21 @@ import type { ConsoleViews, ViewContext } from './views.js';
  *
  * It renders with `textContent` and `createElement` only (no `innerHTML`), so job names and
  * error text from the fleet can never become markup. Routes live in the URL hash:
- * `#/` jobs, `#/instances`, `#/jobs/<name>`.
+ * `#/` jobs, `#/instances`, `#/jobs/<name>`, and the stored schedules' pages (`#/schedules`,
+ * `#/schedules/<id>`, `#/new-schedule`, see schedules-view.ts).
  */
 export function consoleMain(
   dom: ConsoleDom,
+  makeConfirm: typeof consoleConfirm,
   makeViews: (dom: ConsoleDom, ctx: ViewContext) => ConsoleViews,
+  makeSchedules: (
+    dom: ConsoleDom,
+    ctx: SchedulesContext,
+    forms: ConsoleScheduleForm,
+    cells: ConsoleScheduleCells,
+  ) => ConsoleSchedules,
+  makeScheduleForm: (dom: ConsoleDom) => ConsoleScheduleForm,
+  makeScheduleCells: (dom: ConsoleDom) => ConsoleScheduleCells,
 ): void {
   type Json = Record<string, unknown>;
   const { h, localTime } = dom;
@@ -33,6 +47,9 @@ export function consoleMain(
     notice: { text: string; kind: 'ok' | 'error' } | null;
   } = { role: null, name: '', fleet: null, loadedAt: 0, error: null, history: null, notice: null };
   let timer: ReturnType<typeof setTimeout> | undefined;
+  /** The notice `go` hands to the page it opens (a page change clears notices otherwise). */
+  let carried: { text: string; kind: 'ok' | 'error' } | null = null;
+  const confirmAction = makeConfirm(dom);
   const views = makeViews(dom, {
     state: () => state,
     jobs,
@@ -43,16 +60,26 @@ export function consoleMain(
       render();
     },
   });
+  const schedules = makeSchedules(
+    dom,
+    { role: () => state.role, api, confirm: confirmAction, notify, refresh, go },
+    makeScheduleForm(dom),
+    makeScheduleCells(dom),
+  );
 
   function token(): string | null {
     return sessionStorage.getItem(TOKEN_KEY);
   }
 
-  /** An API error answer: its HTTP status and fleetcron code. */
-  type HttpError = Error & { status: number; code: string };
+  /** An API error answer: its HTTP status, fleetcron code and the field it names, if any. */
+  type HttpError = Error & { status: number; code: string; field?: string };
 
-  function httpError(status: number, code: string, message: string): HttpError {
-    return Object.assign(new Error(message), { status, code });
+  function httpError(status: number, code: string, message: string, field?: unknown): HttpError {
+    return Object.assign(new Error(message), {
+      status,
+      code,
+      ...(typeof field === 'string' ? { field } : {}),
+    });
   }
 
   function isHttpError(error: unknown, status: number): boolean {
@@ -80,6 +107,7 @@ export function consoleMain(
         response.status,
         String(error.code ?? 'HTTP_ERROR'),
         String(error.message ?? `HTTP ${response.status}`),
+        error.field,
       );
     }
     return data;
@@ -93,56 +121,10 @@ export function consoleMain(
     return (state.fleet?.instances as Json[] | undefined) ?? [];
   }
 
-  /**
-   * Opens a modal confirmation with an optional note (at most 1 000 characters, sent with the
-   * mutation for the audit line); resolves the note (`''` for none) on confirm, `null` when Esc
-   * or Cancel dismiss it.
-   */
-  function confirmAction(question: string, confirmLabel: string): Promise<string | null> {
-    return new Promise((resolve) => {
-      const dialog = h('dialog', { class: 'confirm', 'aria-labelledby': 'confirm-title' });
-      // Give the focus back to the button that opened the dialog (or its re-rendered twin).
-      const opener = document.activeElement as HTMLElement | null;
-      const openerKey = opener?.getAttribute('data-key') ?? null;
-      const note = h('textarea', {
-        id: 'confirm-note',
-        name: 'note',
-        rows: '2',
-        maxlength: '1000',
-      }) as HTMLTextAreaElement;
-      const done = (ok: boolean): void => {
-        dialog.remove();
-        const target = opener?.isConnected
-          ? opener
-          : openerKey
-            ? (root.querySelector(`[data-key="${CSS.escape(openerKey)}"]`) as HTMLElement | null)
-            : null;
-        target?.focus();
-        resolve(ok ? note.value.trim() : null);
-      };
-      dialog.append(
-        h('h2', { id: 'confirm-title' }, question),
-        h('label', { for: 'confirm-note' }, 'Note (optional, for the audit log)'),
-        note,
-        h(
-          'div',
-          { class: 'dialog-buttons' },
-          h('button', { type: 'button', class: 'secondary', onclick: () => done(false) }, 'Cancel'),
-          h(
-            'button',
-            { type: 'button', class: 'primary', 'data-confirm': '', onclick: () => done(true) },
-            confirmLabel,
-          ),
-        ),
-      );
-      dialog.addEventListener('cancel', (event) => {
-        event.preventDefault();
-        done(false);
-      });
-      document.body.append(dialog);
-      (dialog as HTMLDialogElement).showModal();
-      (dialog.querySelector('[data-confirm]') as HTMLElement).focus();
-    });
+  /** Opens another page (`#/...`) with `text` as its success notice. */
+  function go(hash: string, text: string): void {
+    carried = { text, kind: 'ok' };
+    location.hash = hash;
   }
 
   function notify(text: string, kind: 'ok' | 'error'): void {
@@ -226,6 +208,8 @@ export function consoleMain(
    */
   function route(): { view: string; job?: string } {
     const hash = location.hash.replace(/^#/, '') || '/';
+    const own = schedules.route(hash);
+    if (own) return own.view === 'schedule' ? { view: own.view, job: own.id } : own;
     const match = /^\/jobs\/(.+)$/.exec(hash);
     if (match) {
       try {
@@ -267,7 +251,7 @@ export function consoleMain(
   }
 
   function nav(): HTMLElement {
-    const current = route().view;
+    const current = route().view.replace(/^(schedule|new-schedule)$/, 'schedules');
     const link = (href: string, label: string, view: string): HTMLElement =>
       h('a', { href, 'aria-current': current === view ? 'page' : null }, label);
     return h(
@@ -275,6 +259,7 @@ export function consoleMain(
       { 'aria-label': 'Main' },
       link('#/', 'Jobs', 'jobs'),
       link('#/instances', `Instances (${instances().length})`, 'instances'),
+      link('#/schedules', 'Schedules', 'schedules'),
       h('span', { class: 'spacer' }),
       h(
         'span',
@@ -297,25 +282,9 @@ export function consoleMain(
   }
 
   function render(): void {
-    const now = Date.now();
-    const r = route();
-    const view =
-      r.view === 'instances'
-        ? views.instancesView(now)
-        : r.view === 'job'
-          ? views.jobView(r.job as string, now)
-          : r.view === 'bad-link'
-            ? views.badLinkView(location.hash)
-            : views.jobsView(now);
-    const status = h(
-      'p',
-      { class: 'status', 'aria-live': 'polite' },
-      state.error
-        ? h('span', { class: 'error-text' }, `Refresh failed: ${state.error}`)
-        : `Updated ${localTime(state.loadedAt)}`,
-    );
     // Re-rendering must not lose the keyboard position or what the user opened: remember the
-    // focused element and the open error details by a stable key, and restore them.
+    // focused element and the open error details by a stable key, and restore them. Read them
+    // before building the view: an element it keeps (the schedule form) moves, and loses focus.
     const keyOf = (el: Element | null): string | null => {
       if (!el || el === document.body) return null;
       if (el.id) return `[id="${CSS.escape(el.id)}"]`;
@@ -328,6 +297,26 @@ export function consoleMain(
     const focused =
       active?.tagName === 'SUMMARY' ? `${keyOf(active.parentElement)} > summary` : keyOf(active);
     const open = Array.from(root.querySelectorAll('details[open]')).map(keyOf);
+    const now = Date.now();
+    const r = route();
+    const scheduleRoute = schedules.route(location.hash.replace(/^#/, '') || '/');
+    const view =
+      scheduleRoute && scheduleRoute.view !== 'bad-link'
+        ? schedules.view(scheduleRoute, now)
+        : r.view === 'instances'
+          ? views.instancesView(now)
+          : r.view === 'job'
+            ? views.jobView(r.job as string, now)
+            : r.view === 'bad-link'
+              ? views.badLinkView(location.hash)
+              : views.jobsView(now);
+    const status = h(
+      'p',
+      { class: 'status', 'aria-live': 'polite' },
+      state.error
+        ? h('span', { class: 'error-text' }, `Refresh failed: ${state.error}`)
+        : `Updated ${localTime(state.loadedAt)}`,
+    );
     const notice = h('div', { id: 'notice', role: 'status' });
     if (state.notice) {
       notice.className = `notice notice-${state.notice.kind}`;
@@ -335,7 +324,7 @@ export function consoleMain(
     }
     root.replaceChildren(nav(), notice, status, h('main', { id: 'main' }, view));
     for (const key of open) if (key) root.querySelector(key)?.setAttribute('open', '');
-    if (focused && root.contains(active) === false)
+    if (focused && document.activeElement !== active)
       (root.querySelector(focused) as HTMLElement | null)?.focus();
   }
 
@@ -344,7 +333,9 @@ export function consoleMain(
     try {
       state.fleet = await api('/fleet');
       const r = route();
-      if (r.view === 'job' && r.job) {
+      const scheduleRoute = schedules.route(location.hash.replace(/^#/, '') || '/');
+      if (scheduleRoute) await schedules.load(scheduleRoute);
+      else if (r.view === 'job' && r.job) {
         const sameJob = state.history?.job === r.job;
         await loadHistory(r.job, sameJob ? (state.history?.status ?? '') : '', false);
       }
@@ -389,7 +380,9 @@ export function consoleMain(
 
   window.addEventListener('hashchange', () => {
     state.history = null;
-    state.notice = null;
+    state.notice = carried;
+    carried = null;
+    schedules.leave();
     void refresh();
   });
   document.addEventListener('visibilitychange', () => {

@@ -1,6 +1,10 @@
 import { createHash } from 'node:crypto';
 import { consoleMain } from './client.js';
+import { consoleConfirm } from './confirm.js';
 import { consoleDom } from './dom.js';
+import { consoleScheduleCells } from './schedule-cells.js';
+import { consoleScheduleForm } from './schedule-form.js';
+import { consoleSchedules } from './schedules-view.js';
 import { CONSOLE_CSS } from './styles.js';
 import { consoleViews } from './views.js';
 
@@ -17,8 +21,9 @@ function asset(body: string, contentType: string): ConsoleAsset {
 }
 
 /**
- * The browser script: {@link consoleMain} called with the rendering helpers and the views, each
- * compiled function inserted through `toString()`. Some transpilers (tsx, esbuild with
+ * The browser script: {@link consoleMain} called with the rendering helpers, the confirmation
+ * dialog, the views and the schedules pages with their form and cells, each compiled function inserted
+ * through `toString()`. Some transpilers (tsx, esbuild with
  * `keepNames`) wrap functions in a `__name(fn, "name")` helper that lives outside the function;
  * the one-line stand-in keeps the script working whichever built it.
  */
@@ -26,7 +31,14 @@ export const CONSOLE_SCRIPT = asset(
   [
     '"use strict";',
     'var __name = function (target) { return target; };',
-    `(${consoleMain.toString()})((${consoleDom.toString()})(), ${consoleViews.toString()});`,
+    `(${consoleMain.toString()})(`,
+    `  (${consoleDom.toString()})(),`,
+    `  ${consoleConfirm.toString()},`,
+    `  ${consoleViews.toString()},`,
+    `  ${consoleSchedules.toString()},`,
+    `  ${consoleScheduleForm.toString()},`,
+    `  ${consoleScheduleCells.toString()},`,
+    ');',
     '',
   ].join('\n'),
   'text/javascript; charset=utf-8',

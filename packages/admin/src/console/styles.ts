@@ -64,6 +64,25 @@ button.link { border: none; background: none; color: var(--accent); padding: 0; 
 .toolbar { margin: .5rem 0; }
 select, input { font: inherit; padding: .3rem .5rem; border: 1px solid var(--line); border-radius: 6px;
   background: var(--bg); color: var(--fg); }
+a.button { display: inline-flex; align-items: center; padding: .3rem .75rem; border-radius: 6px;
+  border: 1px solid var(--line); background: var(--chip); color: var(--fg); text-decoration: none; min-height: 2.25rem; }
+a.button.primary { background: var(--accent); border-color: var(--accent); color: #fff; }
+.schedule-form { display: grid; gap: .75rem; max-width: 40rem; }
+.schedule-form fieldset { display: grid; gap: .75rem; border: 1px solid var(--line); border-radius: 8px; padding: .5rem .75rem .75rem; }
+.field { display: grid; gap: .2rem; }
+.field[hidden] { display: none; }
+.field label { font-weight: 600; font-size: .9rem; }
+.field textarea { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .9em;
+  padding: .3rem .5rem; border: 1px solid var(--line); border-radius: 6px; background: var(--bg); color: var(--fg); }
+.field .hint { font-size: .8rem; color: var(--muted); }
+.field-error { font-size: .85rem; color: var(--bad); }
+.field-error:empty { display: none; }
+.field.invalid input, .field.invalid select, .field.invalid textarea { border-color: var(--bad); }
+.form-error { color: var(--bad); margin: 0; }
+.field input[type="checkbox"] { justify-self: start; width: 1.2rem; height: 1.2rem; }
+#schedules th { overflow-wrap: normal; white-space: nowrap; }
+.last-change .by { display: block; font-size: .8rem; }
+.form-error:empty { display: none; }
 .login { display: grid; gap: .5rem; max-width: 22rem; margin: 3rem auto; }
 dialog.confirm { border: 1px solid var(--line); border-radius: 8px; background: var(--bg); color: var(--fg);
   max-width: min(30rem, 92vw); }

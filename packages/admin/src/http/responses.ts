@@ -42,16 +42,25 @@ export function jsonError(
   return json(status, { error }, options.headers);
 }
 
-/** HTTP status for a fleetcron error code: input errors 400, unknown job 404, backend down 503. */
+/**
+ * HTTP status for a fleetcron error code: input errors 400, unknown job or schedule 404, a stale
+ * or taken schedule 409, backend down 503.
+ */
 export function statusOfCode(code: string): number {
   switch (code) {
     case 'INVALID_OPTION':
     case 'INVALID_CRON':
+    case 'AMBIGUOUS_CRON_DIALECT':
     case 'INVALID_TRIGGER':
+    case 'INVALID_CALENDAR':
     case 'UNKNOWN_TIMEZONE':
       return 400;
     case 'UNKNOWN_JOB':
+    case 'UNKNOWN_SCHEDULE':
       return 404;
+    case 'SCHEDULE_CONFLICT':
+    case 'DUPLICATE_SCHEDULE':
+      return 409;
     case 'BACKEND_UNAVAILABLE':
     case 'SCHEDULER_STOPPED':
       return 503;

@@ -3,6 +3,7 @@ import {
   type Execution,
   type FleetJob,
   type FleetView,
+  type JsonValue,
   type LiveInstance,
   type RunStatus,
 } from '@fleetcron/core';
@@ -12,6 +13,7 @@ import { EXIT, type ExitCode } from '../exit-codes.js';
 import type { CliIo } from '../io.js';
 import { table } from '../table.js';
 import { unknownJob } from '../unknown-job.js';
+import { jsonOption } from './schedules.js';
 
 const iso = (at: number | null | undefined): string =>
   typeof at === 'number' ? new Date(at).toISOString() : '-';
@@ -151,7 +153,7 @@ export async function historyCommand(
   return EXIT.ok;
 }
 
-/** `fleetcron pause|resume|run <job> [--by name]`. */
+/** `fleetcron pause|resume|run <job> [--by name]` (`run` also `[--data JSON]`). */
 export async function actionCommand(
   backend: Backend,
   action: 'pause' | 'resume' | 'run',
@@ -163,11 +165,15 @@ export async function actionCommand(
   const view = await backend.fleet.fleet();
   if (!view.jobs.some((j) => j.name === job)) return unknownJob(job, view, io);
   if (action === 'run') {
-    const request = await backend.fleet.requestRun(job, { by });
+    const data = jsonOption('data', options.data) as JsonValue | undefined;
+    const request = await backend.fleet.requestRun(job, {
+      by,
+      ...(data === undefined ? {} : { data }),
+    });
     if (options.json) io.out(JSON.stringify({ ok: true, job, action, by, request }));
     else
       io.out(
-        `run of ${job} requested (request ${request.id}, by ${by}); an instance takes it within about a second`,
+        `run of ${job} requested (request ${request.id}, by ${by}); an instance takes it within about a second and runs it once`,
       );
     return EXIT.ok;
   }

@@ -27,7 +27,8 @@ function describeSpec(spec: TriggerSpec): string {
 }
 
 /** Parses a JSON option, naming it in the usage error. */
-function jsonOption(name: string, value: string | undefined): unknown {
+/** The JSON of option `--name`; `undefined` when not given. @throws UsageError when not JSON. */
+export function jsonOption(name: string, value: string | undefined): unknown {
   if (value === undefined) return undefined;
   try {
     return JSON.parse(value);

@@ -62,7 +62,21 @@ export interface InstanceChildConfig {
   store?: ChildBackend<RemoteStoreInfo>;
   /** Adds `fleetWatchdog` to the instance's jobs (needs `store`), notifying a webhook or SMTP. */
   watchdog?: ChildWatchdog;
+  /** The scheduler's `runRequestLeaseMs` (default: the scheduler's). */
+  runRequestLeaseMs?: number;
+  /** The scheduler's `runRequestPollMs` (default: the scheduler's). */
+  runRequestPollMs?: number;
+  /**
+   * A fault right after the instance's store first takes run requests (a `take` line is written
+   * first): `hang` (the take's reply never reaches the scheduler: the parent SIGKILLs the
+   * process), `loseReply` (the reply is lost once, the process lives on), `stop` (the instance's
+   * `stop()` begins as the reply arrives).
+   */
+  afterTake?: AfterTakeFault;
 }
+
+/** See {@link InstanceChildConfig.afterTake}. */
+export type AfterTakeFault = 'hang' | 'loseReply' | 'stop';
 
 /** The fleet watchdog of a child instance (see `watchdog-scenarios.ts`). */
 export interface ChildWatchdog {

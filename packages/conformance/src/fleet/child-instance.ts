@@ -29,6 +29,7 @@ import {
 } from './child-config.js';
 import { loadInstanceFactory } from './instance.js';
 import {
+  afterTakeStore,
   FreezeTrap,
   type Instrumentation,
   instrumentLock,
@@ -150,7 +151,17 @@ async function main(): Promise<void> {
           waitForGo();
         });
   const lock = await childLock(config.lock);
-  const store = config.store ? await childStore(config.store) : undefined;
+  let stopAndExit: () => void = () => {};
+  const opened = config.store ? await childStore(config.store) : undefined;
+  const { afterTake } = config;
+  const store =
+    opened && afterTake
+      ? afterTakeStore(opened, afterTake, {
+          ledger,
+          instance: instanceId,
+          stop: () => stopAndExit(),
+        })
+      : opened;
   const instrumentation = { ledger, instance: instanceId, trap };
   const factory = await loadInstanceFactory(config.instanceModule);
   const { elector, leaderTtlMs, shardGraceMs } = config;
@@ -171,6 +182,10 @@ async function main(): Promise<void> {
         }
       : {}),
     ...(shardGraceMs === undefined ? {} : { shardGraceMs }),
+    ...(config.runRequestLeaseMs === undefined
+      ? {}
+      : { runRequestLeaseMs: config.runRequestLeaseMs }),
+    ...(config.runRequestPollMs === undefined ? {} : { runRequestPollMs: config.runRequestPollMs }),
     jobs: [
       ...config.jobs.flatMap(expandCopies).map((job) => childJob(job, instrumentation)),
       ...(config.watchdog && store ? [watchdogJob(config.watchdog, store, instanceId)] : []),
@@ -180,13 +195,7 @@ async function main(): Promise<void> {
     instance.start();
     ledger.write({ kind: 'started', instance: instanceId });
   };
-  process.on('message', (message) => {
-    if ((message as { t?: string } | null)?.t === 'go') {
-      start();
-      process.send?.({ t: 'started' });
-      return;
-    }
-    if ((message as { t?: string } | null)?.t !== 'stop') return;
+  stopAndExit = () => {
     instance.stop().then(
       async () => {
         await Promise.allSettled([lock.close?.(), store?.close?.()]);
@@ -199,6 +208,14 @@ async function main(): Promise<void> {
         process.exit(1);
       },
     );
+  };
+  process.on('message', (message) => {
+    if ((message as { t?: string } | null)?.t === 'go') {
+      start();
+      process.send?.({ t: 'started' });
+      return;
+    }
+    if ((message as { t?: string } | null)?.t === 'stop') stopAndExit();
   });
   if (!config.startOnGo) start();
   process.send?.({ t: 'ready' });

@@ -27,6 +27,10 @@ export interface FleetInstanceDeps {
   leader?: { elector: Elector; ttlMs: number };
   /** Sharded jobs: the scheduler's `shardGraceMs` (default: the scheduler's). */
   shardGraceMs?: number;
+  /** The scheduler's `runRequestLeaseMs` (default: the scheduler's). */
+  runRequestLeaseMs?: number;
+  /** The scheduler's `runRequestPollMs` (default: the scheduler's). */
+  runRequestPollMs?: number;
 }
 
 /** One running instance of the fleet, as the scenarios drive it. */
@@ -57,12 +61,15 @@ const DRAIN_MS = 5_000;
 /** The real thing: a fleetcron `Scheduler` with the given jobs. */
 export const schedulerInstance: FleetInstanceFactory = (deps) => {
   const { instanceId, lock, store, clock, leaseMs, heartbeatMs, leader, shardGraceMs } = deps;
+  const { runRequestLeaseMs, runRequestPollMs } = deps;
   const scheduler = new Scheduler({
     ...{ instanceId, lock, clock, leaseMs },
     ...(store === undefined ? {} : { store }),
     ...(heartbeatMs === undefined ? {} : { heartbeatMs }),
     ...(leader ? { mode: 'leader', elector: leader.elector, leaderTtlMs: leader.ttlMs } : {}),
     ...(shardGraceMs === undefined ? {} : { shardGraceMs }),
+    ...(runRequestLeaseMs === undefined ? {} : { runRequestLeaseMs }),
+    ...(runRequestPollMs === undefined ? {} : { runRequestPollMs }),
   });
   for (const job of deps.jobs) scheduler.add(job);
   return {

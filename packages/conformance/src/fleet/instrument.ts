@@ -2,11 +2,13 @@ import type {
   ClaimRequest,
   ClaimResult,
   Execution,
+  FleetStore,
   JobContext,
   Lease,
   Lock,
   Store,
 } from '@fleetcron/core';
+import type { AfterTakeFault } from './child-config.js';
 import type { Ledger } from './ledger.js';
 import { methodNames } from './remote.js';
 
@@ -207,15 +209,13 @@ export function ledgerJob(
     const onAbort = () => ledger.write({ kind: 'abort', ...line });
     if (ctx.signal.aborted) onAbort();
     else ctx.signal.addEventListener('abort', onAbort, { once: true });
-    const { recovery, requestedBy } = ctx as JobContext & {
-      recovery?: boolean;
-      requestedBy?: string | null;
-    };
+    const { recovery, requestedBy, request } = ctx;
     ledger.write({
       kind: 'start',
       ...line,
       recovery: recovery === true,
       requestedBy: requestedBy ?? null,
+      ...(request ? { request: { id: request.id, data: request.data } } : {}),
     });
     await new Promise((resolve) => setTimeout(resolve, workMs));
     // frozen at the end of its work: after the thaw the job settles at once, before any timer
@@ -224,4 +224,32 @@ export function ledgerJob(
     ledger.write({ kind: 'end', ...line, aborted: ctx.signal.aborted });
     if (fails) throw new Error(`${ctx.job}: planned failure of the fire ${line.fireAt}`);
   };
+}
+
+/**
+ * Wraps a store so that its first take that returns run requests writes a `take` line (the
+ * request ids) and then meets `fault`: `hang` (the reply never comes back: the parent SIGKILLs
+ * the process), `loseReply` (the scheduler gets nothing this once), `stop` (`stop()` is called as
+ * the reply is handed on). The store took the requests all the same.
+ */
+export function afterTakeStore(
+  inner: Store,
+  fault: AfterTakeFault,
+  at: { ledger: Ledger; instance: string; stop: () => void },
+): Store {
+  let sprung = false;
+  return forwardOthers(inner, {
+    backend: inner.backend,
+    async takeRunRequests(jobs: readonly string[], instanceId: string, options?: object) {
+      const take = (inner as FleetStore).takeRunRequests.bind(inner);
+      const taken = await take(jobs, instanceId, options);
+      if (sprung || taken.length === 0) return taken;
+      sprung = true;
+      at.ledger.write({ kind: 'take', instance: at.instance, requestIds: taken.map((r) => r.id) });
+      if (fault === 'hang') return new Promise<never>(() => {});
+      if (fault === 'loseReply') return [];
+      at.stop();
+      return taken;
+    },
+  } as Store);
 }

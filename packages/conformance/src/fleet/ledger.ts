@@ -35,6 +35,8 @@ export type LedgerKind =
   | 'stopped'
   /** A run of `job` was requested from another process (`requestedBy`). */
   | 'request'
+  /** The instance's store took run requests (`requestIds`), seen in the child below the scheduler. */
+  | 'take'
   /** A `leader.changed` event of the instance (`term`, `isLeader`). */
   | 'leader'
   /** A won claim was handed back unrun (`lock.withdraw`: `fireAt`, `token`, `job`). */
@@ -64,6 +66,10 @@ export interface LedgerEntry {
   recovery?: boolean;
   /** On start and request lines: who asked for the manual run (`null`: a scheduled fire). */
   requestedBy?: string | null;
+  /** On start lines of a run request's run: its `ctx.request` (id and data). */
+  request?: { id: string; data: unknown };
+  /** On take lines: the ids of the requests taken. */
+  requestIds?: string[];
   /** On start, end and abort lines of a sharded job: the run's `ctx.shard`. */
   shard?: { index: number; count: number; each?: boolean };
   /** On leader lines: the term elected (`isLeader`) or ended. */

@@ -56,6 +56,9 @@ const FLEET_STORE_METHODS = [
   'leave',
   'requestRun',
   'takeRunRequests',
+  'decideRunRequest',
+  'releaseRunRequest',
+  'getRunRequest',
   'listJobs',
   'watchRunRequests',
 ] as const;

@@ -4,6 +4,7 @@ import { expect } from 'vitest';
 import type { StoreScenario } from '../types.js';
 import { using } from '../util.js';
 import { instanceRecord, registeredJob } from './fleet-scenarios.js';
+import { requestOf } from './run-request-scenarios.js';
 
 function everyJob(name: string, ms: number) {
   const trigger = every(ms);
@@ -74,7 +75,7 @@ export const fleetClientView: StoreScenario = {
       expect(first - before).toBeLessThanOrEqual(300_000 + 1000);
 
       const request = await client.requestRun('report', { by: 'cli' });
-      expect(await worker.takeRunRequests?.(['report'], 'w1')).toEqual([request]);
+      expect((await worker.takeRunRequests?.(['report'], 'w1'))?.map(requestOf)).toEqual([request]);
       const unknown = await client.requestRun('nobody', { by: 'cli' }).catch((e: unknown) => e);
       expect(isFleetcronError(unknown, 'UNKNOWN_JOB'), String(unknown)).toBe(true);
 

@@ -16,6 +16,7 @@ import { jobStatesAsJobState } from './job-states-scenario.js';
 import { lateRunningWrite } from './late-running-scenario.js';
 import { pruneJobBounded } from './prune-job-scenario.js';
 import { recordManyAsRecord, recordManyMatchesRecord } from './record-many-scenario.js';
+import { runRequestStoreScenarios } from './run-request-scenarios.js';
 import { shardKept } from './shard-scenario.js';
 
 const BASE = Date.UTC(2026, 0, 1);
@@ -392,6 +393,7 @@ export const storeScenarios = {
   errorTextBounded,
   badQueryTyped,
   ...fleetStoreScenarios,
+  ...runRequestStoreScenarios,
   fleetClientView,
 } as const satisfies Record<string, StoreScenario>;
 

@@ -1,4 +1,11 @@
-import type { ClaimRequest, ClaimResult, Lock, Store } from '@fleetcron/core';
+import type {
+  ClaimRequest,
+  ClaimResult,
+  FleetStore,
+  Lock,
+  Store,
+  TakenRunRequest,
+} from '@fleetcron/core';
 import { type FleetInstanceFactory, schedulerInstance } from '../../src/fleet/instance.js';
 
 /**
@@ -90,4 +97,39 @@ export const laggingMarkRead: FleetInstanceFactory = (deps) => {
     };
   }
   return schedulerInstance({ ...deps, lock });
+};
+
+/**
+ * fc6: run requests at most once: a take consumes what it returns (decided at once underneath),
+ * and the scheduler is shown no decision methods. A taker that dies after the take loses it.
+ */
+export const consumesRunRequests: FleetInstanceFactory = (deps) => {
+  const inner = deps.store! as Store & Required<FleetStore>;
+  const store = copyOf(inner) as Store & Record<string, unknown>;
+  store.takeRunRequests = async (jobs: readonly string[], instanceId: string) => {
+    const taken = (await inner.takeRunRequests(jobs, instanceId)) as TakenRunRequest[];
+    for (const r of taken) await inner.decideRunRequest(r.id, r.takeId, { fireAt: 0, instanceId });
+    return taken.map(({ id, job, requestedBy, requestedAt, data }) => ({
+      ...{ id, job, requestedBy, requestedAt, data },
+    }));
+  };
+  delete store.decideRunRequest;
+  delete store.releaseRunRequest;
+  return schedulerInstance({ ...deps, store });
+};
+
+/** fc7: giving a request back does nothing: it waits for the take's lease instead. */
+export const ignoresReleases: FleetInstanceFactory = (deps) => {
+  const store = copyOf(deps.store!);
+  store.releaseRunRequest = async () => {};
+  return schedulerInstance({ ...deps, store });
+};
+
+/** fc8: takes ask for a 1 ms lease: a request whose take reply was lost is taken again at once. */
+export const shortTakeLease: FleetInstanceFactory = (deps) => {
+  const inner = deps.store! as Store & FleetStore;
+  const store = copyOf(inner);
+  store.takeRunRequests = (jobs: readonly string[], instanceId: string) =>
+    inner.takeRunRequests(jobs, instanceId, { leaseMs: 1 });
+  return schedulerInstance({ ...deps, store });
 };

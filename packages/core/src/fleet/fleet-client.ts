@@ -7,9 +7,10 @@ import {
   hasFleetControl,
   type LiveInstance,
   type RunRequest,
+  type RunRequestState,
   type TriggerSpec,
 } from '../registry.js';
-import { type StoredSchedule, scheduleJobName } from '../schedules/schedule.js';
+import { type JsonValue, type StoredSchedule, scheduleJobName } from '../schedules/schedule.js';
 import {
   type CreateScheduleInput,
   type ScheduleActor,
@@ -43,6 +44,15 @@ export interface FleetClientOptions {
 export interface ActorOptions {
   /** Who asked (user name, `cli`, `admin:alice`): stored with the pause or the run request. */
   by: string;
+}
+
+/** Options of {@link FleetClient.requestRun}: who asks, and the run's payload. */
+export interface RunRequestOptions extends ActorOptions {
+  /**
+   * JSON the run sees as `ctx.request.data` (plain JSON, at most 64 KiB as UTF-8). Default
+   * `null`.
+   */
+  data?: JsonValue;
 }
 
 /** One job in the {@link FleetView}. */
@@ -228,11 +238,15 @@ export class FleetClient {
 
   /**
    * Asks the fleet to run the job once now; an instance defining it takes the request (within
-   * about a second) and records the run with `requestedBy`.
+   * about a second) and records the run with `requestedBy`; the run sees `ctx.request`
+   * (`{ id, by, data }`). With a store that decides requests (every built-in store) it runs
+   * exactly once: a taker that dies, stops or loses the take's reply leaves it to another
+   * instance after `runRequestLeaseMs`. {@link runRequest} shows where it is.
    *
    * @throws UnknownJobError (`UNKNOWN_JOB`) when no live instance defines the job.
+   * @throws InvalidOptionError (`data`) when `data` is not plain JSON or over 64 KiB.
    */
-  async requestRun(job: string, options: ActorOptions): Promise<RunRequest> {
+  async requestRun(job: string, options: RunRequestOptions): Promise<RunRequest> {
     assertJobName(job);
     const by = assertActor(options, 'requestRun');
     const instances = await this.store.instances();
@@ -243,7 +257,24 @@ export class FleetClient {
         `no live instance defines a job named ${JSON.stringify(job)}; start one that does, or check the name.`,
       );
     }
-    return this.store.requestRun({ job, requestedBy: by });
+    const data = options.data;
+    return this.store.requestRun({ job, requestedBy: by, ...(data === undefined ? {} : { data }) });
+  }
+
+  /**
+   * Where a run request is (`pending`, `taken`, `decided` with the manual fire it became), or
+   * `null` for an unknown id (or a decided one collected after an hour).
+   *
+   * @throws InvalidOptionError (`store`) for a store that does not decide run requests.
+   */
+  async runRequest(id: string): Promise<RunRequestState | null> {
+    if (typeof this.store.getRunRequest !== 'function') {
+      throw new InvalidOptionError(
+        'store',
+        'does not decide run requests (no getRunRequest): its requests are at most once and cannot be looked up; every built-in store can.',
+      );
+    }
+    return this.store.getRunRequest(id);
   }
 
   /**

@@ -3,6 +3,7 @@ import { InvalidOptionError } from '../errors.js';
 import type { Lock } from '../lock.js';
 import { type Logger, silentLogger } from '../logger.js';
 import type { Middleware } from '../middleware.js';
+import { RUN_REQUEST_TAKE_MS } from '../registry.js';
 import type { Store } from '../store.js';
 import {
   assertNonEmptyString,
@@ -85,6 +86,13 @@ export interface SchedulerOptions extends LeaderOptions {
    * requests are polled, ms. Default 1,000. With push, also the fallback poll interval.
    */
   runRequestPollMs?: number;
+  /**
+   * With a store that decides run requests (every built-in store): how long this instance holds
+   * a fleet run request it took before another instance may take it, ms. A taker that dies, is
+   * frozen or loses the take's reply delays the request by this much (plus the next poll). Keep
+   * it well above a claim's round trip. Default `RUN_REQUEST_TAKE_MS` (30,000).
+   */
+  runRequestLeaseMs?: number;
 }
 
 /** Validated scheduler options (internal). */
@@ -102,6 +110,7 @@ export interface ResolvedOptions {
   clockSkewWarnMs: number;
   heartbeatMs: number;
   runRequestPollMs: number;
+  runRequestLeaseMs: number;
   /** Leader mode and sharded fires. */
   leader: ResolvedLeader;
 }
@@ -133,6 +142,8 @@ export function resolveOptions(options: unknown): ResolvedOptions {
   assertPositiveMs('heartbeatMs', heartbeatMs);
   const runRequestPollMs = o.runRequestPollMs ?? DEFAULT_RUN_REQUEST_POLL_MS;
   assertPositiveMs('runRequestPollMs', runRequestPollMs);
+  const runRequestLeaseMs = o.runRequestLeaseMs ?? RUN_REQUEST_TAKE_MS;
+  assertPositiveMs('runRequestLeaseMs', runRequestLeaseMs);
   return {
     lock,
     store: checkStore(o.store),
@@ -147,6 +158,7 @@ export function resolveOptions(options: unknown): ResolvedOptions {
     clockSkewWarnMs,
     heartbeatMs,
     runRequestPollMs,
+    runRequestLeaseMs,
     leader: resolveLeaderOptions(o),
   };
 }
@@ -166,6 +178,7 @@ const OPTION_KEYS = Object.keys({
   clockSkewWarnMs: true,
   heartbeatMs: true,
   runRequestPollMs: true,
+  runRequestLeaseMs: true,
   ...Object.fromEntries(LEADER_OPTION_KEYS.map((key) => [key, true])),
 } satisfies Record<Exclude<keyof SchedulerOptions, keyof LeaderOptions>, true>);
 

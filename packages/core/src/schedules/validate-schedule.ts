@@ -1,5 +1,6 @@
 import { InvalidOptionError } from '../errors.js';
 import { triggerFromSpec } from '../fleet/trigger-spec.js';
+import { checkJsonData } from '../json-data.js';
 import { retry } from '../middleware/retry.js';
 import type { CatchUpSpec, TriggerSpec } from '../registry.js';
 import { assertKnownKeys } from '../scheduler/known-keys.js';
@@ -101,7 +102,7 @@ export function normalizeScheduleDefinition(input: unknown): ScheduleDefinition 
   return {
     handler: checkHandlerName(d.handler),
     trigger: checkTriggerSpec(d.trigger),
-    data: checkData(d.data === undefined ? null : d.data),
+    data: checkJsonData(d.data === undefined ? null : d.data, 'data', MAX_SCHEDULE_DATA_BYTES),
     enabled,
     options: checkOptions(d.options ?? {}),
   };
@@ -170,60 +171,6 @@ function normalizeSpec(spec: TriggerSpecInput): TriggerSpec {
       return { kind: 'at', at };
     }
   }
-}
-
-/** Checks that `data` is plain JSON (no undefined, functions, Dates, NaN, cycles) within 64 KiB. */
-function checkData(data: unknown): JsonValue {
-  const problem = jsonProblem(data, 'data', 0);
-  if (problem)
-    throw new InvalidOptionError(problem.field, `${problem.message} data must be plain JSON.`);
-  const bytes = Buffer.byteLength(JSON.stringify(data), 'utf8');
-  if (bytes > MAX_SCHEDULE_DATA_BYTES) {
-    throw new InvalidOptionError(
-      'data',
-      `is ${bytes} bytes as JSON, over the bound of ${MAX_SCHEDULE_DATA_BYTES} (64 KiB); store a reference (a key, a URL) to larger content instead.`,
-    );
-  }
-  return data as JsonValue;
-}
-
-const MAX_DATA_DEPTH = 64;
-
-function jsonProblem(
-  value: unknown,
-  field: string,
-  depth: number,
-): { field: string; message: string } | null {
-  if (depth > MAX_DATA_DEPTH)
-    return { field, message: `nests deeper than ${MAX_DATA_DEPTH} levels.` };
-  if (value === null || typeof value === 'string' || typeof value === 'boolean') return null;
-  if (typeof value === 'number') {
-    return Number.isFinite(value)
-      ? null
-      : { field, message: `is ${value}, which JSON cannot hold.` };
-  }
-  if (Array.isArray(value)) {
-    for (const [i, item] of value.entries()) {
-      const p = jsonProblem(item, `${field}[${i}]`, depth + 1);
-      if (p) return p;
-    }
-    return null;
-  }
-  if (typeof value === 'object') {
-    const proto = Object.getPrototypeOf(value);
-    if (proto !== Object.prototype && proto !== null) {
-      return {
-        field,
-        message: `is a ${proto?.constructor?.name ?? 'non-plain'} object, not a plain object.`,
-      };
-    }
-    for (const [key, item] of Object.entries(value)) {
-      const p = jsonProblem(item, `${field}.${key}`, depth + 1);
-      if (p) return p;
-    }
-    return null;
-  }
-  return { field, message: `is a ${typeof value}, which JSON cannot hold.` };
 }
 
 function checkOptions(value: unknown): ScheduleOptions {

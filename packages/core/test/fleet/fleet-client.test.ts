@@ -283,7 +283,7 @@ describe('FleetClient', () => {
     expect(await store.getJobState('a')).toMatchObject({ paused: false, pausedBy: null });
     const request = await client.requestRun('a', { by: 'cli' });
     expect(request).toMatchObject({ job: 'a', requestedBy: 'cli', requestedAt: START });
-    expect(await store.takeRunRequests(['a'], 'i1')).toEqual([request]);
+    expect(await store.takeRunRequests(['a'], 'i1')).toMatchObject([request]);
 
     const unknown = await client.requestRun('nobody-defines', { by: 'cli' }).catch((e) => e);
     expect(isFleetcronError(unknown, 'UNKNOWN_JOB')).toBe(true);

@@ -121,7 +121,7 @@ export class FirePath {
     this.fires.add(fire);
     void fire.done.then(({ status }) => {
       this.fires.delete(fire);
-      if (status === 'lost' || status === 'dropped') return;
+      if (status === 'lost' || status === 'dropped' || status === 'undecided') return;
       for (const listener of this.claimedHere) listener(fire);
     });
     return fire;

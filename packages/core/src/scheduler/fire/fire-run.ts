@@ -2,21 +2,23 @@ import { type LeaseLostError, toError } from '../../errors.js';
 import type { ClockSample } from '../../fleet-clock/offset-estimator.js';
 import type { Lease } from '../../lock.js';
 import type { Logger } from '../../logger.js';
+import type { RunRequestRef } from '../../middleware.js';
 import type { NormalizedJob } from '../job/index.js';
 import { HeldLease } from '../lease/index.js';
 import type { LeaseDeadline } from '../timing/index.js';
-import { GiveUp } from '../timing/index.js';
+import { GiveUp, settleWithin } from '../timing/index.js';
 import { claimFire } from './claim.js';
 import { claimAfterEarly, onTimeContext } from './early-claims.js';
 import { FireEvents, type SkipReason } from './fire-events.js';
 import { type FireHistory, historyOfFire } from './fire-history.js';
 import type { FireDeps, FireKind, FireOutcome, FireState } from './fire-types.js';
 import { type RunVerdict, runChain, verdictOf } from './run-chain.js';
-import { fireLogger, isSilentLogger, safeLogger } from './safe.js';
+import { fireLogger, isSilentLogger, safeCall, safeLogger } from './safe.js';
 
 /** The outcome of a fire not (yet) claimed here; outcomes are read-only, so one is shared. */
 const NOT_CLAIMED: FireOutcome = { status: 'lost', reason: null };
 const DROPPED: FireOutcome = { status: 'dropped', reason: null };
+const UNDECIDED: FireOutcome = { status: 'undecided', reason: null };
 const NOTHING_TO_MARK = (_outcome: FireOutcome): void => {};
 
 /**
@@ -148,7 +150,12 @@ export class FireRun {
     const claim = waits ? await claimAfterEarly(context, this.job, this.fireAt) : first;
     this.kind.onClaimed?.(claim.status);
     if (claim.status === 'failed') return this.skip('backend_unavailable', null, claim.error);
-    if (claim.status === 'busy') return this.skip('overlap', null, null);
+    if (claim.status === 'busy') {
+      // a run request answered busy is decided as this skip, by one take only
+      if (await this.decidesRequest(null)) return this.skip('overlap', null, null);
+      this.outcome = UNDECIDED;
+      return;
+    }
     if (claim.status !== 'won') {
       this.outcome = claim.status === 'dropped' ? DROPPED : NOT_CLAIMED;
       return;
@@ -158,6 +165,9 @@ export class FireRun {
     if (held.deadline.passed()) return this.handBack('lease_expired');
     if (this.refusesRuns()) return this.handBack('stopping');
     held.keeper.start(); // 2. start the keeper
+    // 2a. a run request: decided by this fire before anything runs or is recorded, or not here
+    if (!(await this.decidesRequest(held))) return this.handBackUndecided(held);
+    if (held.deadline.passed()) return this.handBack('lease_expired');
     // 2b. a catch-up decision: the older missed fires first, one at a time, under this lease;
     // each member records itself (`skipped` when the lease expired or stop() began)
     const { series, onClaimed, ...kind } = this.kind;
@@ -239,6 +249,60 @@ export class FireRun {
     }));
   }
 
+  /**
+   * Whether this fire may go on as the manual fire of its run request: `true` without one, or
+   * with a store that removes requests when taken; otherwise the store's decision
+   * (`decideRunRequest` for this take), asked again once after a failure, both within a third of
+   * the job's lease (as the other store steps before a run). A refusal (another take holds the
+   * request) or no answer is `false`: the fire neither runs nor records, and the request is left
+   * to its current take, or to a new one after this take's lease.
+   */
+  private async decidesRequest(held: HeldLease | null): Promise<boolean> {
+    const decide = this.kind.request?.decide;
+    if (!decide) return true;
+    const { queue, clock } = this.deps;
+    const giveUpAt = clock.monotonic() + this.job.leaseMs / 3;
+    for (let attempt = 1; ; attempt++) {
+      const left = giveUpAt - clock.monotonic();
+      try {
+        const noAnswer = () =>
+          new Error(`decideRunRequest: no answer within ${Math.round(left)} ms`);
+        const decided = await settleWithin(
+          safeCall(() => decide(this.fireAt)),
+          left,
+          noAnswer,
+          queue,
+        );
+        if (!decided) {
+          this.log.info(
+            'fleetcron: a run request taken here is held by another take; not run here',
+            {
+              request: this.kind.request?.id,
+            },
+          );
+        }
+        return decided;
+      } catch (error) {
+        const failure = toError(error);
+        this.events.storeFailed(failure);
+        if (attempt >= 2 || giveUpAt - clock.monotonic() <= 0 || held?.deadline.passed()) {
+          this.log.warn(
+            "fleetcron: could not decide a run request; not run here (another instance takes it after this take's lease)",
+            { request: this.kind.request?.id, error: failure },
+          );
+          return false;
+        }
+      }
+    }
+  }
+
+  /** A won claim whose run request went to another take: given back unrecorded, not run. */
+  private async handBackUndecided(held: HeldLease): Promise<void> {
+    this.outcome = UNDECIDED;
+    held.keeper.stop();
+    await held.giveBack('handBack');
+  }
+
   /** Sets the local deadline of a won lease and prepares its keeper (not started yet). */
   private hold(lease: Lease, sentAt: number): HeldLease {
     const { lock, clock, queue, leaseCalls: calls } = this.deps;
@@ -291,6 +355,7 @@ export class FireRun {
         requestedBy: this.kind.requestedBy ?? null,
         recovery: this.kind.recovery ?? false,
         shard: this.kind.shard ?? null,
+        request: this.requestRef(),
         controller: held.controller,
         log: isSilentLogger(this.log) ? this.log : safeLogger(this.log, { token: held.token }),
         onAttempt: (attempt) => {
@@ -300,6 +365,12 @@ export class FireRun {
     } finally {
       this.running = false;
     }
+  }
+
+  /** `ctx.request`: the run request this fire answers, without its decision. */
+  private requestRef(): RunRequestRef | null {
+    const request = this.kind.request;
+    return request ? { id: request.id, by: request.by, data: request.data } : null;
   }
 
   /** Records the run's terminal status once; later calls (the job settling late) are ignored. */

@@ -1,7 +1,7 @@
 import type { Clock } from '../../clock.js';
 import type { CatchUpClaim, Lock } from '../../lock.js';
 import type { Logger } from '../../logger.js';
-import type { Middleware } from '../../middleware.js';
+import type { Middleware, RunRequestRef } from '../../middleware.js';
 import type { ShardInfo } from '../../shards/shard-info.js';
 import type { RunStatus, Store } from '../../store.js';
 import type { HeldLease } from '../lease/index.js';
@@ -74,8 +74,24 @@ export interface FireKind {
   readonly inherit?: HeldLease;
   /** A part of a sharded fire (claimed on its own key, `ctx.shard`, `Execution.shard`). */
   readonly shard?: ShardInfo;
+  /**
+   * The fleet run request this manual fire answers (`ctx.request`), and, from a store that
+   * decides requests, how to decide it once the claim is answered.
+   */
+  readonly request?: FireRequest;
   /** Told how the claim was answered, right after it was (sharded fires count their parts). */
   readonly onClaimed?: (status: ClaimOutcome['status']) => void;
+}
+
+/** A fleet run request as the manual fire that answers it sees it. */
+export interface FireRequest extends RunRequestRef {
+  /**
+   * Tells the store that this fire decides the request (`decideRunRequest`), after the claim is
+   * won (before the run) or answered `busy` (before its `skipped` row): `true` when it does,
+   * `false` when another take holds or decided it (the fire then neither runs nor records).
+   * Rejects when the store fails. `null`: a store that removes requests when taken (at most once).
+   */
+  readonly decide: ((fireAt: number) => Promise<boolean>) | null;
 }
 
 /**
@@ -87,9 +103,13 @@ export interface FireKind {
  */
 export type FireState = 'claiming' | 'held' | 'running' | 'recorded' | 'released';
 
-/** How a fire ended on this instance: its recorded status, or why it was not claimed here. */
+/**
+ * How a fire ended on this instance: its recorded status, or why it was not claimed here
+ * (`lost`, `dropped`), or `undecided`: a run request's manual fire whose decision the store
+ * refused or did not answer (another take holds the request): not run, nothing recorded.
+ */
 export interface FireOutcome {
-  readonly status: RunStatus | 'lost' | 'dropped';
+  readonly status: RunStatus | 'lost' | 'dropped' | 'undecided';
   /** The skip reason when `status` is `skipped`. */
   readonly reason: SkipReason | null;
 }

@@ -10,5 +10,5 @@ export { FirePath } from './fire-path.js';
 export type { FireRun } from './fire-run.js';
 export type { FireKind, FireOutcome, FireState } from './fire-types.js';
 export { HistoryWriter, logUnwritten } from './history-writer.js';
-export type { ManualRunOutcome, ManualRuns } from './manual-runs.js';
+export type { ManualRunOutcome, ManualRuns, RunRequestTakes } from './manual-runs.js';
 export { safeCall, safeLogger, safePublish } from './safe.js';

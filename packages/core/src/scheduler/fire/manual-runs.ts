@@ -1,12 +1,12 @@
 import type { Logger } from '../../logger.js';
-import type { RunRequest } from '../../registry.js';
+import { isTakenRunRequest, type RunRequest, type TakenRunRequest } from '../../registry.js';
 import type { ShardInfo } from '../../shards/shard-info.js';
 import type { RunStatus } from '../../store.js';
 import type { Trigger } from '../../trigger.js';
 import type { NormalizedJob } from '../job/index.js';
 import type { SkipReason } from './fire-events.js';
 import type { FireRun } from './fire-run.js';
-import type { FireKind } from './fire-types.js';
+import type { FireKind, FireRequest } from './fire-types.js';
 
 /** How often a manual fire is claimed again at the next millisecond when its time was taken. */
 export const MANUAL_CLAIM_TRIES = 3;
@@ -24,12 +24,24 @@ export interface ManualRunOutcome {
   /**
    * The recorded status (`succeeded`, `failed`, `timed_out`, `lease_lost`, `aborted`, or
    * `skipped` with `reason`, e.g. `overlap` while a run holds the exclusive lease, `paused`);
-   * `lost` when its claim was refused, `dropped` when `stop()` began before it was claimed.
+   * `lost` when its claim was refused, `dropped` when `stop()` began before it was claimed;
+   * `undecided` (fleet run requests only): another take of the request holds it, not run here.
    */
-  status: RunStatus | 'lost' | 'dropped';
+  status: RunStatus | 'lost' | 'dropped' | 'undecided';
   reason: SkipReason | null;
   /** Who asked. */
   requestedBy: string;
+}
+
+/**
+ * How this instance answers for the run requests it took, from a store that decides them
+ * (`decideRunRequest`, `releaseRunRequest`); built by fleet control.
+ */
+export interface RunRequestTakes {
+  /** Decides `request` as the manual fire `fireAt` of this take. Rejects when the store fails. */
+  decide(request: TakenRunRequest, fireAt: number): Promise<boolean>;
+  /** Gives `request` back so another instance takes it at once. Bounded; never rejects. */
+  release(request: TakenRunRequest, why: string): Promise<void>;
 }
 
 /** What manual fires need from their scheduler. */
@@ -57,11 +69,22 @@ export class ManualRuns {
 
   constructor(private readonly deps: ManualRunDeps) {}
 
-  /** Runs `job` now, as a manual fire asked for by `requestedBy`. Never rejects. */
-  async run(job: NormalizedJob, requestedBy: string): Promise<ManualRunOutcome> {
+  /**
+   * Runs `job` now, as a manual fire asked for by `requestedBy` (answering the fleet run request
+   * `request`, when given). Never rejects.
+   */
+  async run(
+    job: NormalizedJob,
+    requestedBy: string,
+    request?: FireRequest,
+  ): Promise<ManualRunOutcome> {
     for (let attempt = 1; ; attempt++) {
       const fireAt = this.fireTime(job.trigger, this.deps.now());
-      const fire = this.deps.launch(job, fireAt, { requestedBy });
+      const fire = this.deps.launch(
+        job,
+        fireAt,
+        request ? { requestedBy, request } : { requestedBy },
+      );
       const { status, reason } = await fire.done;
       if (status !== 'lost' || attempt >= MANUAL_CLAIM_TRIES) {
         return { job: job.name, fireAt, status, reason, requestedBy };
@@ -110,16 +133,36 @@ export class ManualRuns {
   }
 
   /**
-   * Runs a fleet run request taken by this scheduler; `job` is `undefined` when it is no longer
-   * registered here or the scheduler is stopping. A request not run is logged with its id
-   * (run requests are at most once: it is gone from the store). Never rejects.
+   * Runs a fleet run request taken by this scheduler as a manual fire (`ctx.request`); `job` is
+   * `undefined` when it is no longer registered here or the scheduler is stopping. With `takes`
+   * (a store that decides requests) the fire decides the request once its claim is answered, and
+   * a request this instance does not get to decide (job gone, stopping, the claim's identity
+   * taken every try) is given back at once for another instance; without it the request was
+   * removed by the take (at most once), and one not run is logged with its id. Never rejects.
    */
-  async runRequest(request: RunRequest, job: NormalizedJob | undefined): Promise<void> {
-    const outcome = job ? await this.run(job, request.requestedBy) : null;
-    if (outcome === null || outcome.status === 'lost' || outcome.status === 'dropped') {
+  async runRequest(
+    request: RunRequest | TakenRunRequest,
+    job: NormalizedJob | undefined,
+    takes: RunRequestTakes | null,
+  ): Promise<void> {
+    const taken = takes && isTakenRunRequest(request) ? request : null;
+    const decide = taken && takes ? (fireAt: number) => takes.decide(taken, fireAt) : null;
+    const fireRequest = { id: request.id, by: request.requestedBy, data: request.data, decide };
+    const outcome = job ? await this.run(job, request.requestedBy, fireRequest) : null;
+    const status = outcome?.status ?? 'not_registered_or_stopping';
+    if (status !== 'lost' && status !== 'dropped' && status !== 'not_registered_or_stopping')
+      return;
+    const fields = { request: request.id, job: request.job, requestedBy: request.requestedBy };
+    if (taken && takes) {
+      this.deps.log.info('fleetcron: a fleet run request taken here was given back', {
+        ...fields,
+        status,
+      });
+      await takes.release(taken, status);
+    } else {
       this.deps.log.warn('fleetcron: a fleet run request taken here was not run', {
-        ...{ request: request.id, job: request.job, requestedBy: request.requestedBy },
-        status: outcome?.status ?? 'not_registered_or_stopping',
+        ...fields,
+        status,
       });
     }
   }

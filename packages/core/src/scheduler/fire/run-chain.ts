@@ -1,7 +1,13 @@
 import type { Clock } from '../../clock.js';
 import { isFleetcronError, type LeaseLostError, toError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
-import { compose, type JobContext, type JobLease, type Middleware } from '../../middleware.js';
+import {
+  compose,
+  type JobContext,
+  type JobLease,
+  type Middleware,
+  type RunRequestRef,
+} from '../../middleware.js';
 import type { ShardInfo } from '../../shards/shard-info.js';
 import type { RunStatus } from '../../store.js';
 import type { NormalizedJob } from '../job/index.js';
@@ -23,6 +29,8 @@ export interface ChainInput {
   readonly requestedBy: string | null;
   /** Re-run of a fire whose holder died. */
   readonly recovery: boolean;
+  /** The fleet run request a manual fire answers (`ctx.request`), `null` otherwise. */
+  readonly request: RunRequestRef | null;
   /** The part of a sharded fire (`ctx.shard`), `null` for a plain job. */
   readonly shard: ShardInfo | null;
   /** Told the attempt number each time the chain calls the job (`retry()` calls it again). */
@@ -54,6 +62,7 @@ export async function runChain(input: ChainInput): Promise<Error | null> {
     requestedBy: input.requestedBy,
     recovery: input.recovery,
     shard: input.shard,
+    request: input.request,
   };
   try {
     if (layers === 0) {

@@ -5,15 +5,17 @@ import {
   hasFleetControl,
   type LiveInstance,
   type RunRequest,
+  type TakenRunRequest,
 } from '../../registry.js';
 import type { Store } from '../../store.js';
+import type { RunRequestTakes } from '../fire/index.js';
 import type { NormalizedJob } from '../job/index.js';
 import type { TimerQueue } from '../timing/index.js';
 import { DriftWatch } from './drift-watch.js';
 import { Heartbeat } from './heartbeat.js';
 import { HOLDER_LOST_CHECKS_PER_HEARTBEAT, sweepRotation } from './holder-lost.js';
 import type { LiveInstances } from './live-instances.js';
-import { RunRequestListener } from './run-requests.js';
+import { RunRequestListener, runRequestTakes } from './run-requests.js';
 
 /** What the scheduler's fleet control needs. */
 export interface FleetControlDeps {
@@ -23,14 +25,19 @@ export interface FleetControlDeps {
   readonly heartbeatMs: number;
   /** Run-request poll interval, ms. */
   readonly pollMs: number;
+  /** How long a take holds the run requests it takes, ms (`runRequestLeaseMs`). */
+  readonly takeLeaseMs: number;
   readonly log: Logger;
   /** Where the heartbeat's answer goes (read by the fire path for sharded fires). */
   readonly live: LiveInstances;
   now(): number;
   jobs(): readonly NormalizedJob[];
   clockOffset(): ClockOffset | null;
-  /** Runs one taken fleet run request as a manual fire. */
-  runRequest(request: RunRequest): void;
+  /**
+   * Runs one taken fleet run request as a manual fire; `takes` decides and gives back requests
+   * (`null` for a store that removes them when taken).
+   */
+  runRequest(request: RunRequest | TakenRunRequest, takes: RunRequestTakes | null): void;
   /** The holder-lost sweep of `jobs` against the live `instances`. */
   sweep(jobs: readonly NormalizedJob[], instances: readonly LiveInstance[]): Promise<void>;
 }
@@ -61,10 +68,11 @@ export class FleetControl {
       ...deps,
       onInstances: (instances) => this.seen(instances),
     });
+    const takes = runRequestTakes(deps.store, deps);
     this.requests = new RunRequestListener({
       ...deps,
       jobNames: () => deps.jobs().map((j) => j.name),
-      run: (request) => deps.runRequest(request),
+      run: (request) => deps.runRequest(request, takes),
     });
   }
 

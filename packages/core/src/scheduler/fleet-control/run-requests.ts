@@ -1,7 +1,12 @@
 import { toError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
-import type { FleetStore, RunRequest } from '../../registry.js';
-import { safeCall } from '../fire/index.js';
+import {
+  decidesRunRequests,
+  type FleetStore,
+  type RunRequest,
+  type TakenRunRequest,
+} from '../../registry.js';
+import { type RunRequestTakes, safeCall } from '../fire/index.js';
 import type { QueueEntry, TimerQueue } from '../timing/index.js';
 import { settleWithin } from '../timing/index.js';
 
@@ -14,16 +19,19 @@ export interface RunRequestDeps {
   readonly queue: TimerQueue;
   readonly instanceId: string;
   readonly pollMs: number;
+  /** How long a take holds the requests it takes (`runRequestLeaseMs`). */
+  readonly takeLeaseMs: number;
   readonly log: Logger;
   /** This scheduler's job names now. */
   jobNames(): string[];
   /** Runs one taken request as a manual fire. */
-  run(request: RunRequest): void;
+  run(request: RunRequest | TakenRunRequest): void;
 }
 
 /**
- * Picks up fleet run requests: takes them (`takeRunRequests(jobs, instanceId)`, each request
- * goes to exactly one taker) whenever the store's push (`watchRunRequests`) says one of this
+ * Picks up fleet run requests: takes them (`takeRunRequests(jobs, instanceId, { leaseMs })`:
+ * each request is held by one take at a time, until it is decided, given back, or the take's
+ * lease ends) whenever the store's push (`watchRunRequests`) says one of this
  * scheduler's jobs has one, and on a poll every `pollMs` without push (every
  * {@link PUSH_FALLBACK_POLL_FACTOR} × `pollMs` with push, in case a notification was lost). A
  * failing store is logged and never reaches a fire.
@@ -99,13 +107,13 @@ export class RunRequestListener {
   }
 
   private async takeOnce(): Promise<void> {
-    const { store, instanceId, pollMs, queue, log } = this.deps;
+    const { store, instanceId, pollMs, takeLeaseMs: leaseMs, queue, log } = this.deps;
     const jobs = this.deps.jobNames();
     if (jobs.length === 0) return;
     const bound = Math.max(pollMs, 5_000);
     try {
       const noAnswer = () => new Error(`takeRunRequests: no answer within ${bound} ms`);
-      const taken = safeCall(() => store.takeRunRequests(jobs, instanceId));
+      const taken = safeCall(() => store.takeRunRequests(jobs, instanceId, { leaseMs }));
       const requests = await settleWithin(taken, bound, noAnswer, queue);
       for (const request of requests) this.deps.run(request);
     } catch (error) {
@@ -114,4 +122,39 @@ export class RunRequestListener {
       });
     }
   }
+}
+
+/** How long giving a request back may take before it is left to its take's lease, ms. */
+export const RELEASE_BOUND_MS = 5_000;
+
+/**
+ * How this instance decides and gives back the requests it took, when `store` decides requests
+ * (`decideRunRequest`, `releaseRunRequest`); `null` for a store that removes them when taken.
+ */
+export function runRequestTakes(
+  store: FleetStore,
+  deps: { readonly instanceId: string; readonly queue: TimerQueue; readonly log: Logger },
+): RunRequestTakes | null {
+  if (!decidesRunRequests(store)) return null;
+  const { instanceId, queue, log } = deps;
+  return {
+    decide: (request, fireAt) =>
+      store.decideRunRequest(request.id, request.takeId, { fireAt, instanceId }),
+    async release(request, why) {
+      try {
+        const noAnswer = () =>
+          new Error(`releaseRunRequest: no answer within ${RELEASE_BOUND_MS} ms`);
+        const released = safeCall(() => store.releaseRunRequest(request.id, request.takeId));
+        await settleWithin(released, RELEASE_BOUND_MS, noAnswer, queue);
+      } catch (error) {
+        log.warn(
+          'fleetcron: could not give a run request back; another instance takes it after its take lease',
+          {
+            ...{ request: request.id, job: request.job, why },
+            error: toError(error),
+          },
+        );
+      }
+    },
+  };
 }

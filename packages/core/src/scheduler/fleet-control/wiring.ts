@@ -39,6 +39,7 @@ export function wireFleet(parts: FleetParts): FleetControl | null {
   const { options, queue, log, clock, history, path, slots, life, live } = parts;
   const { manual } = path;
   const { lock, store, instanceId, heartbeatMs, runRequestPollMs: pollMs } = options;
+  const takeLeaseMs = options.runRequestLeaseMs;
   if (!store) return null;
   const sweep = {
     ...{ lock, store, history, clock, queue, instanceId, log },
@@ -51,14 +52,14 @@ export function wireFleet(parts: FleetParts): FleetControl | null {
     },
   };
   return FleetControl.create(store, {
-    ...{ queue, instanceId, heartbeatMs, pollMs, log },
+    ...{ queue, instanceId, heartbeatMs, pollMs, takeLeaseMs, log },
     ...{ live, now: () => clock.now() },
     jobs: () => slots.defs(),
     clockOffset: () => parts.clockWatch.offset(),
     // the job of the request while the scheduler takes claims, else none (refused)
-    runRequest: (request) => {
+    runRequest: (request, takes) => {
       const job = life.takesClaims() ? slots.byName.get(request.job)?.def : undefined;
-      void manual.runRequest(request, job);
+      void manual.runRequest(request, job, takes);
     },
     sweep: (jobs, instances) => sweepHolderLost(sweep, jobs, instances),
   });

@@ -32,14 +32,16 @@ export const APP_PACKAGES = new Set([
 /**
  * The packages `adapter/` (an adapter package written outside this repository) installs: what a
  * contributor needs to write a backend and run the conformance suite on it, and the Redis lock
- * its second fixture wraps. `@fleetcron/notify` is there as a dependency of conformance (its
- * watchdog scenarios notify through `webhookNotifier`): from the registry it comes by itself.
+ * its second fixture wraps. `@fleetcron/notify` and `@fleetcron/notify-email` are there as
+ * dependencies of conformance (its watchdog scenarios notify through `webhookNotifier` and
+ * `emailNotifier`): from the registry they come by themselves.
  */
 export const ADAPTER_PACKAGES = new Set([
   '@fleetcron/conformance',
   '@fleetcron/core',
   '@fleetcron/lock-redis',
   '@fleetcron/notify',
+  '@fleetcron/notify-email',
   '@fleetcron/testkit',
 ]);
 

@@ -60,7 +60,7 @@ export interface InstanceChildConfig {
   lock: ChildBackend<RemoteLockInfo>;
   /** The fleet's store; absent: the instance runs lock only (no store). */
   store?: ChildBackend<RemoteStoreInfo>;
-  /** Adds `fleetWatchdog` to the instance's jobs (needs `store`), notifying a webhook. */
+  /** Adds `fleetWatchdog` to the instance's jobs (needs `store`), notifying a webhook or SMTP. */
   watchdog?: ChildWatchdog;
   /** The scheduler's `runRequestLeaseMs` (default: the scheduler's). */
   runRequestLeaseMs?: number;
@@ -78,9 +78,13 @@ export interface InstanceChildConfig {
 /** See {@link InstanceChildConfig.afterTake}. */
 export type AfterTakeFault = 'hang' | 'loseReply' | 'stop';
 
-/** The fleet watchdog of a child instance (see `watchdog-scenario.ts`). */
+/** The fleet watchdog of a child instance (see `watchdog-scenarios.ts`). */
 export interface ChildWatchdog {
-  /** The webhook receiver's URL; the requests carry `x-fleetcron-test-instance: <instanceId>`. */
+  /**
+   * The receiver's URL. `http://…`: `webhookNotifier`, the requests carry
+   * `x-fleetcron-test-instance: <instanceId>`. `smtp://host:port`: `emailNotifier` to that SMTP
+   * server, sent from `<instanceId>@fleetcron.test` (the envelope sender names the instance).
+   */
   url: string;
   /** The watchdog's `every`, ms. */
   everyMs: number;

@@ -15,6 +15,7 @@ import {
   subscribe,
 } from '@fleetcron/core';
 import { webhookNotifier } from '@fleetcron/notify';
+import { emailNotifier } from '@fleetcron/notify-email';
 import { remoteElector } from '../elector/remote-elector.js';
 import type { ProcessClient } from '../types.js';
 import {
@@ -72,12 +73,21 @@ function childJob(job: ChildJob, instrumentation: Instrumentation): JobDefinitio
   return { name, trigger: childTrigger(job), run, ...policies } as JobDefinition;
 }
 
-/** The fleet watchdog on `store`, notifying `watchdog.url` with this instance named in a header. */
+/**
+ * The fleet watchdog on `store`, notifying the webhook at `watchdog.url` with this instance named
+ * in a header, or, for an `smtp://` URL, e-mailing it from an address that names this instance.
+ */
 function watchdogJob(watchdog: ChildWatchdog, store: Store, instanceId: string): JobDefinition {
-  const notifier = webhookNotifier({
-    url: watchdog.url,
-    headers: { 'x-fleetcron-test-instance': instanceId },
-  });
+  const notifier = watchdog.url.startsWith('smtp://')
+    ? emailNotifier({
+        transport: watchdog.url,
+        from: `${instanceId}@fleetcron.test`,
+        to: 'ops@fleetcron.test',
+      })
+    : webhookNotifier({
+        url: watchdog.url,
+        headers: { 'x-fleetcron-test-instance': instanceId },
+      });
   return fleetWatchdog({
     store,
     notifiers: [notifier],

@@ -14,11 +14,11 @@ import {
 } from './control-harness.js';
 
 /** Child processes of the fleet. */
-const INSTANCES = 4;
+export const INSTANCES = 4;
 /** The failing job's name. */
-const FAILING_JOB = 'watchdog-fails';
+export const FAILING_JOB = 'watchdog-fails';
 /** The watchdog job's name (its default). */
-const WATCHDOG_JOB = 'fleetcron.watchdog';
+export const WATCHDOG_JOB = 'fleetcron.watchdog';
 /** The header naming the sending instance (set by the children's webhook notifier). */
 const SENDER_HEADER = 'x-fleetcron-test-instance';
 
@@ -43,7 +43,7 @@ function runFailed(requests: readonly ReceivedRequest[]): Received[] {
 }
 
 /** Starts the fleet: every child runs `jobs` and the watchdog. */
-function startFleet(
+export function startFleet(
   setup: ControlSetup,
   ids: string[],
   jobs: ChildJob[],

@@ -55,6 +55,12 @@ export interface ScheduleOptions {
   endAt?: number;
   /** Free text for people (what the schedule is for), at most 1,000 characters. */
   note?: string;
+  /**
+   * The schedule's dead-man's switch, ms: `fleetWatchdog()` raises `job_overdue` for it when no
+   * run succeeded by its expected fire plus this grace (as its `overdue` option does per job),
+   * and resolves it at the next success. The run itself ignores it.
+   */
+  overdueAfterMs?: number;
 }
 
 /** What a schedule is, without identity or audit: what `create` takes and `update` replaces. */

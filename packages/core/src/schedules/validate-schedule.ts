@@ -46,6 +46,7 @@ const OPTION_KEYS = Object.keys({
   startAt: true,
   endAt: true,
   note: true,
+  overdueAfterMs: true,
 } satisfies Record<keyof ScheduleOptions, true>);
 const TRIGGER_KEYS: Record<TriggerSpec['kind'], string[]> = {
   cron: ['kind', 'expression', 'tz', 'seed', 'dialect'],
@@ -215,6 +216,10 @@ function checkOptions(value: unknown): ScheduleOptions {
         );
       }
       out.note = o.note;
+    }
+    if (o.overdueAfterMs !== undefined) {
+      assertPositiveMs('overdueAfterMs', o.overdueAfterMs);
+      out.overdueAfterMs = o.overdueAfterMs;
     }
   });
   return out;

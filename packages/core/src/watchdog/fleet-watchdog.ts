@@ -3,8 +3,9 @@ import type { AlertEvent } from '../alerts/notifier.js';
 import type { JobContext } from '../middleware.js';
 import type { LiveInstance, RegisteredJob } from '../registry.js';
 import type { JobDefinition } from '../scheduler/job/index.js';
-import type { Execution } from '../store.js';
+import type { RunStatus } from '../store.js';
 import { every } from '../triggers/every.js';
+import { scheduleDeadlines } from './schedule-deadlines.js';
 import {
   failedRunAlerts,
   lateRunAlerts,
@@ -13,13 +14,14 @@ import {
   overdueEvent,
   type WatchSpan,
 } from './watchdog-conditions.js';
+import { WatchdogDeliveryError } from './watchdog-delivery-error.js';
 import {
   type FleetWatchdogOptions,
   type ResolvedWatchdog,
   resolveWatchdog,
   WATCHDOG_MAX_LOOKBACK_MS,
-  WATCHDOG_PAGE,
 } from './watchdog-options.js';
+import { failedAndSkipped, newestPage } from './watchdog-reads.js';
 
 /**
  * How far before a span's start the last written row of a job may have finished and the job still
@@ -27,10 +29,14 @@ import {
  */
 const WRITE_ORDER_SLACK_MS = 5 * 60 * 1000;
 
-/** Thrown by a watchdog run when an alert could not be delivered: the next run judges its span again. */
-export class WatchdogDeliveryError extends Error {
-  override readonly name = 'WatchdogDeliveryError';
-}
+/** Statuses of a run that ended (read for `run_late`): every terminal status but `skipped`. */
+const FINISHED: readonly RunStatus[] = [
+  'succeeded',
+  'failed',
+  'timed_out',
+  'lease_lost',
+  'aborted',
+];
 
 /**
  * The fleet watchdog: a job you add like any other (`scheduler.add(fleetWatchdog({...}))`) that
@@ -41,16 +47,17 @@ export class WatchdogDeliveryError extends Error {
  * - `run_failed`: a run ended `failed` or `timed_out` (after its retries);
  * - `fires_missed`: fires recorded `skipped` because nobody could claim them (reason `missed`:
  *   the whole fleet was down; `backend_unavailable`: every claim failed), one alert per job;
- * - `job_overdue` (the dead-man's switch, for the jobs in `overdue`): no success by the job's
- *   expected fire plus its grace; resolved at the next success;
+ * - `job_overdue` (the dead-man's switch, for the jobs in `overdue` and the stored schedules
+ *   with `options.overdueAfterMs`): no success by the job's expected fire plus its grace;
+ *   resolved at the next success;
  * - `run_late` (with `lateAfterMs`): a run started more than that after its fire time.
  *
  * Alert ids derive from the facts (the failed execution's end, the expected fire), never from
  * the run that reports them, so a receiver can drop a repeat by id. A run whose delivery fails
- * for good ends `failed` (`WatchdogDeliveryError`): the next run judges the same span again, and
- * re-sends what it finds (at least once); so does the next run after a watchdog run whose
- * instance died mid-send. Conditions are compared at the two ends of each span: an overdue
- * episode that opens and closes inside one span is not reported.
+ * for good ends `failed` (`WatchdogDeliveryError`, code `WATCHDOG_UNDELIVERED`): the next run
+ * judges the same span again, and re-sends what it finds (at least once); so does the next run
+ * after a watchdog run whose instance died mid-send. Conditions are compared at the two ends of
+ * each span: an overdue episode that opens and closes inside one span is not reported.
  *
  * @throws InvalidOptionError naming the field, for bad options.
  * @example
@@ -73,18 +80,14 @@ export function fleetWatchdog(options: FleetWatchdogOptions): JobDefinition {
       // on the run's clock (a fake one in tests) and named after this instance, unless given
       const delivery = { clock: ctx.clock, instanceId: ctx.instanceId, ...watchdog.delivery };
       const deliveries = watchdog.notifiers.map((n) => createAlertDelivery(n, delivery));
-      const undelivered = await deliverAll(deliveries, events, ctx);
+      const failures = await deliverAll(deliveries, events, ctx);
       for (const event of events) watchdog.onAlert?.(event);
       ctx.log.info('fleet watchdog run', {
         from: new Date(span.from).toISOString(),
         alerts: events.length,
-        undelivered,
+        undelivered: failures.length,
       });
-      if (undelivered > 0) {
-        throw new WatchdogDeliveryError(
-          `${undelivered} alert event(s) could not be delivered; the next run judges the span again`,
-        );
-      }
+      if (failures.length > 0) throw new WatchdogDeliveryError(failures);
     },
   };
 }
@@ -113,31 +116,22 @@ async function judgeSpan(watchdog: ResolvedWatchdog, span: WatchSpan): Promise<A
         state.lastFinishedAt !== null && state.lastFinishedAt > span.from - WRITE_ORDER_SLACK_MS,
     );
   for (const { job } of jobs) {
-    if (watchdog.failed) {
-      const rows = await page(watchdog, job, ['failed', 'timed_out']);
-      events.push(...failedRunAlerts(rows.executions, span));
-    }
+    const rows = await failedAndSkipped(store, job, span, watchdog);
+    events.push(...failedRunAlerts(rows.failed, span));
     if (watchdog.lateAfterMs !== null) {
-      const rows = await page(watchdog, job, [
-        'succeeded',
-        'failed',
-        'timed_out',
-        'lease_lost',
-        'aborted',
-      ]);
-      events.push(...lateRunAlerts(rows.executions, span, watchdog.lateAfterMs));
+      const finished = await newestPage(store, job, FINISHED);
+      events.push(...lateRunAlerts(finished.executions, span, watchdog.lateAfterMs));
     }
-    if (watchdog.missed) {
-      const rows = await page(watchdog, job, ['skipped']);
-      const missed = missedFiresAlert(rows.executions, span);
-      if (missed) events.push(missed);
-    }
+    const missed = missedFiresAlert(rows.skipped, span);
+    if (missed) events.push(missed);
   }
-  if (watchdog.overdue.size > 0) {
+  // the stored schedules' deadlines (`options.overdueAfterMs`), and the options' per job (they win)
+  const overdue = new Map([...(await scheduleDeadlines(store)), ...watchdog.overdue]);
+  if (overdue.size > 0) {
     const instances = await store.instances();
-    for (const [job, graceMs] of watchdog.overdue) {
+    for (const [job, graceMs] of overdue) {
       const definition = definitionOf(instances, job);
-      const successes = await page(watchdog, job, ['succeeded']);
+      const successes = await newestPage(store, job, ['succeeded']);
       const full = successes.nextCursor !== null;
       const rows = successes.executions;
       const before = overdueAt(span.from, rows, full, definition, graceMs);
@@ -147,15 +141,6 @@ async function judgeSpan(watchdog: ResolvedWatchdog, span: WatchSpan): Promise<A
     }
   }
   return events;
-}
-
-/** The newest {@link WATCHDOG_PAGE} executions of `job` with one of `status`. */
-function page(
-  watchdog: ResolvedWatchdog,
-  job: string,
-  status: Execution['status'][],
-): Promise<{ executions: Execution[]; nextCursor: string | null }> {
-  return watchdog.store.history(job, { status, limit: WATCHDOG_PAGE });
 }
 
 /**
@@ -176,18 +161,23 @@ function definitionOf(instances: readonly LiveInstance[], job: string): Register
   return Number.isFinite(since) ? { ...newest, registeredAt: since } : newest;
 }
 
-/** Delivers each event to every notifier (in order, notifiers together); how many failed for good. */
+/**
+ * Delivers each event to every notifier (in order, notifiers together); the last failure of each
+ * delivery that gave up, none when all were delivered.
+ */
 async function deliverAll(
   deliveries: readonly AlertDelivery[],
   events: readonly AlertEvent[],
   ctx: JobContext,
-): Promise<number> {
-  let undelivered = 0;
+): Promise<Error[]> {
+  const failures: Error[] = [];
   for (const event of events) {
     const results = await Promise.all(
       deliveries.map((d) => d.deliver(event, { signal: ctx.signal })),
     );
-    undelivered += results.filter((r) => !r.delivered).length;
+    for (const r of results) {
+      if (!r.delivered) failures.push(r.error ?? new Error('delivery failed without an error'));
+    }
   }
-  return undelivered;
+  return failures;
 }

@@ -2,7 +2,7 @@
  * The fleet watchdog: a job that judges the fleet's history once fleet-wide per fire and
  * notifies failed runs, missed fires and overdue jobs.
  */
-export { fleetWatchdog, WatchdogDeliveryError } from './fleet-watchdog.js';
+export { fleetWatchdog } from './fleet-watchdog.js';
 export {
   failedRunAlerts,
   lateRunAlerts,
@@ -12,6 +12,7 @@ export {
   overdueEvent,
   type WatchSpan,
 } from './watchdog-conditions.js';
+export { WatchdogDeliveryError } from './watchdog-delivery-error.js';
 export {
   DEFAULT_WATCHDOG_EVERY_MS,
   DEFAULT_WATCHDOG_JOB_NAME,

@@ -60,6 +60,8 @@ export interface FleetWatchdogOptions {
    * succeeded) is more than an hour past with no success since, and resolves it at the next
    * success. The fires come from the job's trigger as the fleet's registry holds it (excluded
    * fires and its start/end respected), so a job with a custom trigger cannot be watched.
+   * Stored schedules carry their own (`options.overdueAfterMs`, read on every run); an entry
+   * here for the same job (`schedule:<id>`) wins.
    */
   overdue?: Readonly<Record<string, number>>;
   /** Told about every alert event this instance raised or resolved (after delivery was tried). */

@@ -131,6 +131,11 @@ describe('stored schedule checks: a typed error naming the field, nothing stored
     );
     await refused({ ...base, options: { timeoutMs: 0 } }, 'INVALID_OPTION', 'options.timeoutMs');
     await refused(
+      { ...base, options: { overdueAfterMs: -5 } },
+      'INVALID_OPTION',
+      'options.overdueAfterMs',
+    );
+    await refused(
       { ...base, options: { note: 'n'.repeat(1001) } },
       'INVALID_OPTION',
       'options.note',

@@ -2,17 +2,43 @@ import { describe, expect, it } from 'vitest';
 import {
   type AlertEvent,
   callbackNotifier,
+  type Execution,
   every,
   FakeClock,
+  FleetClient,
   fleetWatchdog,
   isFleetcronError,
   MemoryLock,
   MemoryStore,
   Scheduler,
+  ScheduleServer,
+  WatchdogDeliveryError,
 } from '../../src/index.js';
-import { allHistory, stopOnFakeClock } from '../scheduler/helpers.js';
+import { allHistory, recordEvents, stopOnFakeClock } from '../scheduler/helpers.js';
 
 const WATCHDOG = 'fleetcron.watchdog';
+
+/**
+ * A finished execution of `job` written by hand (as instance `a`): `fireAt` and `status` as
+ * given, started 10 ms before `finishedAt` unless `startedAt` says otherwise.
+ */
+function executionRow(
+  job: string,
+  fields: Pick<Execution, 'fireAt' | 'status' | 'finishedAt'> & Partial<Execution>,
+): Execution {
+  const finishedAt = fields.finishedAt ?? 0;
+  return {
+    id: `${job}-${fields.fireAt}`,
+    job,
+    attempt: fields.status === 'skipped' ? 0 : 1,
+    instanceId: 'a',
+    token: fields.status === 'skipped' ? null : 1,
+    startedAt: finishedAt - 10,
+    error: null,
+    reason: null,
+    ...fields,
+  };
+}
 
 /** Three instances on one lock and store, each with the same jobs and the watchdog. */
 function fleetWith(
@@ -117,6 +143,53 @@ describe('fleetWatchdog', () => {
     expect(received.filter((e) => e.alert.job === WATCHDOG)).toEqual([]);
   });
 
+  it('a stored schedule with options.overdueAfterMs is watched like a job in overdue', async () => {
+    const fake = new FakeClock();
+    const store = new MemoryStore({ clock: fake });
+    const received: AlertEvent[] = [];
+    let healthy = true;
+    const fleet = fleetWith(fake, store, () => {}, {
+      store,
+      notifiers: [callbackNotifier((event) => void received.push(event))],
+      every: 15_000,
+      settleMs: 1_000,
+    });
+    const sync = () => {
+      if (!healthy) throw new Error('upstream 503');
+    };
+    const servers = fleet.map(
+      (scheduler) => new ScheduleServer({ scheduler, store, clock: fake, handlers: { sync } }),
+    );
+    const client = new FleetClient({ store, clock: fake });
+    const trigger = { kind: 'every', ms: 10_000 } as const;
+    await client.createSchedule(
+      { id: 'nightly', handler: 'sync', trigger, options: { overdueAfterMs: 25_000 } },
+      { by: 'alice' },
+    );
+    await client.createSchedule({ id: 'hourly', handler: 'sync', trigger }, { by: 'alice' });
+    for (const server of servers) await server.start();
+    for (const s of fleet) s.start();
+    await fake.advance(60_000);
+    healthy = false; // both schedules fail from here; only `nightly` has a deadline
+    await fake.advance(60_000);
+    healthy = true;
+    await fake.advance(45_500);
+    for (const server of servers) await server.stop();
+    for (const s of fleet) await stopOnFakeClock(s, fake);
+
+    const overdue = received.filter((e) => e.alert.kind === 'job_overdue');
+    expect(overdue.map((e) => [e.action, e.alert.job])).toEqual([
+      ['opened', 'schedule:nightly'],
+      ['resolved', 'schedule:nightly'],
+    ]);
+    const rows = await allHistory(store, 'schedule:nightly');
+    const firstFailed = Math.min(...rows.filter((r) => r.status === 'failed').map((r) => r.fireAt));
+    expect(overdue[0]?.alert.openedAt).toBe(firstFailed + 25_000);
+    expect(
+      received.some((e) => e.alert.job === 'schedule:hourly' && e.alert.kind === 'run_failed'),
+    ).toBe(true);
+  });
+
   it('fires recorded missed or backend_unavailable: one fires_missed alert per job and span', async () => {
     const fake = new FakeClock();
     const store = new MemoryStore({ clock: fake });
@@ -141,10 +214,15 @@ describe('fleetWatchdog', () => {
       [now - 1_000, 'backend_unavailable'],
       [now - 500, 'overlap'], // a run still going: not a missed fire
     ] as const) {
-      await store.record({
-        ...{ id: `report-${fireAt}`, job: 'report', fireAt, status: 'skipped', attempt: 0 },
-        ...{ instanceId: 'a', token: null, startedAt: now, finishedAt: now, error: null, reason },
-      });
+      await store.record(
+        executionRow('report', {
+          fireAt,
+          status: 'skipped',
+          startedAt: now,
+          finishedAt: now,
+          reason,
+        }),
+      );
     }
     await fake.advance(20_000);
     for (const s of fleet) await stopOnFakeClock(s, fake);
@@ -176,11 +254,7 @@ describe('fleetWatchdog', () => {
     await fake.advance(12_000);
     const now = fake.now();
     const row = (fireAt: number, finishedAt: number, status: 'succeeded' | 'failed') =>
-      store.record({
-        ...{ id: `ledger-${fireAt}`, job: 'ledger', fireAt, status, attempt: 1 },
-        ...{ instanceId: 'a', token: 1, startedAt: finishedAt - 10, finishedAt },
-        ...{ error: null, reason: null },
-      });
+      store.record(executionRow('ledger', { fireAt, status, finishedAt }));
     // the failure (inside the next span) is written first, an older success last: the job's
     // last written finish (listJobs) is then before the span
     await row(now - 200, now - 100, 'failed');
@@ -192,6 +266,67 @@ describe('fleetWatchdog', () => {
     for (const s of fleet) await stopOnFakeClock(s, fake);
     const failed = received.filter((e) => e.alert.kind === 'run_failed');
     expect(failed.map((e) => e.alert.fireAt)).toEqual([now - 200]);
+  });
+
+  it('a kind is not crowded out of the page it shares with the other: each is read again when cut short', async () => {
+    const fake = new FakeClock();
+    const store = new MemoryStore({ clock: fake });
+    const received: AlertEvent[] = [];
+    const fleet = fleetWith(
+      fake,
+      store,
+      (s) => {
+        for (const name of ['crowded', 'flaky']) {
+          s.add({ name, trigger: every(3_600_000), run: () => {} });
+        }
+      },
+      {
+        store,
+        notifiers: [callbackNotifier((event) => void received.push(event))],
+        every: 10_000,
+        settleMs: 1_000,
+      },
+    );
+    for (const s of fleet) s.start();
+    await fake.advance(12_000);
+    const now = fake.now();
+    // inside the next span: one failure of `crowded`, then 120 newer overlap skips; one missed
+    // fire of `flaky`, then 120 newer failures. The newest 100 rows of each hide the older kind.
+    await store.record(
+      executionRow('crowded', { fireAt: now - 2_600, status: 'failed', finishedAt: now - 2_550 }),
+    );
+    await store.record(
+      executionRow('flaky', {
+        fireAt: now - 2_600,
+        status: 'skipped',
+        startedAt: now - 2_550,
+        finishedAt: now - 2_550,
+        reason: 'missed',
+      }),
+    );
+    for (let i = 0; i < 120; i++) {
+      const at = now - 2_400 + i * 20;
+      await store.record(
+        executionRow('crowded', {
+          fireAt: at,
+          status: 'skipped',
+          startedAt: at,
+          finishedAt: at,
+          reason: 'overlap',
+        }),
+      );
+      await store.record(
+        executionRow('flaky', { fireAt: at, status: 'failed', finishedAt: at + 5 }),
+      );
+    }
+    await fake.advance(20_000);
+    for (const s of fleet) await stopOnFakeClock(s, fake);
+    const failedOf = (job: string) =>
+      received.filter((e) => e.alert.kind === 'run_failed' && e.alert.job === job);
+    expect(failedOf('crowded').map((e) => e.alert.fireAt)).toEqual([now - 2_600]);
+    expect(failedOf('flaky')).toHaveLength(100); // at most one page of failures per job and span
+    const missed = received.filter((e) => e.alert.kind === 'fires_missed');
+    expect(missed.map((e) => [e.alert.job, e.alert.fireAt])).toEqual([['flaky', now - 2_600]]);
   });
 
   it('lateAfterMs: a run that started later than the threshold after its fire is notified once', async () => {
@@ -214,11 +349,9 @@ describe('fleetWatchdog', () => {
     await fake.advance(12_000);
     const now = fake.now();
     const ran = (fireAt: number, lateMs: number, status: 'succeeded' | 'failed') =>
-      store.record({
-        ...{ id: `digest-${fireAt}`, job: 'digest', fireAt, status, attempt: 1 },
-        ...{ instanceId: 'a', token: 1, startedAt: fireAt + lateMs, finishedAt: now },
-        ...{ error: null, reason: null },
-      });
+      store.record(
+        executionRow('digest', { fireAt, status, startedAt: fireAt + lateMs, finishedAt: now }),
+      );
     await ran(now - 60_000, 5_000, 'succeeded'); // late
     await ran(now - 50_000, 1_500, 'succeeded'); // within the threshold
     await ran(now - 40_000, 3_000, 'failed'); // late and failed: both alerts
@@ -259,12 +392,17 @@ describe('fleetWatchdog', () => {
         settleMs: 1_000,
       },
     );
-    for (const s of fleet) s.start();
-    // sync's first fire (60 s) fails; the watchdog runs at 70 s and 80 s cannot send it
-    await fake.advance(85_000);
-    receiverUp = true;
-    await fake.advance(10_000);
-    for (const s of fleet) await stopOnFakeClock(s, fake);
+    const recorded = recordEvents();
+    try {
+      for (const s of fleet) s.start();
+      // sync's first fire (60 s) fails; the watchdog runs at 70 s and 80 s cannot send it
+      await fake.advance(85_000);
+      receiverUp = true;
+      await fake.advance(10_000);
+      for (const s of fleet) await stopOnFakeClock(s, fake);
+    } finally {
+      recorded.stop();
+    }
 
     const runs = (await allHistory(store, WATCHDOG)).sort((x, y) => x.fireAt - y.fireAt);
     const firstFailure = runs.findIndex((r) => r.status === 'failed');
@@ -277,6 +415,20 @@ describe('fleetWatchdog', () => {
     const ids = new Set(attempts.map((e) => e.alert.id));
     expect(ids.size, 'every attempt carries the same alert').toBe(1);
     expect(attempts.length).toBe(5); // 2 attempts in each failed run, then 1 delivered
+
+    // the failed runs end with a typed error of the FleetcronError family, the delivery's cause
+    const errors = recorded.events.flatMap((e) =>
+      e.type === 'run.finished' && e.job === WATCHDOG && e.status === 'failed' ? [e.error] : [],
+    );
+    expect(errors).toHaveLength(2);
+    for (const error of errors) {
+      expect(error).toBeInstanceOf(WatchdogDeliveryError);
+      expect(isFleetcronError(error, 'WATCHDOG_UNDELIVERED')).toBe(true);
+      expect(error).toMatchObject({ undelivered: 1, cause: { message: 'receiver down' } });
+      expect(error?.message).toContain('1 alert delivery failed (receiver down)');
+    }
+    const failedRow = runs[firstFailure];
+    expect(failedRow?.error).toContain('WatchdogDeliveryError');
   });
 
   it('refuses bad options with a typed error naming the field', () => {

@@ -51,6 +51,7 @@ export function scheduleJob(
     ...(o.leaseMs !== undefined ? { leaseMs: o.leaseMs } : {}),
     ...(o.overlap !== undefined ? { overlap: o.overlap } : {}),
     ...(o.catchUp !== undefined ? { catchUp: o.catchUp } : {}),
+    ...(o.jitterMs !== undefined ? { jitterMs: o.jitterMs } : {}),
   };
 }
 

@@ -61,6 +61,8 @@ export interface ScheduleOptions {
    * and resolves it at the next success. The run itself ignores it.
    */
   overdueAfterMs?: number;
+  /** Each fire claimed and run a fixed offset of up to this many ms after its time (the job's `jitterMs`). */
+  jitterMs?: number;
 }
 
 /** What a schedule is, without identity or audit: what `create` takes and `update` replaces. */

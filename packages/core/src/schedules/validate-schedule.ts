@@ -3,6 +3,7 @@ import { triggerFromSpec } from '../fleet/trigger-spec.js';
 import { checkJsonData } from '../json-data.js';
 import { retry } from '../middleware/retry.js';
 import type { CatchUpSpec, TriggerSpec } from '../registry.js';
+import { checkJitter } from '../scheduler/job/index.js';
 import { assertKnownKeys } from '../scheduler/known-keys.js';
 import { assertPositiveInteger, assertPositiveMs } from '../validate.js';
 import { withFieldPrefix } from './field-prefix.js';
@@ -47,6 +48,7 @@ const OPTION_KEYS = Object.keys({
   endAt: true,
   note: true,
   overdueAfterMs: true,
+  jitterMs: true,
 } satisfies Record<keyof ScheduleOptions, true>);
 const TRIGGER_KEYS: Record<TriggerSpec['kind'], string[]> = {
   cron: ['kind', 'expression', 'tz', 'seed', 'dialect'],
@@ -221,6 +223,7 @@ function checkOptions(value: unknown): ScheduleOptions {
       assertPositiveMs('overdueAfterMs', o.overdueAfterMs);
       out.overdueAfterMs = o.overdueAfterMs;
     }
+    if (o.jitterMs !== undefined) out.jitterMs = checkJitter(o.jitterMs);
   });
   return out;
 }

@@ -11,6 +11,7 @@ import {
   Scheduler,
   ScheduleServer,
 } from '../../src/index.js';
+import { jitterOffset } from '../../src/scheduler/job/index.js';
 import { allHistory, recordEvents, settle } from '../scheduler/helpers.js';
 
 const MIN = 60_000;
@@ -102,6 +103,26 @@ describe('ScheduleServer: stored schedules served by handlers registered in code
     expect(codeRuns).toEqual([T0 + MIN]); // code-defined jobs are untouched
     const rows = await allHistory(f.store, 'schedule:acme');
     expect(rows.map((r) => [r.fireAt, r.status])).toEqual([[T0 + MIN, 'succeeded']]);
+    await f.stop();
+  });
+
+  it('options.jitterMs: each fire of the schedule starts its fixed offset after the fire time', async () => {
+    const f = fleetOf(['a', 'b']);
+    await f.fleet.createSchedule(
+      { id: 'acme', handler: 'report', trigger: everyMinute, options: { jitterMs: 20_000 } },
+      { by: 'alice' },
+    );
+    await f.start();
+    const offset = jitterOffset(
+      { name: 'schedule:acme', trigger: every(MIN), jitterMs: 20_000 },
+      T0 + MIN,
+    );
+    expect(offset, 'a fire with an offset to see').toBeGreaterThan(0);
+    for (let t = 0; t < MIN + 20_000; t += 1_000) await f.clock.advance(1_000);
+    const rows = await allHistory(f.store, 'schedule:acme');
+    expect(rows.map((r) => [r.fireAt, r.startedAt - r.fireAt, r.status])).toEqual([
+      [T0 + MIN, offset, 'succeeded'],
+    ]);
     await f.stop();
   });
 

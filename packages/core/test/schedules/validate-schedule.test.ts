@@ -135,6 +135,7 @@ describe('stored schedule checks: a typed error naming the field, nothing stored
       'INVALID_OPTION',
       'options.overdueAfterMs',
     );
+    await refused({ ...base, options: { jitterMs: -1 } }, 'INVALID_OPTION', 'options.jitterMs');
     await refused(
       { ...base, options: { note: 'n'.repeat(1001) } },
       'INVALID_OPTION',

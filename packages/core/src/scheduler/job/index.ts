@@ -6,7 +6,7 @@
 export type { JobDefinition, NormalizedJob, OverlapPolicy } from './job.js';
 export { normalizeLeaseMs, validateJob, validateMiddleware } from './job.js';
 export { exclusionOf, includedFires, jobZone } from './job-exclusions.js';
-export { jitterOffset, MAX_JITTER_MS } from './job-jitter.js';
+export { checkJitter, jitterOffset, MAX_JITTER_MS } from './job-jitter.js';
 export { MAX_JOB_NAME_LENGTH } from './job-name.js';
 export type { CatchUpPolicy, HolderLostPolicy } from './job-policies.js';
 export type { ShardsOption } from './job-shards.js';

@@ -250,7 +250,9 @@ export interface FleetStore {
    * Gives a held request back before its lease ends (its taker stops, no longer has the job, or
    * could not claim a manual fire for it): any instance may take it at once. Only while `takeId`
    * is its current take and it is not decided; a no-op otherwise (also for an unknown id).
-   * Stores with push (`watchRunRequests`) announce it like a new request.
+   * Stores with push (`watchRunRequests`) announce it like a new request. The released take
+   * stays current until another take replaces it (so it could still decide; its scheduler never
+   * does once it gave the request back).
    */
   releaseRunRequest?(id: string, takeId: string): Promise<void>;
   /** Where a request is, or `null` for an unknown id (or a decided one already collected). */

@@ -1,4 +1,10 @@
-import { type Clock, InvalidOptionError, realClock } from '@fleetcron/core';
+import {
+  type Clock,
+  InvalidOptionError,
+  type JsonValue,
+  MAX_RUN_REQUEST_DATA_BYTES,
+  realClock,
+} from '@fleetcron/core';
 import type { AdminActionRecord, JobAction } from './api/audit.js';
 import {
   type AdminJobFleet,
@@ -7,6 +13,7 @@ import {
   getInstances,
   getJob,
   getJobs,
+  getRunRequest,
   postAction,
 } from './api/routes.js';
 import {
@@ -103,8 +110,10 @@ export interface AdminHandlerOptions extends AdminAuthOptions {
   clock?: Clock;
 }
 
-/** Largest body of a job mutation (pause, resume, run), bytes. */
+/** Largest body of a job mutation (pause, resume), bytes. */
 const MAX_BODY_BYTES = 4096;
+/** Largest body of a run request: its `data` (at most 64 KiB as core checks it) and a note. */
+const MAX_RUN_BODY_BYTES = MAX_RUN_REQUEST_DATA_BYTES + MAX_BODY_BYTES;
 const ACTIONS: readonly string[] = ['pause', 'resume', 'run'];
 
 function normalizeBase(basePath: unknown): string {
@@ -152,7 +161,7 @@ function serveAsset(request: Request, asset: ConsoleAsset): Response {
  */
 function itemRoute(
   rest: string,
-  collection: 'jobs' | 'schedules',
+  collection: 'jobs' | 'schedules' | 'run-requests',
   field: string,
 ): { name: string; tail: string | null } | null {
   const match = new RegExp(`^/api/${collection}/([^/]+)(?:/([^/]+))?/?$`).exec(rest);
@@ -174,8 +183,10 @@ function itemRoute(
  *
  * API (all need authentication; answers are JSON, errors `{ error: { code, message, field? } }`):
  * `GET api/me`, `GET api/fleet`, `GET api/instances`, `GET api/jobs`, `GET api/jobs/:name`,
- * `GET api/jobs/:name/history?limit=&cursor=&status=`, and the mutations (write role, JSON body
- * plus the `x-fleetcron-request` header) `POST api/jobs/:name/pause`, `/resume`, `/run`.
+ * `GET api/jobs/:name/history?limit=&cursor=&status=`, `GET api/run-requests/:id` (a run
+ * request's state and its run), and the mutations (write role, JSON body plus the
+ * `x-fleetcron-request` header) `POST api/jobs/:name/pause`, `/resume`, `/run` (body `data`: the
+ * run's `ctx.request.data`).
  * Stored schedules: `GET api/schedules?handler=&limit=&cursor=`, `GET api/schedules/:id`, and
  * the mutations `POST api/schedules` (create), `POST api/schedules/:id/update` (with the
  * `expectedVersion` read: a stale one answers 409 `SCHEDULE_CONFLICT`), `/enable`, `/disable`,
@@ -271,6 +282,8 @@ export function createAdminHandler(options: AdminHandlerOptions): AdminHandler {
       const route = itemRoute(rest, 'jobs', 'job');
       if (route && route.tail === null) return getJob(fleet, route.name);
       if (route && route.tail === 'history') return getHistory(fleet, route.name, url.searchParams);
+      const runRequest = itemRoute(rest, 'run-requests', 'id');
+      if (runRequest && runRequest.tail === null) return getRunRequest(fleet, runRequest.name);
       const schedule = itemRoute(rest, 'schedules', 'id');
       if (schedule && schedule.tail === null) return getSchedule(fleet, schedule.name);
     } else if (method === 'POST') {
@@ -278,8 +291,18 @@ export function createAdminHandler(options: AdminHandlerOptions): AdminHandler {
       if (route?.tail && ACTIONS.includes(route.tail)) {
         const refused = refusal(`${route.tail} jobs`);
         if (refused) return refused;
-        const note = noteOf(await readJsonObject(request, MAX_BODY_BYTES));
-        return postAction(fleet, route.name, route.tail as JobAction, who, onAction, note);
+        const run = route.tail === 'run';
+        const body = await readJsonObject(request, run ? MAX_RUN_BODY_BYTES : MAX_BODY_BYTES);
+        const data = run && body.data !== undefined ? (body.data as JsonValue) : undefined;
+        return postAction(
+          fleet,
+          route.name,
+          route.tail as JobAction,
+          who,
+          onAction,
+          noteOf(body),
+          data,
+        );
       }
       const mutation = { fleet, who, onAction };
       if (rest === '/api/schedules') {

@@ -1,4 +1,10 @@
 export type { AdminActionRecord, JobAction, ScheduleAction } from './api/audit.js';
+export {
+  fireOutcome,
+  type RunRequestFleet,
+  type RunRequestView,
+  runRequestView,
+} from './api/run-request-view.js';
 export * from './handler.js';
 export type { AllowedHosts } from './http/allowed-hosts.js';
 export type {

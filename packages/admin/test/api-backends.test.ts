@@ -1,8 +1,8 @@
-import { FleetClient, type Store } from '@fleetcron/core';
+import { FleetClient, type Store, type TakenRunRequest } from '@fleetcron/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AdminHandler, createAdminHandler } from '../src/index.js';
 import { BACKENDS, type BackendFixture } from './backends.js';
-import { seedFleet } from './fleet-fixture.js';
+import { execution, seedFleet } from './fleet-fixture.js';
 
 const WRITE = 'backend-write-0123456789';
 const READ = 'backend-read-0123456789';
@@ -21,7 +21,7 @@ describe.each(Object.keys(BACKENDS))('every API route on the %s store', (backend
     );
     return { status: response.status, body: (await response.json()) as Record<string, unknown> };
   };
-  const post = async (path: string, token = WRITE) => {
+  const post = async (path: string, token = WRITE, body = '{}') => {
     const response = await handler(
       new Request(`http://localhost/fc/api${path}`, {
         method: 'POST',
@@ -30,7 +30,7 @@ describe.each(Object.keys(BACKENDS))('every API route on the %s store', (backend
           'content-type': 'application/json',
           'x-fleetcron-request': 'test',
         },
-        body: '{}',
+        body,
       }),
     );
     return { status: response.status, body: (await response.json()) as Record<string, unknown> };
@@ -130,5 +130,68 @@ describe.each(Object.keys(BACKENDS))('every API route on the %s store', (backend
     const taken = [...(first ?? []), ...(second ?? [])];
     expect(taken.map((r) => [r.job, r.requestedBy])).toEqual([['cleanup', 'admin:ops']]);
     expect((await post('/jobs/ghost/run')).body).toMatchObject({ error: { code: 'UNKNOWN_JOB' } });
+  });
+
+  it('POST run with data, then GET run-requests/:id: pending, taken, decided with its run (read role)', async () => {
+    const bad = await post(
+      '/jobs/cleanup/run',
+      WRITE,
+      JSON.stringify({ data: 'x'.repeat(65 * 1024) }),
+    );
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ error: { code: 'INVALID_OPTION', field: 'data' } });
+    const run = await post(
+      '/jobs/cleanup/run',
+      WRITE,
+      JSON.stringify({ data: { month: '2026-11' } }),
+    );
+    expect(run.status).toBe(202);
+    const id = (run.body.request as { id: string }).id;
+    const pending = await get(`/run-requests/${id}`);
+    expect(pending.status).toBe(200);
+    expect(pending.body).toMatchObject({
+      request: { id, job: 'cleanup', state: 'pending', takes: 0, data: { month: '2026-11' } },
+      executions: [],
+      outcome: null,
+    });
+    // what a scheduler does: take it, decide it as a manual fire, record that fire's run
+    const [taken] = ((await store.takeRunRequests?.(['cleanup'], 'i-1')) ??
+      []) as TakenRunRequest[];
+    expect(taken).toMatchObject({ id, data: { month: '2026-11' } });
+    const held = (await get(`/run-requests/${id}`)).body.request;
+    expect(held).toMatchObject({ state: 'taken', takenBy: 'i-1', takes: 1 });
+    const fireAt = Date.now() + 1;
+    expect(
+      await store.decideRunRequest?.(id, (taken as TakenRunRequest).takeId, {
+        fireAt,
+        instanceId: 'i-1',
+      }),
+    ).toBe(true);
+    const decided = (await get(`/run-requests/${id}`)).body;
+    expect(decided).toMatchObject({
+      request: { state: 'decided', fireAt, decidedBy: 'i-1' },
+      executions: [],
+      outcome: null,
+    });
+    const row = execution('cleanup', fireAt, {
+      status: 'running',
+      finishedAt: null,
+      requestedBy: 'admin:ops',
+    });
+    await store.record(row);
+    expect((await get(`/run-requests/${id}`)).body).toMatchObject({ outcome: null });
+    await store.record({
+      ...row,
+      status: 'failed',
+      finishedAt: fireAt + 40,
+      error: 'Error: no ledger',
+    });
+    expect((await get(`/run-requests/${id}`)).body).toMatchObject({
+      executions: [{ id: row.id, fireAt, status: 'failed', error: 'Error: no ledger' }],
+      outcome: 'failed',
+    });
+    expect((await get('/run-requests/no-such-request')).body).toMatchObject({
+      error: { code: 'UNKNOWN_RUN_REQUEST', field: 'id' },
+    });
   });
 });

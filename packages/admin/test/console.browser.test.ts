@@ -157,6 +157,60 @@ describe('the console in Chromium over a fleet of three Schedulers on PostgreSQL
     await page.close();
   });
 
+  it('run now with JSON data: a field error for bad data, then the request followed to its run in history', async () => {
+    const page = await signIn(WRITE);
+    const runs = () => fleet.ledger.filter((e) => e.job === 'nightly-report');
+    const before = runs().length;
+    await row(page, 'nightly-report').getByRole('button', { name: 'Run now' }).click();
+    const dialog = page.locator('dialog.confirm');
+    await dialog.waitFor();
+    const field = dialog.locator('#confirm-data');
+    const fieldError = dialog.locator('#confirm-data-error');
+    await field.fill('{"month": 2026-11}');
+    await dialog.locator('button[data-confirm]').click();
+    await until('the JSON error on the data field', async () =>
+      /Data must be JSON/.test((await fieldError.textContent()) ?? ''),
+    );
+    expect(await field.getAttribute('aria-invalid')).toBe('true');
+    // valid JSON the API refuses (over 64 KiB): its typed error, on the same field
+    await field.fill(JSON.stringify('x'.repeat(65 * 1024)));
+    await dialog.locator('button[data-confirm]').click();
+    await until('the API error on the data field', async () =>
+      /64 KiB|bytes/.test((await fieldError.textContent()) ?? ''),
+    );
+    expect(runs().length, 'refused data requests nothing').toBe(before);
+    await field.fill('{"month": "2026-11"}');
+    await dialog.locator('button[data-confirm]').click();
+    await dialog.waitFor({ state: 'detached' });
+    const panel = page.locator('#run-request');
+    await until(
+      'the request decided and its run ended',
+      async () => (await panel.getAttribute('data-state')) === 'done',
+      20_000,
+    );
+    expect(await panel.locator('.request-state').textContent()).toMatch(
+      /^Decided as the fire of .+ by e2e-[123]\.$/,
+    );
+    expect(await panel.locator('.request-outcome').textContent()).toMatch(
+      /succeeded on e2e-[123], took \d+ ms/,
+    );
+    const withData = runs().slice(before);
+    expect(withData).toEqual([
+      expect.objectContaining({ job: 'nightly-report', data: { month: '2026-11' } }),
+    ]);
+    await panel.locator('a.history-link').click();
+    const marked = page.locator('#history tr.requested-run');
+    await marked.waitFor();
+    expect(await marked.count()).toBe(1);
+    expect(await marked.getAttribute('data-status')).toBe('succeeded');
+    expect(await marked.textContent()).toContain('manual, by admin:ops');
+    // the marked row is the fire the request became, and the panel stays across pages
+    const fireAt = await marked.locator('td[data-label="Fire"] time').getAttribute('datetime');
+    expect(new Date(fireAt as string).getTime()).toBe(withData[0]?.fireAt);
+    expect(await panel.isVisible()).toBe(true);
+    await page.close();
+  });
+
   it('pausing through the button makes the fleet record the next fires as skipped (paused)', async () => {
     const page = await signIn(WRITE);
     await row(page, 'tick').getByRole('button', { name: 'Pause' }).click();

@@ -9,6 +9,8 @@ export interface LedgerEntry {
   job: string;
   instanceId: string;
   fireAt: number;
+  /** `ctx.request.data` of a run answering a fleet run request; absent otherwise. */
+  data?: unknown;
 }
 
 /** A fleet of real Schedulers sharing one PostgreSQL schema (lock and store). */
@@ -36,7 +38,10 @@ export async function startPgFleet(url: string, size = 3): Promise<PgFleet> {
   await store.migrate();
   const ledger: LedgerEntry[] = [];
   const record = (ctx: JobContext) => {
-    ledger.push({ job: ctx.job, instanceId: ctx.instanceId, fireAt: ctx.fireAt.getTime() });
+    ledger.push({
+      ...{ job: ctx.job, instanceId: ctx.instanceId, fireAt: ctx.fireAt.getTime() },
+      ...(ctx.request ? { data: ctx.request.data } : {}),
+    });
   };
   const triggers = {
     tick: every(1000),

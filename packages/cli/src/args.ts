@@ -44,6 +44,8 @@ export interface CliOptions {
   options?: string;
   enabled?: string;
   'expected-version'?: string;
+  wait?: boolean;
+  timeout?: string;
 }
 
 const OPTIONS = {
@@ -83,6 +85,8 @@ const OPTIONS = {
   options: { type: 'string' },
   enabled: { type: 'string' },
   'expected-version': { type: 'string' },
+  wait: { type: 'boolean' },
+  timeout: { type: 'string' },
 } as const;
 
 const BACKEND = ['postgres', 'redis', 'etcd', 'sqlite', 'schema', 'prefix'] as const;
@@ -108,7 +112,12 @@ export const COMMAND_OPTIONS: Record<
   },
   pause: { options: [...BACKEND, 'json', 'by'], positionals: 1, operand: 'job' },
   resume: { options: [...BACKEND, 'json', 'by'], positionals: 1, operand: 'job' },
-  run: { options: [...BACKEND, 'json', 'by', 'data'], positionals: 1, operand: 'job' },
+  run: {
+    options: [...BACKEND, 'json', 'by', 'data', 'wait', 'timeout'],
+    positionals: 1,
+    operand: 'job',
+  },
+  request: { options: [...BACKEND, 'json'], positionals: 1, operand: 'run request id' },
   serve: {
     options: [
       ...BACKEND,

@@ -3,6 +3,7 @@ import { type ParsedCommand, parseCommandLine, UsageError } from './args.js';
 import { actionCommand, historyCommand, instancesCommand, jobsCommand } from './commands/fleet.js';
 import { nextCommand } from './commands/next.js';
 import { nextJobCommand } from './commands/next-job.js';
+import { requestCommand } from './commands/run-request.js';
 import { schedulesCommand } from './commands/schedules.js';
 import { serveCommand } from './commands/serve.js';
 import { validateCommand } from './commands/validate.js';
@@ -29,6 +30,8 @@ async function withBackend(parsed: ParsedCommand, io: CliIo): Promise<ExitCode> 
       case 'resume':
       case 'run':
         return await actionCommand(backend, parsed.command, parsed, io);
+      case 'request':
+        return await requestCommand(backend, parsed, io);
       case 'schedules':
         return await schedulesCommand(backend, parsed, io);
       default:

@@ -19,7 +19,13 @@ Fleet (backend: --postgres URL | --redis URL | --etcd URL | --sqlite FILE, or FL
                           a job's runs, newest first
   pause <job> | resume <job>
                           pause or resume a job on every instance
-  run <job> [--data JSON] ask the fleet to run a job once now (the run sees ctx.request.data)
+  run <job> [--data JSON] [--wait [--timeout MS]]
+                          ask the fleet to run a job once now (the run sees
+                          ctx.request.data); --wait waits for the run and prints its
+                          outcome (exit 0 succeeded, 6 failed, 7 skipped, 8 not ended
+                          within --timeout, default 300000 ms)
+  request <id>            where a run request is: pending, taken by which instance
+                          until when, or decided as which fire (and that run's outcome)
   schedules list [--handler H] [--limit N] [--cursor C]
   schedules get <id>
   schedules create --handler H (--cron EXPR [--tz Z] | --every MS | --at ISO)
@@ -50,5 +56,7 @@ Output
   -V, --version           the version of @fleetcron/cli
 
 Exit codes: 0 ok, 1 invalid input (expression, zone, value) or unexpected error,
-2 bad arguments, 3 backend unreachable, 4 unknown job or schedule,
-5 schedule changed since --expected-version.`;
+2 bad arguments, 3 backend unreachable, 4 unknown job, schedule or run request,
+5 schedule changed since --expected-version; run --wait: 6 the run failed (or timed
+out, lost its lease, was aborted), 7 the run was skipped (paused, or busy),
+8 --timeout passed before the run ended.`;

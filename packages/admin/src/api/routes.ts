@@ -1,14 +1,16 @@
-import { type FleetClient, type RunStatus, UnknownJobError } from '@fleetcron/core';
+import { type FleetClient, type JsonValue, type RunStatus, UnknownJobError } from '@fleetcron/core';
 import type { AdminPrincipal } from '../http/auth.js';
-import { json } from '../http/responses.js';
+import { json, jsonError } from '../http/responses.js';
 import type { AdminActionRecord, JobAction } from './audit.js';
 import { pageLimit } from './query.js';
+import { type RunRequestFleet, runRequestView } from './run-request-view.js';
 
 /** The part of core's `FleetClient` the job routes use. */
 export type AdminJobFleet = Pick<
   FleetClient,
   'fleet' | 'history' | 'pause' | 'resume' | 'requestRun'
->;
+> &
+  RunRequestFleet;
 
 /** Largest history page, runs. */
 const MAX_HISTORY_LIMIT = 200;
@@ -70,7 +72,24 @@ export async function getHistory(
   return json(200, page);
 }
 
-/** `POST api/jobs/:name/(pause|resume|run)`: recorded with who asked (`admin:<name>`). */
+/** `GET api/run-requests/:id`: the request's state and, once decided, the rows of its fire. */
+export async function getRunRequest(fleet: AdminJobFleet, id: string): Promise<Response> {
+  const view = await runRequestView(fleet, id);
+  if (view === null) {
+    return jsonError(
+      404,
+      'UNKNOWN_RUN_REQUEST',
+      `no run request ${JSON.stringify(id)}: check the id (POST api/jobs/:name/run answers it); decided requests are kept at least an hour.`,
+      { field: 'id' },
+    );
+  }
+  return json(200, view);
+}
+
+/**
+ * `POST api/jobs/:name/(pause|resume|run)`: recorded with who asked (`admin:<name>`); `run` sends
+ * the body's `data` (any JSON, checked by core: 400 `INVALID_OPTION`, field `data`) to the run.
+ */
 export async function postAction(
   fleet: AdminJobFleet,
   name: string,
@@ -78,11 +97,12 @@ export async function postAction(
   who: AdminPrincipal,
   onAction: (record: AdminActionRecord) => void,
   note?: string,
+  data?: JsonValue,
 ): Promise<Response> {
   const by = `admin:${who.name}`;
   const withNote = note === undefined ? {} : { note };
   if (action === 'run') {
-    const request = await fleet.requestRun(name, { by });
+    const request = await fleet.requestRun(name, { by, ...(data === undefined ? {} : { data }) });
     onAction({ action, job: name, by, at: Date.now(), requestId: request.id, ...withNote });
     return json(202, { ok: true, job: name, action, by, request });
   }

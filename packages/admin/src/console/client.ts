@@ -1,6 +1,7 @@
 /// <reference lib="dom" />
 import type { consoleConfirm } from './confirm.js';
 import type { ConsoleDom } from './dom.js';
+import type { ConsoleRunRequests, RunRequestPanelContext } from './run-request-panel.js';
 import type { ConsoleScheduleCells } from './schedule-cells.js';
 import type { ConsoleScheduleForm } from './schedule-form.js';
 import type { ConsoleSchedules, SchedulesContext } from './schedules-view.js';
@@ -30,6 +31,7 @@ export function consoleMain(
   ) => ConsoleSchedules,
   makeScheduleForm: (dom: ConsoleDom) => ConsoleScheduleForm,
   makeScheduleCells: (dom: ConsoleDom) => ConsoleScheduleCells,
+  makeRunRequests: (dom: ConsoleDom, ctx: RunRequestPanelContext) => ConsoleRunRequests,
 ): void {
   type Json = Record<string, unknown>;
   const { h, localTime } = dom;
@@ -50,11 +52,13 @@ export function consoleMain(
   /** The notice `go` hands to the page it opens (a page change clears notices otherwise). */
   let carried: { text: string; kind: 'ok' | 'error' } | null = null;
   const confirmAction = makeConfirm(dom);
+  const runRequests = makeRunRequests(dom, { api: (path) => api(path), refresh });
   const views = makeViews(dom, {
     state: () => state,
     jobs,
     instances,
     actions,
+    isRequestedRun: (run) => runRequests.isTrackedRun(run),
     showHistory: async (job, status, more) => {
       await loadHistory(job, status, more);
       render();
@@ -134,23 +138,49 @@ export function consoleMain(
     box.textContent = dom.visible(text);
   }
 
+  /**
+   * "Run now": the dialog takes a note and optional JSON data; data that is not JSON, or that the
+   * API refuses (400 naming `data`), is shown on the field and the dialog stays open. Once
+   * requested, the run-request panel follows the request to its run's outcome.
+   */
+  async function runNow(job: string): Promise<void> {
+    const question = `Run "${job}" once now, on one instance of the fleet?`;
+    await confirmAction(question, 'Run now', async (note, text) => {
+      let data: unknown;
+      if (text.trim() !== '') {
+        try {
+          data = JSON.parse(text);
+        } catch (error) {
+          return `Data must be JSON (or empty): ${(error as Error).message}`;
+        }
+      }
+      try {
+        const body: Json = { ...(note ? { note } : {}), ...(data === undefined ? {} : { data }) };
+        const answer = await api(`/jobs/${encodeURIComponent(job)}/run`, 'POST', body);
+        notify(`Run of "${job}" requested.`, 'ok');
+        runRequests.track(String((answer.request as Json).id), job);
+      } catch (error) {
+        const field = (error as HttpError).field;
+        if (field === 'data' || field === 'body') return (error as Error).message;
+        notify(`Could not run now "${job}": ${(error as Error).message}`, 'error');
+      }
+      return null;
+    });
+    await refresh();
+  }
+
   async function mutate(job: string, action: 'pause' | 'resume' | 'run'): Promise<void> {
-    const labels = { pause: 'Pause', resume: 'Resume', run: 'Run now' } as const;
+    if (action === 'run') return runNow(job);
+    const labels = { pause: 'Pause', resume: 'Resume' } as const;
     const questions = {
       pause: `Pause "${job}" on every instance? Its fires are skipped until resumed.`,
       resume: `Resume "${job}" on every instance?`,
-      run: `Run "${job}" once now, on one instance of the fleet?`,
     } as const;
     const note = await confirmAction(questions[action], labels[action]);
     if (note === null) return;
     try {
       await api(`/jobs/${encodeURIComponent(job)}/${action}`, 'POST', note ? { note } : {});
-      notify(
-        action === 'run'
-          ? `Run of "${job}" requested.`
-          : `"${job}" ${action === 'pause' ? 'paused' : 'resumed'}.`,
-        'ok',
-      );
+      notify(`"${job}" ${action === 'pause' ? 'paused' : 'resumed'}.`, 'ok');
     } catch (error) {
       notify(
         `Could not ${labels[action].toLowerCase()} "${job}": ${(error as Error).message}`,
@@ -322,7 +352,13 @@ export function consoleMain(
       notice.className = `notice notice-${state.notice.kind}`;
       notice.textContent = dom.visible(state.notice.text);
     }
-    root.replaceChildren(nav(), notice, status, h('main', { id: 'main' }, view));
+    root.replaceChildren(
+      nav(),
+      notice,
+      runRequests.panel(),
+      status,
+      h('main', { id: 'main' }, view),
+    );
     for (const key of open) if (key) root.querySelector(key)?.setAttribute('open', '');
     if (focused && document.activeElement !== active)
       (root.querySelector(focused) as HTMLElement | null)?.focus();

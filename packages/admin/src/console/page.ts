@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { consoleMain } from './client.js';
 import { consoleConfirm } from './confirm.js';
 import { consoleDom } from './dom.js';
+import { consoleRunRequests } from './run-request-panel.js';
 import { consoleScheduleCells } from './schedule-cells.js';
 import { consoleScheduleForm } from './schedule-form.js';
 import { consoleSchedules } from './schedules-view.js';
@@ -22,7 +23,7 @@ function asset(body: string, contentType: string): ConsoleAsset {
 
 /**
  * The browser script: {@link consoleMain} called with the rendering helpers, the confirmation
- * dialog, the views and the schedules pages with their form and cells, each compiled function inserted
+ * dialog, the views, the schedules pages with their form and cells and the run-request panel, each compiled function inserted
  * through `toString()`. Some transpilers (tsx, esbuild with
  * `keepNames`) wrap functions in a `__name(fn, "name")` helper that lives outside the function;
  * the one-line stand-in keeps the script working whichever built it.
@@ -38,6 +39,7 @@ export const CONSOLE_SCRIPT = asset(
     `  ${consoleSchedules.toString()},`,
     `  ${consoleScheduleForm.toString()},`,
     `  ${consoleScheduleCells.toString()},`,
+    `  ${consoleRunRequests.toString()},`,
     ');',
     '',
   ].join('\n'),

@@ -51,6 +51,10 @@ time .abs { font-size: .8rem; color: var(--muted); }
 .notice { padding: .4rem .75rem; margin: .5rem 0; border-radius: 4px; background: var(--chip); }
 .notice-error { color: var(--bad); }
 .notice-ok { color: var(--ok); }
+.run-request { padding: .4rem .75rem; margin: .5rem 0; border-radius: 4px; border: 1px solid var(--chip); }
+.run-request p { margin: .2rem 0; }
+tr.requested-run { outline: 2px solid var(--ok); }
+#confirm-data { font-family: monospace; width: 100%; }
 .actions { display: flex; gap: .4rem; flex-wrap: wrap; }
 button { font: inherit; padding: .3rem .75rem; border-radius: 6px; border: 1px solid var(--line);
   background: var(--chip); color: var(--fg); cursor: pointer; min-height: 2.25rem; }

@@ -8,6 +8,8 @@ export interface ViewContext {
   instances(): Json[];
   /** The job's buttons for the write role, `null` for read-only. */
   actions(job: Json): HTMLElement | null;
+  /** Whether a history row is the run of the run request the console follows (marked). */
+  isRequestedRun(run: Json): boolean;
   /** Loads (or, with `more`, extends) a job's history with a status filter, then re-renders. */
   showHistory(job: string, status: string, more: boolean): Promise<void>;
 }
@@ -200,7 +202,10 @@ export function consoleViews(dom: ConsoleDom, ctx: ViewContext) {
     const runRow = (run: Json) =>
       h(
         'tr',
-        { 'data-status': String(run.status) },
+        {
+          'data-status': String(run.status),
+          ...(ctx.isRequestedRun(run) ? { class: 'requested-run', 'aria-current': 'true' } : {}),
+        },
         cell('Fire', time(run.fireAt as number, now), partLabel(run)),
         cell(
           'Status',

@@ -7,12 +7,13 @@ import {
   type LiveInstance,
   type RunStatus,
 } from '@fleetcron/core';
-import { integerOption, type ParsedCommand } from '../args.js';
+import { integerOption, type ParsedCommand, UsageError } from '../args.js';
 import { type Backend, defaultActor } from '../connect.js';
 import { EXIT, type ExitCode } from '../exit-codes.js';
 import type { CliIo } from '../io.js';
 import { table } from '../table.js';
 import { unknownJob } from '../unknown-job.js';
+import { waitForRequest } from './run-request.js';
 import { jsonOption } from './schedules.js';
 
 const iso = (at: number | null | undefined): string =>
@@ -153,7 +154,7 @@ export async function historyCommand(
   return EXIT.ok;
 }
 
-/** `fleetcron pause|resume|run <job> [--by name]` (`run` also `[--data JSON]`). */
+/** `fleetcron pause|resume|run <job> [--by name]` (`run` also `[--data JSON] [--wait [--timeout MS]]`). */
 export async function actionCommand(
   backend: Backend,
   action: 'pause' | 'resume' | 'run',
@@ -162,6 +163,8 @@ export async function actionCommand(
 ): Promise<ExitCode> {
   const job = operand as string;
   const by = options.by ?? defaultActor();
+  if (options.timeout !== undefined && !options.wait)
+    throw new UsageError('--timeout applies to "run --wait" only');
   const view = await backend.fleet.fleet();
   if (!view.jobs.some((j) => j.name === job)) return unknownJob(job, view, io);
   if (action === 'run') {
@@ -170,10 +173,17 @@ export async function actionCommand(
       by,
       ...(data === undefined ? {} : { data }),
     });
+    if (options.wait) {
+      if (!options.json)
+        io.out(
+          `run of ${job} requested (request ${request.id}, by ${by}); waiting for its outcome`,
+        );
+      return waitForRequest(backend, request.id, options, io);
+    }
     if (options.json) io.out(JSON.stringify({ ok: true, job, action, by, request }));
     else
       io.out(
-        `run of ${job} requested (request ${request.id}, by ${by}); an instance takes it within about a second and runs it once`,
+        `run of ${job} requested (request ${request.id}, by ${by}); an instance takes it within about a second and runs it once (fleetcron request ${request.id} shows where it is)`,
       );
     return EXIT.ok;
   }

@@ -109,6 +109,7 @@ export class Scheduler {
       backend: lock.backend,
       now: clock.now(),
       hasRegistry: this.fleet !== null,
+      windowMs: lock.windowMs,
     });
     this.slots.add(def);
   }

@@ -78,6 +78,9 @@ describe('jitterMs: each fire claimed a fixed offset after its time, the same on
         expect.objectContaining({ code: 'INVALID_OPTION', field: 'jitterMs' }),
       );
     }
+    // the lock's claim window (MemoryLock: 5 minutes) bounds it: a later claim would be stale
+    expect(() => add(150_000)).not.toThrow();
+    expect(() => add(150_001)).toThrow(/half the lock's claim window \(windowMs 300000 ms/);
     const base = { trigger: 'every(1000ms)', spec: null, leaseMs: 30_000, overlap: 'skip' };
     expect(definitionHash({ ...base, jitterMs: 0 }), 'no jitter: the hash of before').toBe(
       definitionHash(base),

@@ -6,11 +6,15 @@ import type { Trigger } from '../../trigger.js';
 export const MAX_JITTER_MS = 86_400_000;
 
 /**
- * Checks a job's `jitterMs` (absent: 0, no jitter).
+ * Checks a job's `jitterMs` (absent: 0, no jitter). With `windowMs` (the lock's claim window) it
+ * must also be at most half of it: a fire claimed later than the window after its time is stale
+ * (refused by the lock, planned as missed), and the other half is left for a late wake and the
+ * claim itself.
  *
- * @throws InvalidOptionError (`jitterMs`) unless an integer of milliseconds in 0…1 day.
+ * @throws InvalidOptionError (`jitterMs`) unless an integer of milliseconds in 0…1 day and, with
+ * `windowMs`, at most `windowMs / 2`.
  */
-export function checkJitter(value: unknown): number {
+export function checkJitter(value: unknown, windowMs?: number): number {
   if (value === undefined) return 0;
   if (!Number.isSafeInteger(value) || (value as number) < 0 || (value as number) > MAX_JITTER_MS) {
     throw new InvalidOptionError(
@@ -18,7 +22,14 @@ export function checkJitter(value: unknown): number {
       `must be an integer number of milliseconds from 0 to ${MAX_JITTER_MS} (one day), got ${String(value)}.`,
     );
   }
-  return value as number;
+  const jitterMs = value as number;
+  if (windowMs !== undefined && jitterMs > windowMs / 2) {
+    throw new InvalidOptionError(
+      'jitterMs',
+      `must be at most half the lock's claim window (windowMs ${windowMs} ms: at most ${Math.floor(windowMs / 2)} ms), got ${jitterMs}: a fire claimed later than the window is stale. Lower jitterMs or give the lock a longer windowMs.`,
+    );
+  }
+  return jitterMs;
 }
 
 /**

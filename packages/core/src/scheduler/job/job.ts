@@ -155,6 +155,8 @@ export function validateJob(
     now: number;
     /** The scheduler's store has the fleet registry (sharded jobs need it). Default false. */
     hasRegistry?: boolean;
+    /** The lock's claim window, ms (bounds `jitterMs`). Default: no bound but a day's. */
+    windowMs?: number;
   },
 ): NormalizedJob {
   if (typeof definition !== 'object' || definition === null) {
@@ -189,7 +191,7 @@ export function validateJob(
     shards: checkShards(d.shards, { hasRegistry: context.hasRegistry === true, catchUp }),
     exclude: checkCalendar(d.exclude),
     window,
-    jitterMs: checkJitter(d.jitterMs),
+    jitterMs: checkJitter(d.jitterMs, context.windowMs),
   };
 }
 

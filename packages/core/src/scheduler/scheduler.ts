@@ -135,14 +135,13 @@ export class Scheduler {
     // before scheduleAll(): each job's catch-up pass goes ahead of its first regular claim, and
     // the fleet's clock is learned (one round trip, bounded) before the first fire is scheduled
     const defs = this.slots.defs();
-    const clock = this.clockWatch.clock;
-    const startedMono = clock.monotonic();
     const clockKnown = this.path.catchUps.begin(defs.filter((def) => def.shards === null));
-    void clockKnown.then(() => {
+    void clockKnown.then((startedAt) => {
       if (!this.life.learnedClock(run)) return; // stopped meanwhile
-      // from the start (on the fleet's clock as now learned), not from now: a fire due while
-      // the clock was being learned is claimed late, not skipped
-      this.slots.scheduleAll(clock.now() - (clock.monotonic() - startedMono));
+      // after the start (on the fleet's clock as learned), not after now: a fire due while the
+      // clock was being learned is claimed late, not skipped; the catch-up pass has every fire
+      // up to that same moment, so no fire is both caught up and scheduled
+      this.slots.scheduleAll(startedAt);
     });
     this.fleet?.start();
     this.gate.start();

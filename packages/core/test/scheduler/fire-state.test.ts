@@ -121,4 +121,45 @@ describe('a fire is one state machine that returns its outcome', () => {
       'overlap',
     ]);
   });
+
+  it('a fire launched again while handled here is not claimed twice: one run, one token (a lock re-grants its holder the live lease)', async () => {
+    const fake = new FakeClock(0);
+    const lock = new MemoryLock({ clock: fake });
+    let runs = 0;
+    let release = () => {};
+    const running = new Promise<void>((r) => {
+      release = r;
+    });
+    const { path, job, store } = firePath(lock, fake, 'a', () => {
+      runs++;
+      return running;
+    });
+    const first = path.launch(job, 0);
+    for (let i = 0; i < 20 && first.state !== 'running'; i++) await fake.advance(10);
+    expect(first.state).toBe('running');
+    // the lock itself would answer the holder's second claim with the same lease
+    const again = await lock.claim({
+      key: 'job',
+      fireAt: 0,
+      owner: 'a',
+      leaseMs: 30_000,
+      exclusive: true,
+    });
+    expect(again.status).toBe('won');
+    const claimed: string[] = [];
+    const second = path.launch(job, 0, { onClaimed: (status) => claimed.push(status) });
+    expect(second).toBe(first);
+    expect(claimed).toEqual(['dropped']);
+    release();
+    await settle(first, fake);
+    expect(runs).toBe(1);
+    expect((await allHistory(store, 'job')).map((r) => [r.fireAt, r.status])).toEqual([
+      [0, 'succeeded'],
+    ]);
+    // once handled, the identity is free again (the lock answers a later claim of it)
+    const later = path.launch(job, 0);
+    await settle(later, fake);
+    expect(await later.done).toEqual({ status: 'lost', reason: null });
+    expect(runs).toBe(1);
+  });
 });

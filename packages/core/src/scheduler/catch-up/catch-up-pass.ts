@@ -73,26 +73,52 @@ export class CatchUpPass {
 
   /**
    * Starts the catch-up pass of `jobs` (fires due up to `start()` less the grace, see
-   * `catchUpGraceMs`). Resolves once the fleet's clock is learned: a lock with `readMarks` is
-   * read for one key first (its answer carries the backend's time), bounded by
-   * {@link CLOCK_PROBE_MS}; at once for a lock without it. Never rejects.
+   * `catchUpGraceMs`). Resolves with the moment the pass counts as `start()`, on the fleet's
+   * clock, once that clock is learned: a lock with `readMarks` is read for one key first (its
+   * answer carries the backend's time), bounded by {@link CLOCK_PROBE_MS}; at once for a lock
+   * without it. The scheduler schedules each job's regular fires after that same moment, so every
+   * fire is either the pass's (at or before it) or the regular schedule's (after it), never both:
+   * judged on an instance's own clock running ahead, the pass would take fires still ahead by the
+   * fleet's clock (which the regular schedule also claims) for missed. Never rejects.
    */
-  begin(jobs: readonly NormalizedJob[]): Promise<void> {
-    const startedAt = this.d.clock.now();
-    this.startedAt = startedAt;
+  begin(jobs: readonly NormalizedJob[]): Promise<number> {
+    const { clock, lock } = this.d;
+    const startedMono = clock.monotonic();
+    const provisional = clock.now(); // on the own clock until the probe's answer
+    this.startedAt = provisional;
+    if (lock.readMarks === undefined) {
+      this.passWithInspect(this.holdAll(jobs, provisional), provisional);
+      return Promise.resolve(provisional);
+    }
+    const probe = soonestFirst(jobs, provisional)[0] ?? jobs[0];
+    const probed =
+      probe === undefined
+        ? Promise.resolve(undefined)
+        : this.readMarks([probe.name], CLOCK_PROBE_MS, 'clock');
+    return probed.then(() => {
+      // `start()` on the clock as now learned (the probe's round trip is not counted)
+      const startedAt = clock.now() - (clock.monotonic() - startedMono);
+      this.startedAt = startedAt;
+      void this.passInSteps(this.holdAll(jobs, startedAt), startedAt);
+      return startedAt;
+    });
+  }
+
+  /**
+   * Holds the regular claims of each of `jobs` that may have missed fires at `startedAt` (an
+   * `at()` still ahead has nothing to catch up: no mark read, no hold), soonest next fire first.
+   */
+  private holdAll(jobs: readonly NormalizedJob[], startedAt: number): PendingPass[] {
     const queue: PendingPass[] = [];
     for (const job of jobs) {
-      // nothing to catch up (e.g. an `at()` ahead): no mark read, and its fires are not held
       if (!mayHaveMissed(this.d.lock, job, startedAt)) continue;
       queue.push(this.held.hold(job, nextFireAfter(job, startedAt)));
     }
-    queue.sort((a, b) => a.next - b.next); // the soonest regular fires are held the shortest
-    if (this.d.lock.readMarks !== undefined) {
-      const probe = queue[0]?.job ?? jobs[0];
-      void this.passInSteps(queue, startedAt);
-      if (probe === undefined) return Promise.resolve();
-      return this.readMarks([probe.name], CLOCK_PROBE_MS, 'clock').then(() => undefined);
-    }
+    return queue.sort((a, b) => a.next - b.next); // the soonest regular fires are held the shortest
+  }
+
+  /** The pass on a lock without `readMarks`: one `inspect` per job, {@link CATCH_UP_CONCURRENCY} at a time. */
+  private passWithInspect(queue: PendingPass[], startedAt: number): void {
     const worker = async () => {
       for (let next = queue.shift(); next; next = queue.shift()) {
         if (!take(next)) continue; // expedited meanwhile
@@ -101,7 +127,6 @@ export class CatchUpPass {
       }
     };
     for (let i = 0; i < CATCH_UP_CONCURRENCY; i++) void worker();
-    return Promise.resolve();
   }
 
   /**
@@ -372,6 +397,12 @@ function inChunks<T>(items: readonly T[]): T[][] {
     chunks.push(items.slice(from, from + MARK_READ_CHUNK));
   }
   return chunks;
+}
+
+/** `jobs` ordered by their first fire after `at`, soonest first (the clock probe reads the first). */
+function soonestFirst(jobs: readonly NormalizedJob[], at: number): NormalizedJob[] {
+  const next = new Map(jobs.map((job) => [job, nextFireAfter(job, at)]));
+  return [...jobs].sort((a, b) => (next.get(a) ?? 0) - (next.get(b) ?? 0));
 }
 
 /** The job's first fire after `at` (epoch ms), `Infinity` when none or its trigger throws. */

@@ -56,6 +56,8 @@ export interface FirePathParts {
  */
 export class FirePath {
   private readonly fires = new Set<FireRun>();
+  /** The fires being handled by identity (job, fire time, part): one at a time each. */
+  private readonly byIdentity = new Map<string, FireRun>();
   private readonly deps: FireDeps;
   /** The catch-up pass of each job at start(), ahead of the job's regular claims. */
   readonly catchUps: CatchUpPass;
@@ -117,10 +119,30 @@ export class FirePath {
     const whole = job.shards !== null && !kind.shard;
     const shard =
       job.shards === 'each' ? { index: 0, count: 1, each: true as const } : { index: 0, count: 1 };
-    const fire = new FireRun(this.deps, job, fireAt, whole ? { ...kind, shard } : kind);
+    const fireKind = whole ? { ...kind, shard } : kind;
+    const identity = fireIdentity(job.name, fireAt, fireKind);
+    const handling = this.byIdentity.get(identity);
+    if (handling !== undefined) {
+      // Two paths reached the same fire here (none should: the catch-up pass and the regular
+      // schedule split the fires at one moment). A lock answers a re-claim by the holder of a
+      // live lease with that same lease (a retry after a lost reply), so a second claim would
+      // run the fire twice under one token. The fire is handled once: this launch ends here.
+      this.scheduled.log.warn(
+        'fleetcron: a fire already handled here was launched again; ignored',
+        {
+          ...{ job: job.name, fireAt: new Date(fireAt).toISOString() },
+          ...(fireKind.shard ? { shard: fireKind.shard.index } : {}),
+        },
+      );
+      kind.onClaimed?.('dropped');
+      return handling;
+    }
+    const fire = new FireRun(this.deps, job, fireAt, fireKind);
     this.fires.add(fire);
+    this.byIdentity.set(identity, fire);
     void fire.done.then(({ status }) => {
       this.fires.delete(fire);
+      if (this.byIdentity.get(identity) === fire) this.byIdentity.delete(identity);
       if (status === 'lost' || status === 'dropped' || status === 'undecided') return;
       for (const listener of this.claimedHere) listener(fire);
     });
@@ -171,6 +193,9 @@ export class FirePath {
       if (fire.job.name !== job || !isScheduled(fire.kind)) continue;
       if (fire.fireAt + jitterOffset(fire.job, fire.fireAt) <= now) continue; // its claim left
       fire.abort(new Error(`job ${job} was removed before its fire time`));
+      // the job may be added again at once: its fire is then a new one
+      const identity = fireIdentity(job, fire.fireAt, fire.kind);
+      if (this.byIdentity.get(identity) === fire) this.byIdentity.delete(identity);
     }
   }
 
@@ -192,6 +217,14 @@ export class FirePath {
     for (const { job } of this.fires) active.set(job.name, (active.get(job.name) ?? 0) + 1);
     return active;
   }
+}
+
+/** A fire's identity on this instance: its job, fire time and part (a sharded fire's key). */
+function fireIdentity(job: string, fireAt: number, kind: FireKind): string {
+  const part = kind.shard
+    ? `${kind.shard.each ? 'each' : kind.shard.index}/${kind.shard.count}`
+    : '';
+  return `${job}\u0000${fireAt}\u0000${part}`;
 }
 
 /** What starting a scheduled fire needs from the scheduler. */

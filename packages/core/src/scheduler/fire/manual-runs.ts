@@ -147,7 +147,13 @@ export class ManualRuns {
   ): Promise<void> {
     const taken = takes && isTakenRunRequest(request) ? request : null;
     const decide = taken && takes ? (fireAt: number) => takes.decide(taken, fireAt) : null;
-    const fireRequest = { id: request.id, by: request.requestedBy, data: request.data, decide };
+    // a store written before requests carried data answers without it: `null`, as documented
+    const fireRequest = {
+      id: request.id,
+      by: request.requestedBy,
+      data: request.data ?? null,
+      decide,
+    };
     const outcome = job ? await this.run(job, request.requestedBy, fireRequest) : null;
     const status = outcome?.status ?? 'not_registered_or_stopping';
     if (status !== 'lost' && status !== 'dropped' && status !== 'not_registered_or_stopping')

@@ -107,4 +107,35 @@ describe('an instance restarting with a clock ahead of the fleet', () => {
     const tokens = runs.map((r) => r.token);
     expect(new Set(tokens).size).toBe(tokens.length);
   });
+
+  it('a monotonic clock with fractions of a ms (performance.now()): the missed fires of catchUp { max } are caught up', async () => {
+    const fake = new FakeClock(500);
+    let calls = 0;
+    // real monotonic time has fractions: start() on the fleet's clock is then fractional too
+    const fractional = Object.assign(offsetClock(fake, 0), {
+      monotonic: () => fake.monotonic() + ((calls++ * 0.37) % 1),
+    });
+    const lock = new MemoryLock({ clock: fake });
+    const runs: number[] = [];
+    const scheduler = () => {
+      const s = new Scheduler({ lock, clock: fractional, instanceId: 'a' });
+      s.add({
+        name: 'job',
+        trigger: every(1_000),
+        catchUp: { max: 3 },
+        run: (ctx) => void runs.push(ctx.fireAt.getTime()),
+      });
+      return s;
+    };
+    const first = scheduler();
+    first.start();
+    await fake.advance(2_000);
+    await first.stop();
+    await fake.advance(5_000); // down across 3..7 s
+    const second = scheduler();
+    second.start();
+    for (let i = 0; i < 20; i++) await fake.advance(100);
+    await second.stop();
+    expect(runs).toEqual([1_000, 2_000, 5_000, 6_000, 7_000, 8_000, 9_000]);
+  });
 });

@@ -96,8 +96,10 @@ export class CatchUpPass {
         ? Promise.resolve(undefined)
         : this.readMarks([probe.name], CLOCK_PROBE_MS, 'clock');
     return probed.then(() => {
-      // `start()` on the clock as now learned (the probe's round trip is not counted)
-      const startedAt = clock.now() - (clock.monotonic() - startedMono);
+      // `start()` on the clock as now learned (the probe's round trip is not counted); whole
+      // ms: it bounds the catch-up claims (`catchUp.since`, an integer epoch ms) and monotonic
+      // time has fractions (`performance.now()`)
+      const startedAt = Math.floor(clock.now() - (clock.monotonic() - startedMono));
       this.startedAt = startedAt;
       void this.passInSteps(this.holdAll(jobs, startedAt), startedAt);
       return startedAt;

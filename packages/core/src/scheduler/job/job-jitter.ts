@@ -44,6 +44,22 @@ export function jitterOffset(
   fireAt: number,
 ): number {
   if (job.jitterMs <= 0) return 0;
+  // one fire asks for its offset up to three times (its wake, its claim, `remove()`): the
+  // trigger step and the SHA-256 are paid once
+  const last = lastOffsets.get(job);
+  if (last?.fireAt === fireAt) return last.offset;
+  const offset = computeOffset(job, fireAt);
+  lastOffsets.set(job, { fireAt, offset });
+  return offset;
+}
+
+/** The last offset computed per job (its newest fire). */
+const lastOffsets = new WeakMap<object, { fireAt: number; offset: number }>();
+
+function computeOffset(
+  job: { readonly name: string; readonly trigger: Trigger; readonly jitterMs: number },
+  fireAt: number,
+): number {
   let bound = job.jitterMs;
   try {
     const next = job.trigger.next(new Date(fireAt));

@@ -42,6 +42,7 @@ export class FireMetrics {
   readonly #clock: ClockMetrics;
   readonly #lastSuccess: LastSuccessMetrics;
   readonly #deliveryFailed: Counter;
+  readonly #pruned: Counter;
   /** Jobs whose alerting counters were created at zero (see {@link FireMetrics.#zeroCounters}). */
   readonly #zeroed: BoundedMap<string, true>;
   /** Runs counted in `runs.active`, so a `run.finished` without `run.started` is not subtracted. */
@@ -101,6 +102,11 @@ export class FireMetrics {
     });
     this.#clock = new ClockMetrics(meter);
     this.#lastSuccess = new LastSuccessMetrics(meter);
+    this.#pruned = meter.createCounter(MetricNames.historyPruned, {
+      description:
+        'History rows deleted by the retention job, by why its run stopped (done, budget, signal).',
+      unit: '{execution}',
+    });
     this.#deliveryFailed = meter.createCounter(MetricNames.alertDeliveryFailed, {
       description: 'Failed alert delivery attempts, by notifier and whether the delivery gave up.',
       unit: '{attempt}',
@@ -166,6 +172,9 @@ export class FireMetrics {
           [Attr.notifier]: event.notifier,
           [Attr.gaveUp]: event.retryInMs === null,
         });
+        return;
+      case 'history.pruned':
+        this.#pruned.add(event.deleted, { [Attr.prunedStoppedBy]: event.stoppedBy });
         return;
       case 'leader.changed':
         this.#leader.add(event.isLeader ? 1 : -1, { [Attr.election]: event.election });

@@ -44,6 +44,8 @@ export const Attr = {
   errorType: 'error.type',
   /** Leader mode: the election's name (string). */
   election: 'fleetcron.election',
+  /** Why a retention run stopped: `done`, `budget`, `signal` (string). */
+  prunedStoppedBy: 'fleetcron.history.stopped_by',
   /** The notifier of an alert delivery, e.g. `webhook` (string). */
   notifier: 'fleetcron.alert.notifier',
   /** Whether the failed alert delivery attempt was the last one: the delivery gave up (boolean). */
@@ -95,6 +97,11 @@ export const MetricNames = {
    * whether the delivery gave up.
    */
   alertDeliveryFailed: 'fleetcron.alert.delivery_failed',
+  /**
+   * Counter `{execution}`: history rows deleted by the retention job (`history.pruned`), by why
+   * its run stopped (`done`, `budget`, `signal`): a steady `budget` means the bound is not kept up.
+   */
+  historyPruned: 'fleetcron.history.pruned',
   /** Gauge `s`: round trip of the sample the instance's clock offset rests on, by instance and backend. */
   clockRtt: 'fleetcron.clock.rtt',
 } as const;

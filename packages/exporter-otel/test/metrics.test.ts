@@ -232,6 +232,21 @@ describe('metrics from lifecycle events', () => {
     expect(await h.sum(MetricNames.alertDeliveryFailed, of('email', true))).toBe(1);
   });
 
+  it('counts history rows the retention job deleted, by why its run stopped', async () => {
+    const { h } = setup();
+    const pruned = (deleted: number, stoppedBy: 'done' | 'budget' | 'signal'): FleetcronEvent => ({
+      ...{ type: 'history.pruned', instanceId: 'i-1', job: 'fleetcron.history-retention' },
+      ...{ fireAt: 0, at: 1000, deleted, jobsVisited: 3, stoppedBy },
+    });
+    publish(pruned(1000, 'budget'));
+    publish(pruned(1000, 'budget'));
+    publish(pruned(17, 'done'));
+    const by = (stoppedBy: string) => ({ [Attr.prunedStoppedBy]: stoppedBy });
+    expect(await h.sum(MetricNames.historyPruned, by('budget'))).toBe(2000);
+    expect(await h.sum(MetricNames.historyPruned, by('done'))).toBe(17);
+    expect((await h.collect()).get(MetricNames.historyPruned)?.descriptor.unit).toBe('{execution}');
+  });
+
   it('records nothing with metrics: false, and nothing after shutdown()', async () => {
     const off = setup({ metrics: false });
     for (const event of fire('billing', 1000, 'succeeded', 1)) publish(event);

@@ -37,9 +37,12 @@ export const CATCH_UP_STEP = 250;
 /**
  * Longest wait at `start()` for the answer that gives the scheduler the fleet's clock before it
  * schedules its first fires, ms. A backend down at start delays scheduling this long at most
- * (the fires then follow the own clock until the first claim's answer).
+ * (the fires then follow the own clock until the first claim's answer). Above the etcd lock's
+ * first measurement of etcd's clock (its `readMarks` waits for it, up to 1.4 s): an instance
+ * whose clock is off would otherwise take `start()` on its own clock, and a fire due in the
+ * catch-up grace by that clock but still ahead by the fleet's could be handled by nobody.
  */
-export const CLOCK_PROBE_MS = 1_000;
+export const CLOCK_PROBE_MS = 2_000;
 
 /** A job whose catch-up claim is owed, with the mark it was planned from. */
 interface Owed {

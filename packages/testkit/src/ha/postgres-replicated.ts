@@ -49,7 +49,9 @@ export interface PostgresReplicated {
   /**
    * Promotes server `index` (default 1, the standby started with the pair; after a
    * {@link PostgresReplicated.rejoin} either can be the standby) with `pg_ctl promote -w`: it
-   * leaves recovery and accepts writes. Resolves when `pg_is_in_recovery()` answers false.
+   * leaves recovery and accepts writes. Resolves when `pg_is_in_recovery()` answers false. A
+   * synchronous pair's promoted server does not wait for a standby until one rejoins (it has
+   * none): commits go on, as with Patroni's non-strict synchronous mode.
    */
   promote(index?: 0 | 1): Promise<void>;
   /**
@@ -164,9 +166,9 @@ export async function startPostgresReplicated(
   if (ports[0] === ports[1]) ports[1] = await freePort();
   const urls = ports.map((p) => `postgres://postgres@127.0.0.1:${p}/postgres`) as [string, string];
   const standbyName = 'fleetcron_standby';
-  const primaryExtra = synchronous
-    ? ['-c', `synchronous_standby_names=${standbyName}`, '-c', 'synchronous_commit=on']
-    : [];
+  // synchronous_standby_names is set with ALTER SYSTEM (below, and on a rejoin), not on the
+  // command line, which would override a RESET at promotion: either server can be the primary
+  const primaryExtra = synchronous ? ['-c', 'synchronous_commit=on'] : [];
   /** One server of the pair: its temp dir (owned by the server's user) and its process. */
   const member = (index: 0 | 1) => {
     const dir = new ServerDir(tmpdir(), runAs);
@@ -215,6 +217,20 @@ export async function startPostgresReplicated(
         }),
       { timeoutMs: startTimeoutMs, message: 'the standby streaming from the primary' },
     );
+  /**
+   * Makes commits on server `primaryIndex` wait for the standby's flush (or, `on` false, no
+   * more: a promoted server has no standby until one rejoins, as Patroni's non-strict
+   * synchronous mode does).
+   */
+  const requireStandby = (primaryIndex: 0 | 1, on = true) =>
+    withPgClient(urls[primaryIndex], async (client) => {
+      await client.query(
+        on
+          ? `ALTER SYSTEM SET synchronous_standby_names = '${standbyName}'`
+          : 'ALTER SYSTEM RESET synchronous_standby_names',
+      );
+      await client.query('SELECT pg_reload_conf()');
+    });
   /** `pg_basebackup -R` of server `from` into `into`'s (empty) data dir. */
   const baseBackup = (from: 0 | 1, into: 0 | 1) =>
     runTool(
@@ -231,6 +247,7 @@ export async function startPostgresReplicated(
     await set.start(0);
     await baseBackup(0, 1);
     await set.start(1);
+    if (synchronous) await requireStandby(0);
     await streaming(0);
   } catch (error) {
     await set.close().catch(() => {});
@@ -256,6 +273,8 @@ export async function startPostgresReplicated(
         timeoutMs: startTimeoutMs,
         message: 'the promoted standby out of recovery',
       });
+      // no standby follows it yet (its data dir may carry the setting of a rejoin)
+      if (synchronous) await requireStandby(index, false);
     },
     async rejoin(index) {
       const from = index === 0 ? 1 : 0;
@@ -273,12 +292,7 @@ export async function startPostgresReplicated(
         );
       }
       await set.start(index);
-      if (synchronous) {
-        await withPgClient(urls[from], async (client) => {
-          await client.query(`ALTER SYSTEM SET synchronous_standby_names = '${standbyName}'`);
-          await client.query('SELECT pg_reload_conf()');
-        });
-      }
+      if (synchronous) await requireStandby(from);
       await streaming(from);
     },
     async waitCaughtUp(timeoutMs = 30_000) {

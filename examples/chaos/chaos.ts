@@ -2,7 +2,19 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Store } from '@fleetcron/core';
-import { type ChaosBackendName, loadChaosBackend } from './backends.js';
+import {
+  type ChaosBackendName,
+  type ChaosTopologyName,
+  loadChaosTarget,
+  type TOPOLOGY_BACKEND,
+} from './backends.js';
+import {
+  CLAIMS_BACK_BOUND_MS,
+  claimsBackViolations,
+  describeFailovers,
+  type FailoverFigures,
+  failoverFigures,
+} from './failover.js';
 import { type FaultWindow, planFaults, QUIET_END_SECONDS, runFaults } from './faults.js';
 import { CHAOS_FLEET, ChaosFleet, type UnexpectedExit } from './fleet.js';
 import { CHAOS_JOBS, CHAOS_LEASE_MS } from './jobs.js';
@@ -12,6 +24,12 @@ import { monoNow, readLedgers } from './ledger.js';
 /** Options of {@link runChaos}. */
 export interface ChaosOptions {
   backend: ChaosBackendName;
+  /**
+   * Run on this HA form instead of a single server (`backend` is then its
+   * {@link TOPOLOGY_BACKEND}): the only fault is the failover of the leader/primary, at least
+   * twice per run, and claims must come back within {@link CLAIMS_BACK_BOUND_MS}.
+   */
+  topology?: ChaosTopologyName;
   /** Length of the run; rounded up to one full fault cycle (28 s). */
   seconds: number;
   /** Where the ledgers go. Default: a fresh temp dir, removed afterwards unless `keepLedger`. */
@@ -24,6 +42,11 @@ export interface ChaosOptions {
 /** A judged chaos run. */
 export interface ChaosReport {
   backend: ChaosBackendName;
+  topology?: ChaosTopologyName;
+  /** Per failover (topology runs): what was killed, how long until claims succeeded again. */
+  failovers: FailoverFigures[];
+  /** Failovers whose claims did not come back within the topology's stated bound. */
+  claimsBack: string[];
   verdict: Verdict;
   /** The faults as injected. */
   faults: FaultWindow[];
@@ -72,10 +95,12 @@ async function storeStatuses(store: Store) {
 export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const log = options.log ?? (() => {});
   const ledgerDir = options.ledgerDir ?? mkdtempSync(join(tmpdir(), 'fleetcron-chaos-'));
-  const backend = await loadChaosBackend(options.backend);
+  const target = options.topology ?? options.backend;
+  const backend = await loadChaosTarget(target);
   const server = await backend.startServer();
-  const fleet = new ChaosFleet({ backend: options.backend, address: server.address, ledgerDir });
-  const plan = planFaults(options.seconds, backend.faults);
+  const fleet = new ChaosFleet({ backend: target, address: server.address, ledgerDir });
+  // a topology is failed over twice per run at least
+  const plan = planFaults(options.seconds, backend.faults, options.topology ? 2 : 1);
   const specs = CHAOS_FLEET.map((spec) => (backend.hostClock ? { ...spec, skewMs: 0 } : spec));
   try {
     await Promise.all(specs.map((spec) => fleet.start(spec)));
@@ -84,9 +109,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const clocks = specs
       .map((s) => `${s.name} ${s.skewMs >= 0 ? '+' : ''}${s.skewMs} ms`)
       .join(', ');
-    log(
-      `${options.backend}: 4 instances up (${clocks}), running ${plan.seconds} s, ledger ${ledgerDir}`,
-    );
+    log(`${target}: 4 instances up (${clocks}), running ${plan.seconds} s, ledger ${ledgerDir}`);
     const faults = await runFaults(
       plan.faults,
       startMono,
@@ -121,9 +144,16 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       countTo: stopMono + epochMinusMono - QUIET_END_SECONDS * 1000,
       storeStatuses: statuses,
     });
-    const summary = `${summaryLine(options.backend, verdict)}; unexpected exits ${fleet.unexpectedExits.length}, rows left running ${runningBy.length} (${runningRowsAfterStop} after a clean stop)`;
+    const failovers = failoverFigures(lines, faults);
+    const bound = options.topology ? CLAIMS_BACK_BOUND_MS[options.topology] : 0;
+    const claimsBack = options.topology ? claimsBackViolations(failovers, bound) : [];
+    const failoverPart = options.topology ? `; ${describeFailovers(failovers, bound)}` : '';
+    const summary = `${summaryLine(target, verdict)}; unexpected exits ${fleet.unexpectedExits.length}, rows left running ${runningBy.length} (${runningRowsAfterStop} after a clean stop)${failoverPart}`;
     return {
       backend: options.backend,
+      topology: options.topology,
+      failovers,
+      claimsBack,
       verdict,
       faults,
       unexpectedExits: fleet.unexpectedExits,

@@ -3,9 +3,9 @@ import type { ChaosFleet } from './fleet.js';
 import { type LedgerLine, monoNow, readLedgers } from './ledger.js';
 
 /** A fault the driver injects. */
-export type FaultKind = 'kill' | 'freeze' | 'server_restart' | 'drop_connections';
+export type FaultKind = 'kill' | 'freeze' | 'server_restart' | 'drop_connections' | 'failover';
 
-/** Every fault, in the order of a cycle. */
+/** Every fault of a single-server backend, in the order of a cycle (`failover` is the HA topologies'). */
 export const ALL_FAULTS: readonly FaultKind[] = [
   'kill',
   'freeze',
@@ -16,9 +16,14 @@ export const ALL_FAULTS: readonly FaultKind[] = [
 /** A fault as it happened: from when to when (monotonic ms), and which instance it hit. */
 export interface FaultWindow {
   kind: FaultKind;
+  /** The instance it hit (process faults), or what a failover killed. */
   target?: string;
   from: number;
   to: number;
+  /** Failover: when the leader/primary was gone (monotonic ms). */
+  killedAt?: number;
+  /** Failover: when the promotion was done (the killed member is brought back after it). */
+  promotedAt?: number;
 }
 
 /** A fault at a time, in seconds after the fleet is up. */
@@ -34,31 +39,35 @@ export const QUIET_END_SECONDS = 5;
 /**
  * One cycle: kill +0 s, freeze +3 s (two leases), restart +10 s, drop +13 s, each with the
  * seconds it takes (a kill waits for the restarted process; a freeze lasts 6 s plus up to 1 s
- * to reach its moment).
+ * to reach its moment). An HA topology's cycle is one failover (kill of the leader/primary,
+ * promotion, the killed member brought back as a follower: up to about 8 s).
  */
 const CYCLE: readonly (PlannedFault & { takesSeconds: number })[] = [
   { atSeconds: 0, kind: 'kill', takesSeconds: 3 },
   { atSeconds: 3, kind: 'freeze', takesSeconds: 7 },
   { atSeconds: 10, kind: 'server_restart', takesSeconds: 3 },
   { atSeconds: 13, kind: 'drop_connections', takesSeconds: 3 },
+  { atSeconds: 0, kind: 'failover', takesSeconds: 8 },
 ];
 /** Cycles after the first start this much after the previous one's faults end (quiet gap). */
 const CYCLE_GAP_SECONDS = 10;
 
 /**
  * The fault plan of a run of `seconds` with the faults `kinds`: a quiet start, as many cycles as
- * fit (at least one; quiet gaps between them), a quiet end. Returns the plan and the run's
- * length (at least one cycle: 28 s with all four faults, 22 s with kill and freeze).
+ * fit (at least `minCycles`; quiet gaps between them), a quiet end. Returns the plan and the
+ * run's length (at least one cycle: 28 s with all four faults, 22 s with kill and freeze; an HA
+ * topology's two failovers: 38 s).
  */
 export function planFaults(
   seconds: number,
   kinds: readonly FaultKind[] = ALL_FAULTS,
+  minCycles = 1,
 ): { faults: PlannedFault[]; seconds: number } {
   const cycle = CYCLE.filter((f) => kinds.includes(f.kind));
   const cycleSeconds = Math.max(...cycle.map((f) => f.atSeconds + f.takesSeconds));
   const period = cycleSeconds + CYCLE_GAP_SECONDS;
   const room = seconds - QUIET_START_SECONDS - cycleSeconds - QUIET_END_SECONDS;
-  const cycles = 1 + Math.max(0, Math.floor(room / period));
+  const cycles = Math.max(minCycles, 1 + Math.max(0, Math.floor(room / period)));
   const faults: PlannedFault[] = [];
   for (let c = 0; c < cycles; c++) {
     const cycleStart = QUIET_START_SECONDS + c * period;
@@ -134,6 +143,13 @@ export async function injectFault(
     case 'drop_connections':
       await ctx.server.dropConnections();
       return { kind, from, to: monoNow() };
+    case 'failover': {
+      if (!ctx.server.failover) throw new Error('failover: this backend is not an HA topology');
+      const { killed, killedAt } = await ctx.server.failover();
+      const promotedAt = monoNow();
+      await ctx.server.heal?.();
+      return { kind, target: killed, from, to: monoNow(), killedAt, promotedAt };
+    }
   }
 }
 

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { waitFor } from '@fleetcron/testkit';
-import type { ChaosBackendName } from './backends.js';
+import type { ChaosTargetName } from './backends.js';
 import { readLedgers } from './ledger.js';
 
 /** The libfaketime preload library (Debian package `faketime`). */
@@ -47,7 +47,8 @@ interface Running {
 
 /** Options of {@link ChaosFleet}. */
 export interface ChaosFleetOptions {
-  backend: ChaosBackendName;
+  /** The backend or HA topology the instances connect to. */
+  backend: ChaosTargetName;
   /** The server's address, passed to every instance. */
   address: string;
   /** Directory of the ledger files (one per process incarnation). */

@@ -3,12 +3,12 @@
  * a Scheduler with the 20 {@link CHAOS_JOBS} on the chosen backend, writing every job start and
  * end, and every scheduler event of its fires, to its own append-only ledger file.
  *
- * Environment: `FLEETCRON_CHAOS_BACKEND`, `FLEETCRON_CHAOS_ADDRESS`, `FLEETCRON_CHAOS_LEDGER`
+ * Environment: `FLEETCRON_CHAOS_BACKEND` (a backend or an HA topology name), `FLEETCRON_CHAOS_ADDRESS`, `FLEETCRON_CHAOS_LEDGER`
  * (file), `FLEETCRON_CHAOS_INSTANCE` (id), `FLEETCRON_CHAOS_SKEW_MS` (the skew libfaketime
  * applies, recorded in the `boot` line). SIGTERM stops the scheduler cleanly and exits 0.
  */
 import { type FleetcronEvent, type JobContext, Scheduler, subscribe } from '@fleetcron/core';
-import { chaosBackendName, loadChaosBackend } from './backends.js';
+import { chaosTargetName, loadChaosTarget } from './backends.js';
 import { CHAOS_JOBS, CHAOS_LEASE_MS, type ChaosJob } from './jobs.js';
 import { type LedgerLine, LedgerWriter, monoNow } from './ledger.js';
 
@@ -88,7 +88,7 @@ async function main(): Promise<void> {
   process.on('unhandledRejection', crash);
   ledger.write({ kind: 'boot', skewMs, pid: process.pid });
 
-  const backend = await loadChaosBackend(chaosBackendName(env('FLEETCRON_CHAOS_BACKEND')));
+  const backend = await loadChaosTarget(chaosTargetName(env('FLEETCRON_CHAOS_BACKEND')));
   const client = await backend.connect(env('FLEETCRON_CHAOS_ADDRESS'));
   const scheduler = new Scheduler({
     lock: client.lock,

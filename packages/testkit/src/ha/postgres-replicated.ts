@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { accessSync, constants, realpathSync } from 'node:fs';
+import { accessSync, appendFileSync, constants, realpathSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { binaryVersion, findPostgresBinDir, lookupUser } from '../binaries.js';
@@ -47,10 +48,22 @@ export interface PostgresReplicated {
   /** SIGCONT of a paused server. */
   resume(index: 0 | 1): Promise<void>;
   /**
-   * Promotes the standby (`pg_ctl promote -w`): it leaves recovery and accepts writes. Resolves
-   * when `pg_is_in_recovery()` answers false.
+   * Promotes server `index` (default 1, the standby started with the pair; after a
+   * {@link PostgresReplicated.rejoin} either can be the standby) with `pg_ctl promote -w`: it
+   * leaves recovery and accepts writes. Resolves when `pg_is_in_recovery()` answers false. A
+   * synchronous pair's promoted server does not wait for a standby until one rejoins (it has
+   * none): commits go on, as with Patroni's non-strict synchronous mode.
    */
-  promote(): Promise<void>;
+  promote(index?: 0 | 1): Promise<void>;
+  /**
+   * Rebuilds the killed server `index` as a streaming standby of the other one (now the primary,
+   * e.g. after {@link PostgresReplicated.promote}): its data dir is replaced by a
+   * `pg_basebackup -R` of the primary, and it is started again. When the pair is synchronous the
+   * primary is then made to wait for it (`synchronous_standby_names`), as before the failover.
+   * Resolves when it streams (synchronous: with `sync_state = 'sync'`). For a second failover in
+   * one run.
+   */
+  rejoin(index: 0 | 1): Promise<void>;
   /**
    * Waits until the standby has replayed everything the primary has written (its replay LSN
    * reaches the primary's current LSN). For tests that need the standby caught up before a fault.
@@ -154,9 +167,9 @@ export async function startPostgresReplicated(
   if (ports[0] === ports[1]) ports[1] = await freePort();
   const urls = ports.map((p) => `postgres://postgres@127.0.0.1:${p}/postgres`) as [string, string];
   const standbyName = 'fleetcron_standby';
-  const primaryExtra = synchronous
-    ? ['-c', `synchronous_standby_names=${standbyName}`, '-c', 'synchronous_commit=on']
-    : [];
+  // synchronous_standby_names is set with ALTER SYSTEM (below, and on a rejoin), not on the
+  // command line, which would override a RESET at promotion: either server can be the primary
+  const primaryExtra = synchronous ? ['-c', 'synchronous_commit=on'] : [];
   /** One server of the pair: its temp dir (owned by the server's user) and its process. */
   const member = (index: 0 | 1) => {
     const dir = new ServerDir(tmpdir(), runAs);
@@ -190,22 +203,12 @@ export async function startPostgresReplicated(
       const { rows } = await client.query<{ r: boolean }>('SELECT pg_is_in_recovery() AS r');
       return rows[0]?.r === true;
     });
-  try {
-    await initDataDir(binDir, version, primary.dataDir, runAs, startTimeoutMs);
-    await set.start(0);
-    await runTool(
-      basebackup,
-      [
-        ...['-D', standby.dataDir, '-h', '127.0.0.1', '-p', String(ports[0])],
-        ...['-U', 'postgres', '-R', '-X', 'stream', '-c', 'fast'],
-      ],
-      runAs,
-      startTimeoutMs,
-    );
-    await set.start(1);
-    await waitFor(
+  const members = [primary, standby] as const;
+  /** Waits until the standby of `primaryIndex` streams from it (synchronous pair: as `sync`). */
+  const streaming = (primaryIndex: 0 | 1) =>
+    waitFor(
       () =>
-        withPgClient(urls[0], async (client) => {
+        withPgClient(urls[primaryIndex], async (client) => {
           const { rows } = await client.query<{ state: string; sync_state: string }>(
             'SELECT state, sync_state FROM pg_stat_replication WHERE application_name = $1',
             [standbyName],
@@ -215,6 +218,38 @@ export async function startPostgresReplicated(
         }),
       { timeoutMs: startTimeoutMs, message: 'the standby streaming from the primary' },
     );
+  /**
+   * Makes commits on server `primaryIndex` wait for the standby's flush (or, `on` false, no
+   * more: a promoted server has no standby until one rejoins, as Patroni's non-strict
+   * synchronous mode does).
+   */
+  const requireStandby = (primaryIndex: 0 | 1, on = true) =>
+    withPgClient(urls[primaryIndex], async (client) => {
+      await client.query(
+        on
+          ? `ALTER SYSTEM SET synchronous_standby_names = '${standbyName}'`
+          : 'ALTER SYSTEM RESET synchronous_standby_names',
+      );
+      await client.query('SELECT pg_reload_conf()');
+    });
+  /** `pg_basebackup -R` of server `from` into `into`'s (empty) data dir. */
+  const baseBackup = (from: 0 | 1, into: 0 | 1) =>
+    runTool(
+      basebackup,
+      [
+        ...['-D', members[into].dataDir, '-h', '127.0.0.1', '-p', String(ports[from])],
+        ...['-U', 'postgres', '-R', '-X', 'stream', '-c', 'fast'],
+      ],
+      runAs,
+      startTimeoutMs,
+    );
+  try {
+    await initDataDir(binDir, version, primary.dataDir, runAs, startTimeoutMs);
+    await set.start(0);
+    await baseBackup(0, 1);
+    await set.start(1);
+    if (synchronous) await requireStandby(0);
+    await streaming(0);
   } catch (error) {
     await set.close().catch(() => {});
     throw error;
@@ -227,17 +262,41 @@ export async function startPostgresReplicated(
     kill: (index) => set.kill(index),
     pause: (index) => set.pause(index),
     resume: (index) => set.resume(index),
-    async promote() {
+    async promote(index = 1) {
+      const dataDir = members[index].dataDir;
       await runTool(
         pgCtl,
-        ['promote', '-w', '-t', String(Math.ceil(startTimeoutMs / 1000)), '-D', standby.dataDir],
+        ['promote', '-w', '-t', String(Math.ceil(startTimeoutMs / 1000)), '-D', dataDir],
         runAs,
         startTimeoutMs,
       );
-      await waitFor(async () => !(await inRecovery(1)), {
+      await waitFor(async () => !(await inRecovery(index)), {
         timeoutMs: startTimeoutMs,
         message: 'the promoted standby out of recovery',
       });
+      // no standby follows it yet (its data dir may carry the setting of a rejoin)
+      if (synchronous) await requireStandby(index, false);
+    },
+    async rejoin(index) {
+      const from = index === 0 ? 1 : 0;
+      if (set.state(index) !== 'stopped') {
+        throw new Error(`rejoin(${index}): server ${index} runs; kill it first`);
+      }
+      // not rmSync: removing a data dir full of WAL blocked this process's event loop for 1.7 s,
+      // and with it every testkit StallLink forwarding the clients' traffic in this process
+      await rm(members[index].dataDir, { recursive: true, force: true });
+      await baseBackup(from, index);
+      // the name the primary's synchronous_standby_names waits for (server 1 has it on its
+      // command line already)
+      if (index === 0) {
+        appendFileSync(
+          join(members[0].dataDir, 'postgresql.auto.conf'),
+          `cluster_name = '${standbyName}'\n`,
+        );
+      }
+      await set.start(index);
+      if (synchronous) await requireStandby(from);
+      await streaming(from);
     },
     async waitCaughtUp(timeoutMs = 30_000) {
       const target = await withPgClient(urls[0], async (client) => {

@@ -72,4 +72,25 @@ describe('startPostgresReplicated', () => {
     await pair.promote();
     expect(await sql(standby, 'SELECT v FROM t')).toEqual([{ v: 1 }]);
   }, 90_000);
+
+  it('synchronous, twice: the killed primary rejoined as a standby of the promoted one, then promoted after it is killed in turn', async () => {
+    pair = await startPostgresReplicated({ synchronous: true });
+    const [first, second] = pair.urls;
+    await sql(first, 'CREATE TABLE t (v int); INSERT INTO t VALUES (1)');
+    await pair.kill(0);
+    await pair.promote(1);
+    await pair.rejoin(0);
+    expect(await sql(first, 'SELECT pg_is_in_recovery() AS r')).toEqual([{ r: true }]);
+    // the promoted server waits for the rejoined standby again
+    const [setting] = await sql<{ synchronous_standby_names: string }>(
+      second,
+      'SHOW synchronous_standby_names',
+    );
+    expect(setting?.synchronous_standby_names).not.toBe('');
+    await sql(second, 'INSERT INTO t VALUES (2)');
+    await pair.kill(1);
+    await pair.promote(0);
+    expect(await sql(first, 'SELECT v FROM t ORDER BY v')).toEqual([{ v: 1 }, { v: 2 }]);
+    await expect(pair.rejoin(0)).rejects.toThrow(/kill it first/);
+  }, 120_000);
 });

@@ -49,6 +49,8 @@ export interface RestartStarted {
   addMs: number;
   /** Resident set size right after `start()`, bytes. */
   rss: number;
+  /** When `start()` was called, epoch ms (this host's clock, the backend's too). */
+  startedAt: number;
 }
 
 /** Claim answers and skips this instance saw (diagnostics; the ledger is the verdict). */
@@ -124,6 +126,7 @@ export async function startRestartInstance(request: RestartStart): Promise<Resta
     });
   }
   const addMs = performance.now() - began;
+  const startedAt = Date.now();
   scheduler.start();
   running = {
     scheduler,
@@ -136,7 +139,7 @@ export async function startRestartInstance(request: RestartStart): Promise<Resta
       closeSync(ledger);
     },
   };
-  return { addMs, rss: process.memoryUsage().rss };
+  return { addMs, rss: process.memoryUsage().rss, startedAt };
 }
 
 /** What this process's instance has seen so far. */

@@ -1,6 +1,6 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { InvalidOptionError } from './errors.js';
-import { PgMessageReader, READY_FOR_QUERY } from './pg-message-reader.js';
+import { isEncryptionRequest, PgMessageReader, READY_FOR_QUERY } from './pg-message-reader.js';
 
 /**
  * How a {@link ReplyDroppingProxy} reads the server's bytes to know where a reply ends.
@@ -32,6 +32,8 @@ interface Link {
   ready: boolean;
   /** The reply under way on this connection is being lost: the connection is cut at its end. */
   losing: boolean;
+  /** `postgres`: the reader of the server's messages on this connection. */
+  readonly reader: PgMessageReader | null;
   /** The last request bytes, to find a {@link ReplyDroppingProxy.dropRepliesAfter} marker split across chunks. */
   tail: Buffer;
 }
@@ -155,13 +157,14 @@ export class ReplyDroppingProxy {
       upstream,
       ready: this.protocol === 'bytes',
       losing: false,
+      reader: this.protocol === 'postgres' ? new PgMessageReader() : null,
       tail: Buffer.alloc(0),
     };
     client.on('data', (chunk: Buffer) => this.request(link, chunk));
-    if (this.protocol === 'bytes') {
+    const reader = link.reader;
+    if (reader === null) {
       upstream.on('data', (chunk: Buffer) => this.reply(link, chunk, true));
     } else {
-      const reader = new PgMessageReader();
       upstream.on('data', (chunk: Buffer) => {
         for (const message of reader.read(chunk)) {
           if (!this.reply(link, message, message[0] === READY_FOR_QUERY)) return;
@@ -173,6 +176,9 @@ export class ReplyDroppingProxy {
   /** Forwards request bytes from the client (or swallows them) and notes what they arm. */
   private request(link: Link, chunk: Buffer): void {
     if (this.swallowRequests) return;
+    if (link.reader !== null && !link.ready && isEncryptionRequest(chunk)) {
+      link.reader.expectBareByte();
+    }
     if (this.protocol === 'postgres' && this.dropNextReply && link.ready) {
       this.dropNextReply = false;
       link.losing = true; // the answer to this statement is the one to lose

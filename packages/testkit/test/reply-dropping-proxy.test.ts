@@ -108,6 +108,27 @@ describe('ReplyDroppingProxy', () => {
     expect(proxy.dropped).toBe(1);
   });
 
+  it("postgres: a client that asks for TLS gets the server's one-byte answer, then its startup", async () => {
+    const databaseUrl = new URL(inject('fleetcronPostgresUrl'));
+    const proxy = await startProxy(databaseUrl.href, { protocol: 'postgres' });
+    const raw = await rawConnection(proxy.port);
+    const sslRequest = Buffer.alloc(8);
+    sslRequest.writeInt32BE(8, 0);
+    sslRequest.writeInt32BE(80877103, 4);
+    raw.socket.write(sslRequest);
+    await waitFor(() => raw.received().length > 0, { message: 'the answer to SSLRequest' });
+    expect(raw.received(), 'the test server runs without TLS').toBe('N');
+    const parameters = Buffer.from(
+      `user\0${decodeURIComponent(databaseUrl.username)}\0database\0${databaseUrl.pathname.slice(1)}\0\0`,
+    );
+    const startup = Buffer.alloc(8);
+    startup.writeInt32BE(8 + parameters.length, 0);
+    startup.writeInt32BE(196608, 4); // protocol 3.0
+    raw.socket.write(Buffer.concat([startup, parameters]));
+    await waitFor(() => raw.received().length > 1, { message: 'the answer to the startup' });
+    expect(raw.received()[1], 'an Authentication or ErrorResponse message, framed').toMatch(/[RE]/);
+  });
+
   it('dropRepliesAfter: every reply from the marked request on is discarded, connections open until cutAll', async () => {
     const redisUrl = inject('fleetcronRedisUrl');
     const proxy = await startProxy(redisUrl);

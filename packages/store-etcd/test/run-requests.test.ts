@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { FakeClock, isFleetcronError, type TakenRunRequest } from '@fleetcron/core';
 import { DECIDED_RUN_REQUEST_KEEP_MS } from '@fleetcron/core/backend';
-import { waitFor } from '@fleetcron/testkit';
+import { ReplyDroppingProxy, waitFor } from '@fleetcron/testkit';
 import { etcdEndpoints } from '@fleetcron/testkit/vitest';
 import { Etcd3 } from 'etcd3';
 import { describe, expect, it } from 'vitest';
@@ -9,7 +9,6 @@ import { EtcdStore, type EtcdStoreOptions } from '../src/index.js';
 import { StoreKeys } from '../src/keys.js';
 import { decodeRunRequestRecord } from '../src/run-request-record.js';
 import { etcdStoreFixture } from './fixture.js';
-import { type ReplyDropLink, startReplyDropLink } from './reply-drop-link.js';
 
 // Exactly-once run requests on a real etcd, with real faults (connections cut through a TCP
 // link): what the conformance suite cannot do from outside the store.
@@ -32,15 +31,13 @@ async function withFixture(
   }
 }
 
-/** A store whose client reaches etcd through a link of its own (lose its replies, cut it). */
+/** A store whose client reaches etcd through a proxy of its own (lose its replies, cut it). */
 async function linkedStore(
   fixture: Fixture,
   options: EtcdStoreOptions = {},
-): Promise<{ store: EtcdStore; link: ReplyDropLink }> {
-  const url = new URL((await endpoints())[0]!);
-  const target = { host: url.hostname, port: Number(url.port) };
-  const link = await startReplyDropLink(target);
-  const client = new Etcd3({ hosts: [`http://127.0.0.1:${link.port}`] });
+): Promise<{ store: EtcdStore; link: ReplyDroppingProxy }> {
+  const link = await ReplyDroppingProxy.start((await endpoints())[0]!);
+  const client = new Etcd3({ hosts: [link.url] });
   const store = new EtcdStore(client, { ...options, prefix: fixture.prefix });
   const close = fixture.close;
   fixture.close = async () => {
@@ -92,7 +89,7 @@ describe('EtcdStore run requests, real faults', () => {
         (error: unknown) => ({ error }),
       );
       await within(applied, 10_000, 'etcd to apply the decision'); // its reply is being dropped
-      link.cut();
+      link.cutAll();
       const first = await answer;
       await watcher.cancel();
       expect('error' in first && isFleetcronError(first.error, 'BACKEND_UNAVAILABLE')).toBe(true);

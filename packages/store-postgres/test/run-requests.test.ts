@@ -1,10 +1,9 @@
-import { waitFor } from '@fleetcron/testkit';
+import { ReplyDroppingProxy, waitFor } from '@fleetcron/testkit';
 import { postgresDatabase } from '@fleetcron/testkit/vitest';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { PostgresStore } from '../src/index.js';
 import { storeFixtures } from './fixture.js';
-import { type ReplyCutter, startReplyCutter } from './reply-cutter.js';
 
 // Exactly-once run requests beyond the conformance suite, on the real server: replies lost on
 // the network (the statement committed, the client's connection dropped before the answer), a
@@ -16,22 +15,21 @@ const create = storeFixtures(databaseUrl);
 const decision = { fireAt: 1_700_000_000_000, instanceId: 'inst-a' };
 
 /**
- * A store in the fixture's schema on a pool of one connection through a {@link ReplyCutter},
+ * A store in the fixture's schema on a pool of one connection through a
+ * {@link ReplyDroppingProxy} that reads PostgreSQL's replies (it loses one after it committed),
  * with `body` run and everything closed after it.
  */
 async function throughCutter(
   body: (setup: {
     store: PostgresStore;
     other: PostgresStore;
-    cutter: ReplyCutter;
+    cutter: ReplyDroppingProxy;
     admin: pg.Pool;
   }) => Promise<void>,
 ): Promise<void> {
   const fixture = await create();
-  const url = new URL(await databaseUrl());
-  const cutter = await startReplyCutter(Number(url.port));
-  url.port = String(cutter.port);
-  const pool = new pg.Pool({ connectionString: url.href, max: 1 });
+  const cutter = await ReplyDroppingProxy.start(await databaseUrl(), { protocol: 'postgres' });
+  const pool = new pg.Pool({ connectionString: cutter.url, max: 1 });
   try {
     const store = new PostgresStore(pool, { schema: fixture.schema });
     const other = (await fixture.newStore()) as PostgresStore;
@@ -50,9 +48,9 @@ describe('PostgresStore run requests', () => {
       const [taken] = await store.takeRunRequests(['lost-decision'], 'inst-a');
       expect(taken?.id).toBe(request.id);
 
-      cutter.cutNextReply();
+      cutter.dropNextReply = true;
       expect(await store.decideRunRequest(request.id, taken!.takeId, decision)).toBe(true);
-      expect(cutter.cuts, 'the first answer was lost (committed, connection dropped)').toBe(1);
+      expect(cutter.dropped, 'the first answer was lost (committed, connection dropped)').toBe(1);
 
       const state = await other.getRunRequest(request.id);
       expect(state).toMatchObject({ state: 'decided', takes: 1, takenBy: 'inst-a' });
@@ -74,9 +72,9 @@ describe('PostgresStore run requests', () => {
       const leaseMs = 1500;
       const request = await other.requestRun({ job: 'lost-take', requestedBy: 'bob' });
 
-      cutter.cutNextReply();
+      cutter.dropNextReply = true;
       const lost = await store.takeRunRequests(['lost-take'], 'inst-a', { leaseMs });
-      expect(cutter.cuts, 'the take committed, its answer was lost').toBe(1);
+      expect(cutter.dropped, 'the take committed, its answer was lost').toBe(1);
       expect(lost, 'the repeated take finds the request held by the lost one').toEqual([]);
       const held = await other.getRunRequest(request.id);
       expect(held).toMatchObject({ state: 'taken', takes: 1, takenBy: 'inst-a' });

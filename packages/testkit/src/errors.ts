@@ -1,6 +1,7 @@
 /** Stable codes of the errors the testkit throws. */
 export type TestkitErrorCode =
   | 'FAULTS_UNSUPPORTED'
+  | 'INVALID_OPTION'
   | 'SERVER_NOT_INSTALLED'
   | 'SERVER_START_FAILED'
   | 'SERVER_CLOSED'
@@ -77,5 +78,16 @@ export class ServerStateError extends TestkitError {
 export class WaitTimeoutError extends TestkitError {
   constructor(message: string, cause?: unknown) {
     super('WAIT_TIMEOUT', message, { cause });
+  }
+}
+
+/** An argument or option given to a testkit helper is not one it accepts; the message says the fix. */
+export class InvalidOptionError extends TestkitError {
+  /** The argument or option that was wrong, e.g. `upstreamUrl`. */
+  readonly option: string;
+
+  constructor(option: string, message: string) {
+    super('INVALID_OPTION', `${option}: ${message}`);
+    this.option = option;
   }
 }

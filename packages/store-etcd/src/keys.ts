@@ -24,7 +24,9 @@ export function padTime(ms: number): string {
  *   its decision: `RunRequestRecord`);
  * - `q/<request id>` → the request's `r/` key (to find it by id);
  * - `s/<schedule id>` → stored schedule JSON (a removed one stays as its tombstone). Schedule ids
- *   are ASCII (core's `checkScheduleId`), so key order is id order.
+ *   are ASCII (core's `checkScheduleId`), so key order is id order;
+ * - `a/<audit entry id>` → audit entry JSON, in append order (see `audit-id.ts`);
+ * - `j/<job>/<audit entry id>` → the same entry JSON, the job's own audit index.
  */
 export class StoreKeys {
   constructor(readonly prefix: string) {}
@@ -102,5 +104,25 @@ export class StoreKeys {
   /** Prefix of every stored schedule: the range `listSchedules` reads and the watch covers. */
   allSchedules(): string {
     return `${this.prefix}s/`;
+  }
+
+  /** Key of an audit entry (ids sort in append order). */
+  audit(id: string): string {
+    return `${this.prefix}a/${id}`;
+  }
+
+  /** Prefix of every audit entry. */
+  allAudit(): string {
+    return `${this.prefix}a/`;
+  }
+
+  /** Key of an audit entry in its job's index. */
+  jobAudit(job: string, id: string): string {
+    return `${this.jobAudits(job)}${id}`;
+  }
+
+  /** Prefix of a job's audit index. */
+  jobAudits(job: string): string {
+    return `${this.prefix}j/${keyPart(job)}/`;
   }
 }

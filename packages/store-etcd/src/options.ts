@@ -1,9 +1,10 @@
-import { type Clock, InvalidOptionError, realClock } from '@fleetcron/core';
+import { type AuditRetention, type Clock, InvalidOptionError, realClock } from '@fleetcron/core';
 import {
   assertNonEmptyString,
   assertPositiveInteger,
   assertPositiveMs,
   DEFAULT_MAX_ERROR_LENGTH,
+  resolveAuditRetention,
 } from '@fleetcron/core/backend';
 
 /** Options of {@link EtcdStore}. */
@@ -27,6 +28,12 @@ export interface EtcdStoreOptions {
    * liveness is NOT judged by it: registry keys expire with etcd leases. Default: real clock.
    */
   clock?: Clock;
+  /**
+   * How much audit log to keep (`listAudit`): at most `maxEntries` newest entries (default
+   * 100,000) of at most `maxAgeMs` (default 90 days, by `clock`). After each mutation a bounded
+   * batch of older entries is deleted.
+   */
+  audit?: AuditRetention;
 }
 
 /** {@link EtcdStoreOptions} with defaults applied. */
@@ -37,6 +44,7 @@ export interface ResolvedStoreOptions {
   requestTimeoutMs: number;
   maxTxnOps: number;
   clock: Clock;
+  audit: Required<AuditRetention>;
 }
 
 /** Default of {@link EtcdStoreOptions.maxTxnOps}: etcd's default `--max-txn-ops`. */
@@ -70,5 +78,6 @@ export function resolveStoreOptions(options: EtcdStoreOptions = {}): ResolvedSto
     maxErrorLength,
     requestTimeoutMs,
     clock: options.clock ?? realClock,
+    audit: resolveAuditRetention(options.audit),
   };
 }

@@ -203,7 +203,10 @@ describe('EtcdStore run requests, stored data', () => {
       // log outlives the request, bounded by its own retention
       const audit = [`${fixture.prefix}a/`, `${fixture.prefix}j/`];
       const isAudit = (key: string) => audit.some((p) => key.startsWith(p));
-      expect(left.filter((k) => !isAudit(k)), 'request key and index key deleted').toEqual([]);
+      expect(
+        left.filter((k) => !isAudit(k)),
+        'request key and index key deleted',
+      ).toEqual([]);
       expect(left.filter(isAudit)).toHaveLength(2);
     });
   });

@@ -9,7 +9,7 @@ export function fromAuditRow(row: AuditRow): AuditEntry {
     at: Number(row.at),
     action: row.action as AuditEntry['action'],
     job: decodeText(row.job),
-    by: row.actor,
+    by: row.actor === null ? null : decodeText(row.actor),
     note: row.note,
     requestId: row.request_id,
     schedule: row.schedule,

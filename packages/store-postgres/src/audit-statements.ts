@@ -1,3 +1,4 @@
+import { encodeText } from '@fleetcron/postgres-shared';
 import { NOW_MS } from './fleet-statements.js';
 import type { StoreTables } from './schema.js';
 
@@ -40,12 +41,13 @@ export function auditCtes(t: StoreTables, p: number, source: AuditSource): strin
 )`;
 }
 
-/** The parameters {@link auditCtes} reads, in order. */
+/** The parameters {@link auditCtes} reads, in order (`by` as `encodeText` stores text). */
 export function auditParameters(
   entry: { action: string; by: string | null; note: string | null },
   bounds: { maxEntries: number; maxAgeMs: number; batch: number },
 ): unknown[] {
-  return [entry.action, entry.by, entry.note, bounds.maxEntries, bounds.maxAgeMs, bounds.batch];
+  const by = entry.by === null ? null : encodeText(entry.by);
+  return [entry.action, by, entry.note, bounds.maxEntries, bounds.maxAgeMs, bounds.batch];
 }
 
 /**

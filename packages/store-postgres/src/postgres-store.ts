@@ -244,7 +244,7 @@ export class PostgresStore implements Store, ScheduleStore, AuditStore {
   async setPaused(job: string, paused: boolean, options: PauseOptions = {}): Promise<void> {
     const record = pauseAuditRecord(job, paused, options);
     await this.statements.run('setPaused', 'setPaused', [
-      ...[encodeText(job), paused, record.by],
+      ...[encodeText(job), paused, record.by === null ? null : encodeText(record.by)],
       ...auditParameters(record, this.options.audit),
     ]);
   }

@@ -12,6 +12,7 @@ export {
   AUDIT_PRUNE_BATCH,
   type AuditFilter,
   auditFilter,
+  boundActor,
   checkActor,
   checkAuditAction,
   checkAuditDetails,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { checkActor, checkAuditNote } from './audit/audit-input.js';
+import { boundActor, checkAuditNote } from './audit/audit-input.js';
 import type { CalendarSpec } from './calendar/calendar-spec.js';
 import { InvalidOptionError } from './errors.js';
 import { checkJsonData } from './json-data.js';
@@ -207,7 +207,7 @@ export interface RunRequestState extends RunRequest {
 export interface PauseOptions {
   /**
    * Who paused or resumed, stored as `pausedBy` (and as the audit entry's `by`): at most
-   * `MAX_ACTOR_LENGTH` characters, no control characters. Default `null` (unknown).
+   * `MAX_ACTOR_LENGTH` characters. Default `null` (unknown).
    */
   by?: string | null;
   /**
@@ -334,7 +334,7 @@ export function newRunRequest(input: RunRequestInput, now: number): RunRequest {
       'must say who asked (a non-empty string, e.g. "cli" or a user name).',
     );
   }
-  checkActor('requestedBy', input.requestedBy);
+  boundActor('requestedBy', input.requestedBy);
   checkAuditNote(input.note);
   const data =
     input.data === undefined ? null : checkJsonData(input.data, 'data', MAX_RUN_REQUEST_DATA_BYTES);

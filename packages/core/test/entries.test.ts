@@ -278,6 +278,7 @@ const BACKEND = [
   'AUDIT_PRUNE_BATCH',
   'AuditFilter',
   'auditFilter',
+  'boundActor',
   'checkActor',
   'checkAuditAction',
   'checkAuditDetails',

@@ -23,12 +23,13 @@ const NOTE_CONTROL = /[^\P{Cc}\t\n\r]/u;
 const ACTION_NAME = /^[a-z][a-z0-9]*(?:[.-][a-z0-9]+)*$/;
 
 /**
- * Checks who makes a change: a non-empty string of at most {@link MAX_ACTOR_LENGTH} characters,
- * without control characters or bidi controls. Returns it.
+ * Checks who makes a change as a store does: a non-empty string of at most
+ * {@link MAX_ACTOR_LENGTH} characters (any characters: stores keep what they are given, NUL
+ * included). Returns it.
  *
  * @throws InvalidOptionError naming `field` (`by`, `requestedBy`).
  */
-export function checkActor(field: string, by: unknown): string {
+export function boundActor(field: string, by: unknown): string {
   if (typeof by !== 'string' || by.trim() === '') {
     throw new InvalidOptionError(
       field,
@@ -41,11 +42,22 @@ export function checkActor(field: string, by: unknown): string {
       `must be at most ${MAX_ACTOR_LENGTH} characters, got ${by.length}; use a short name such as 'alice' or 'cli:alice@host'.`,
     );
   }
-  if (/\p{Cc}/u.test(by)) {
+  return by;
+}
+
+/**
+ * Checks who makes a change as `FleetClient` (the user's door) does: {@link boundActor}, and no
+ * control characters or bidi controls (a name shown to operators must read as it is). Returns it.
+ *
+ * @throws InvalidOptionError naming `field` (`by`).
+ */
+export function checkActor(field: string, by: unknown): string {
+  boundActor(field, by);
+  if (/\p{Cc}/u.test(by as string)) {
     throw new InvalidOptionError(field, 'must not contain control characters (newlines, ESC...).');
   }
-  assertNoBidiControl(field, by);
-  return by;
+  assertNoBidiControl(field, by as string);
+  return by as string;
 }
 
 /**

@@ -1,11 +1,11 @@
 import { InvalidOptionError } from '../errors.js';
 import type { PauseOptions, RunRequest } from '../registry.js';
 import { type StoredSchedule, scheduleJobName } from '../schedules/schedule.js';
-import { checkActor, checkAuditNote } from './audit-input.js';
+import { boundActor, checkAuditNote } from './audit-input.js';
 import type { AuditRecord, ScheduleReplaceAction } from './audit-log.js';
 
 /**
- * The entry `setPaused(job, paused, options)` records. Checks `by` (optional, bounded) and
+ * The entry `setPaused(job, paused, options)` records. Checks `by` (optional, bounded by `boundActor`) and
  * `note` first: a store calls it before it writes, so bad input stores nothing.
  *
  * @throws InvalidOptionError (`by`, `note`).
@@ -15,7 +15,7 @@ export function pauseAuditRecord(
   paused: boolean,
   options: PauseOptions | undefined,
 ): AuditRecord {
-  const by = options?.by === undefined || options.by === null ? null : checkActor('by', options.by);
+  const by = options?.by === undefined || options.by === null ? null : boundActor('by', options.by);
   return {
     ...{ action: paused ? 'pause' : 'resume', job, by, note: checkAuditNote(options?.note) },
     ...{ requestId: null, schedule: null, version: null, details: null },

@@ -1,6 +1,7 @@
 export {
   type AuditFilter,
   auditFilter,
+  boundActor,
   checkActor,
   checkAuditAction,
   checkAuditDetails,

@@ -1,4 +1,4 @@
-import { checkActor, checkAuditNote } from '../audit/audit-input.js';
+import { boundActor, checkAuditNote } from '../audit/audit-input.js';
 import type { ScheduleReplaceAction } from '../audit/audit-log.js';
 import { InvalidOptionError } from '../errors.js';
 import { assertPositiveInteger } from '../validate.js';
@@ -33,7 +33,8 @@ export type ScheduleChange = { kind: 'changed'; id: string } | { kind: 'resync' 
 export interface ScheduleWrite {
   /**
    * Who asked: stored as `updatedBy` (and `createdBy` on create), and as the audit entry's `by`.
-   * A non-empty string of at most `MAX_ACTOR_LENGTH` characters, no control characters.
+   * A non-empty string of at most `MAX_ACTOR_LENGTH` characters (`FleetClient` also refuses
+   * control and bidi characters).
    */
   by: string;
   /** Why (at most `MAX_AUDIT_NOTE_LENGTH` characters): the audit entry's `note`. Default none. */
@@ -156,7 +157,7 @@ function decodeScheduleCursor(cursor: string): string {
 }
 
 /**
- * Checks a write's `by` (who asked: bounded as `checkActor`) and `note` (`checkAuditNote`).
+ * Checks a write's `by` (who asked: bounded as `boundActor`) and `note` (`checkAuditNote`).
  * @throws InvalidOptionError (field `by` or `note`).
  */
 export function assertWriter(write: ScheduleWrite | undefined): string {
@@ -167,7 +168,7 @@ export function assertWriter(write: ScheduleWrite | undefined): string {
       "must say who makes the change: { by: 'alice' } (a non-empty string).",
     );
   }
-  checkActor('by', by);
+  boundActor('by', by);
   checkAuditNote(write?.note);
   return by;
 }

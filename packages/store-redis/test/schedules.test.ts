@@ -78,16 +78,22 @@ describe('RedisStore stored schedules', () => {
       nested: [1, { x: null, y: false }],
     };
     const before = Date.now();
-    const created = await s.createSchedule('acme/daily', def(data), { by: 'alice "x" \\' });
+    const created = await s.createSchedule('acme/daily', def(data), { by: 'alice\u0000 "x"\n' });
     expect(created).toMatchObject({
       id: 'acme/daily',
       version: 1,
       data,
-      createdBy: 'alice "x" \\',
+      createdBy: 'alice\u0000 "x"\n',
     });
     expect(created.createdAt).toBeGreaterThanOrEqual(before - 5_000);
     expect(created.createdAt).toBeLessThanOrEqual(Date.now() + 5_000);
     expect(await store(prefix).getSchedule('acme/daily')).toEqual(created);
+    const [entry] = (await s.listAudit({ job: 'schedule:acme/daily' })).entries;
+    expect(entry, 'the audit entry keeps who exactly').toMatchObject({
+      action: 'schedule.create',
+      by: 'alice\u0000 "x"\n',
+      version: 1,
+    });
     const v2 = await s.replaceSchedule('acme/daily', def('v2', 'other'), {
       by: 'bob',
       expectedVersion: 1,

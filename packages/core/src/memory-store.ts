@@ -76,8 +76,9 @@ export function newJobState(job: string): JobState {
 }
 
 /**
- * The reference {@link Store}, in process memory: history and job state, fleet control and
- * stored schedules (with push: `watchSchedules`) for tests, demos and single-process use.
+ * The reference {@link Store}, in process memory: history and job state, fleet control,
+ * stored schedules (with push: `watchSchedules`) and the audit log (each entry appended in the
+ * same synchronous step as its mutation) for tests, demos and single-process use.
  * Nothing survives the process.
  */
 export class MemoryStore implements Store, ScheduleStore, AuditStore {

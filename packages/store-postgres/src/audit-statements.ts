@@ -17,9 +17,10 @@ export interface AuditSource {
  * CTEs (to follow a statement's `WITH` list) that append one audit row per row of
  * `source.from` and prune the log, in the mutation's own statement: both commit with it or
  * neither does. Parameters from `$p`: action, actor (`by`), note, maxEntries, maxAgeMs, batch
- * (see {@link auditParameters}). The prune sees the table as the statement started (without the
- * new row), so it keeps `maxEntries - 1` of those; it deletes at most `batch` rows, oldest first
- * (one range of the primary key), and only when an entry is appended.
+ * (see {@link auditParameters}). The prune looks at the oldest `batch` rows only (one range of
+ * the primary key: bounded work however large the log) and deletes those at least `maxEntries`
+ * below the new entry's `seq` or older than `maxAgeMs`; it runs only when an entry is appended.
+ * A gap in the sequence (a statement that failed after taking a `seq`) makes it keep fewer.
  */
 export function auditCtes(t: StoreTables, p: number, source: AuditSource): string {
   const $ = (i: number) => `$${p + i}`;
@@ -30,13 +31,11 @@ export function auditCtes(t: StoreTables, p: number, source: AuditSource): strin
   FROM ${source.from}
   RETURNING seq
 ), audit_pruned AS (
-  DELETE FROM ${t.audit} WHERE EXISTS (SELECT 1 FROM audit_entry) AND seq IN (
-    SELECT seq FROM ${t.audit}
-    WHERE ${$(3)}::bigint = 1
-       OR seq < coalesce((SELECT seq FROM ${t.audit} ORDER BY seq DESC
-                          OFFSET greatest(${$(3)}::bigint - 2, 0) LIMIT 1), 0)
-       OR at < ${NOW_MS} - ${$(4)}::bigint
-    ORDER BY seq LIMIT ${$(5)}::integer)
+  DELETE FROM ${t.audit}
+  WHERE EXISTS (SELECT 1 FROM audit_entry)
+    AND seq IN (SELECT seq FROM ${t.audit} ORDER BY seq LIMIT ${$(5)}::integer)
+    AND (seq <= (SELECT max(seq) FROM audit_entry) - ${$(3)}::bigint
+         OR at < ${NOW_MS} - ${$(4)}::bigint)
   RETURNING 1
 )`;
 }

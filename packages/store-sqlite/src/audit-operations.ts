@@ -61,16 +61,14 @@ function prepare(db: SqliteDatabase) {
        VALUES (@at, @action, @job, @by, @note, @requestId, @schedule, @version, @details)`,
     ),
     /**
-     * The oldest entries beyond the newest `@maxEntries` or older than `@oldest`, at most
-     * `@batch`: one range of the primary key from its start.
+     * Among the oldest `@batch` entries (one range of the primary key: bounded work however
+     * large the log), those at least `@maxEntries` below the newest `seq` or older than
+     * `@oldest`. Run after the insert, so the newest is the entry just appended.
      */
     prune: db.prepare(
-      `DELETE FROM fleetcron_audit WHERE seq IN (
-         SELECT seq FROM fleetcron_audit
-         WHERE seq < coalesce((SELECT seq FROM fleetcron_audit ORDER BY seq DESC
-                               LIMIT 1 OFFSET @maxEntries - 1), 0)
-            OR at < @oldest
-         ORDER BY seq LIMIT @batch)`,
+      `DELETE FROM fleetcron_audit
+       WHERE seq IN (SELECT seq FROM fleetcron_audit ORDER BY seq LIMIT @batch)
+         AND (seq <= (SELECT max(seq) FROM fleetcron_audit) - @maxEntries OR at < @oldest)`,
     ),
     list: db.prepare<[Record<string, unknown>], AuditRow>(
       `SELECT seq, at, action, job, actor, note, request_id, schedule, version, details

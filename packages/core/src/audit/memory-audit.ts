@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.js';
+import { InvalidOptionError } from '../errors.js';
 import { auditFilter, encodeAuditCursor, resolveAuditRetention } from './audit-input.js';
 import {
   AUDIT_PRUNE_BATCH,
@@ -42,6 +43,12 @@ export class MemoryAudit implements AuditStore {
   async listAudit(query?: AuditQuery): Promise<AuditPage> {
     const { limit, job, actions, before, after } = auditFilter(query);
     const afterSeq = after === null ? null : Number(after);
+    if (afterSeq !== null && !Number.isSafeInteger(afterSeq)) {
+      throw new InvalidOptionError(
+        'cursor',
+        'is not a cursor of this store; pass nextCursor unchanged.',
+      );
+    }
     const page: AuditEntry[] = [];
     let more = false;
     for (let i = this.entries.length - 1; i >= 0; i--) {

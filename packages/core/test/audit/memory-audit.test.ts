@@ -3,6 +3,7 @@ import {
   AUDIT_PRUNE_BATCH,
   DEFAULT_AUDIT_MAX_AGE_MS,
   DEFAULT_AUDIT_MAX_ENTRIES,
+  encodeAuditCursor,
   MemoryAudit,
   pauseAuditRecord,
 } from '../../src/audit/index.js';
@@ -42,6 +43,16 @@ describe('MemoryAudit bounds', () => {
     const log = new MemoryAudit(new FakeClock(START), { maxEntries: 3 });
     for (let i = 0; i < 10; i++) log.append(pauseAuditRecord('job', i % 2 === 0, { note: `${i}` }));
     expect((await log.listAudit()).entries.map((e) => e.note)).toEqual(['9', '8', '7']);
+  });
+
+  it('refuses a cursor of another store (an id that is not its sequence) with a typed error', async () => {
+    const log = new MemoryAudit(new FakeClock(START));
+    log.append(pauseAuditRecord('job', true, {}));
+    const cursor = encodeAuditCursor('not-a-seq');
+    await expect(log.listAudit({ cursor })).rejects.toMatchObject({
+      code: 'INVALID_OPTION',
+      field: 'cursor',
+    });
   });
 
   it('refuses bad bounds with a typed error naming the option', () => {

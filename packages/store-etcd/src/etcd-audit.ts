@@ -27,6 +27,18 @@ const ID = /^\d{16}-\d{6}-[0-9a-f]{8}$/;
  */
 const lastId = { at: 0, seq: 0 };
 
+/**
+ * `id` with every digit `d` as `9 - d` and every hex letter or digit of its process part as its
+ * complement in `0-f` (the `-` kept): the order of inverted ids is exactly the reverse of the
+ * order of ids, so a range in etcd's own key order reads the newest first.
+ */
+export function invertAuditId(id: string): string {
+  const [time, seq, process] = id.split('-') as [string, string, string];
+  const flip = (text: string, base: number) =>
+    [...text].map((c) => (base - 1 - Number.parseInt(c, base)).toString(base)).join('');
+  return `${flip(time, 10)}-${flip(seq, 10)}-${flip(process, 16)}`;
+}
+
 /** A fresh entry id for a mutation made at `now` (writer's clock). */
 export function nextAuditId(now: number): string {
   if (now > lastId.at) {
@@ -45,11 +57,14 @@ function put(key: string, value: string): IRequestOp {
 }
 
 /**
- * The audit log of `EtcdStore`: each entry is two keys, `a/<id>` and `j/<job>/<id>` (the same
- * JSON), put by {@link EtcdAudit.puts} inside the mutation's own transaction, so an entry exists
- * exactly when its mutation committed. Pages are one descending range each (the job's index when
- * the query names a job). After a mutation {@link EtcdAudit.prune} deletes at most
- * {@link AUDIT_PRUNE_BATCH} of the oldest entries beyond `maxEntries` or older than `maxAgeMs`.
+ * The audit log of `EtcdStore`: each entry is three keys, `n/<inverted id>` and
+ * `j/<job>/<inverted id>` (the entry's JSON, newest first) and `a/<id>` (its job, oldest first),
+ * put by {@link EtcdAudit.puts} inside the mutation's own transaction, so an entry exists exactly
+ * when its mutation committed. Every read is a range in etcd's own key order with a limit: a
+ * range sorted any other way makes the server read and sort every key of the range, values
+ * included (measured: 250 ms a page at 100,000 entries). Pages read `n/` (or the job's `j/`).
+ * After a mutation {@link EtcdAudit.prune} deletes at most {@link AUDIT_PRUNE_BATCH} of the oldest
+ * entries beyond `maxEntries` or older than `maxAgeMs`.
  */
 export class EtcdAudit implements AuditStore {
   constructor(
@@ -63,46 +78,47 @@ export class EtcdAudit implements AuditStore {
   /** The puts that store `record` made at `at` (writer's clock), for the mutation's transaction. */
   puts(record: AuditRecord, at: number): IRequestOp[] {
     const id = nextAuditId(at);
+    const inverted = invertAuditId(id);
     const value = JSON.stringify({ id, at, ...record } satisfies AuditEntry);
-    return [put(this.keys.audit(id), value), put(this.keys.jobAudit(record.job, id), value)];
+    return [
+      put(this.keys.audit(inverted), value),
+      put(this.keys.jobAudit(record.job, inverted), value),
+      put(this.keys.auditAge(id), JSON.stringify([record.job, at])),
+    ];
   }
 
   /**
    * Deletes at most {@link AUDIT_PRUNE_BATCH} oldest entries beyond the bounds (`now` on the
-   * writer's clock): one transaction reads the count and the oldest entries, one deletes. A
-   * failure is left for the next mutation's prune (the mutation itself has committed).
+   * writer's clock): one range of `a/` in key order gives the oldest and (its `count`) how many
+   * there are; one transaction deletes their three keys each. A failure is left for the next
+   * mutation's prune (the mutation itself has committed).
    */
   async prune(now: number): Promise<void> {
     try {
-      const whole = Buffer.from(this.keys.allAudit());
-      const range = { key: whole, range_end: prefixEnd(whole) };
-      const read = await this.call('pruneAudit', (o) =>
-        this.client.kv.txn(
-          {
-            compare: [],
-            success: [
-              { request_range: { ...range, count_only: true } },
-              { request_range: { ...range, limit: AUDIT_PRUNE_BATCH, sort_order: 'Ascend' } },
-            ],
-            failure: [],
-          },
+      const whole = Buffer.from(this.keys.allAuditAges());
+      const oldest = await this.call('pruneAudit', (o) =>
+        this.client.kv.range(
+          { key: whole, range_end: prefixEnd(whole), limit: AUDIT_PRUNE_BATCH },
           o,
         ),
       );
-      let excess =
-        Number(read.responses[0]?.response_range?.count ?? 0) - this.retention.maxEntries;
+      let excess = Number(oldest.count) - this.retention.maxEntries;
       const deletes: IRequestOp[] = [];
-      for (const kv of read.responses[1]?.response_range?.kvs ?? []) {
-        const entry = JSON.parse(kv.value.toString()) as AuditEntry;
-        if (excess <= 0 && entry.at >= now - this.retention.maxAgeMs) break;
+      for (const kv of oldest.kvs) {
+        const [job, at] = JSON.parse(kv.value.toString()) as [string, number];
+        if (excess <= 0 && at >= now - this.retention.maxAgeMs) break;
+        const id = kv.key.toString().slice(whole.length);
+        const inverted = invertAuditId(id);
         deletes.push(
           { request_delete_range: { key: kv.key } },
-          { request_delete_range: { key: Buffer.from(this.keys.jobAudit(entry.job, entry.id)) } },
+          { request_delete_range: { key: Buffer.from(this.keys.audit(inverted)) } },
+          { request_delete_range: { key: Buffer.from(this.keys.jobAudit(job, inverted)) } },
         );
         excess -= 1;
       }
-      for (let i = 0; i < deletes.length; i += this.maxTxnOps) {
-        const chunk = deletes.slice(i, i + this.maxTxnOps);
+      const perTxn = this.maxTxnOps - (this.maxTxnOps % 3);
+      for (let i = 0; i < deletes.length; i += perTxn) {
+        const chunk = deletes.slice(i, i + perTxn);
         await this.call('pruneAudit', (o) =>
           this.client.kv.txn({ compare: [], success: chunk, failure: [] }, o),
         );
@@ -121,22 +137,15 @@ export class EtcdAudit implements AuditStore {
       );
     }
     const prefix = job === null ? this.keys.allAudit() : this.keys.jobAudits(job);
-    let end = after === null ? prefixEnd(Buffer.from(prefix)) : Buffer.from(prefix + after);
+    const end = prefixEnd(Buffer.from(prefix));
+    // the first key after the cursor's entry (inverted ids: later keys are older entries)
+    let start = Buffer.from(after === null ? prefix : `${prefix}${invertAuditId(after)}\0`);
     const filtered = actions !== null || before !== null;
     const out: AuditEntry[] = [];
     for (;;) {
       const count = filtered ? Math.max(limit + 1, FILTER_BATCH) : limit + 1;
       const range = await this.call('listAudit', (o) =>
-        this.client.kv.range(
-          {
-            key: Buffer.from(prefix),
-            range_end: end,
-            limit: count,
-            sort_order: 'Descend',
-            sort_target: 'Key',
-          },
-          o,
-        ),
+        this.client.kv.range({ key: start, range_end: end, limit: count }, o),
       );
       for (const kv of range.kvs) {
         if (out.length > limit) break;
@@ -146,7 +155,7 @@ export class EtcdAudit implements AuditStore {
           (before === null || entry.at < before)
         )
           out.push(entry);
-        end = kv.key;
+        start = Buffer.concat([kv.key, Buffer.from([0])]);
       }
       if (range.kvs.length < count || out.length > limit) break;
     }

@@ -30,8 +30,9 @@ export interface EtcdStoreOptions {
   clock?: Clock;
   /**
    * How much audit log to keep (`listAudit`): at most `maxEntries` newest entries (default
-   * 100,000) of at most `maxAgeMs` (default 90 days, by `clock`). After each mutation a bounded
-   * batch of older entries is deleted.
+   * {@link DEFAULT_ETCD_AUDIT_MAX_ENTRIES}, 10,000: fewer than core's 100,000, because every etcd
+   * range counts all the keys it spans) of at most `maxAgeMs` (default 90 days, by `clock`). After
+   * each mutation a bounded batch of older entries is deleted.
    */
   audit?: AuditRetention;
 }
@@ -49,6 +50,14 @@ export interface ResolvedStoreOptions {
 
 /** Default of {@link EtcdStoreOptions.maxTxnOps}: etcd's default `--max-txn-ops`. */
 export const DEFAULT_MAX_TXN_OPS = 128;
+
+/**
+ * Default `audit.maxEntries` of the etcd store: 10,000. etcd answers every range with the number
+ * of keys it spans, counted key by key, so the prune after each mutation and each page of
+ * `listAudit` cost time in proportion to the log (measured on 2 loaded cores: a pause 7 ms p50
+ * and a page 5 ms at 10,000 entries; 49 ms and 128 ms at 100,000).
+ */
+export const DEFAULT_ETCD_AUDIT_MAX_ENTRIES = 10_000;
 
 /** Default of {@link EtcdStoreOptions.maxHistory}. */
 export const DEFAULT_MAX_HISTORY = 1000;
@@ -78,6 +87,9 @@ export function resolveStoreOptions(options: EtcdStoreOptions = {}): ResolvedSto
     maxErrorLength,
     requestTimeoutMs,
     clock: options.clock ?? realClock,
-    audit: resolveAuditRetention(options.audit),
+    audit: resolveAuditRetention({
+      ...options.audit,
+      maxEntries: options.audit?.maxEntries ?? DEFAULT_ETCD_AUDIT_MAX_ENTRIES,
+    }),
   };
 }

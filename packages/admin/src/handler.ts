@@ -6,6 +6,7 @@ import {
   realClock,
 } from '@fleetcron/core';
 import type { AdminActionRecord, JobAction } from './api/audit.js';
+import { type AdminAuditFleet, getAudit } from './api/audit-route.js';
 import {
   type AdminJobFleet,
   getFleet,
@@ -47,7 +48,7 @@ export { MAX_NOTE_LENGTH } from './http/json-body.js';
  * The part of core's `FleetClient` the admin handler uses (pass a `FleetClient`): the fleet view,
  * history, pause/resume/run, and the stored-schedule operations.
  */
-export type AdminFleet = AdminJobFleet & AdminScheduleFleet;
+export type AdminFleet = AdminJobFleet & AdminScheduleFleet & AdminAuditFleet;
 
 /** What the server knows about the client beyond the request (node:http: the socket). */
 export interface AdminClientInfo {
@@ -190,7 +191,9 @@ function itemRoute(
  * Stored schedules: `GET api/schedules?handler=&limit=&cursor=`, `GET api/schedules/:id`, and
  * the mutations `POST api/schedules` (create), `POST api/schedules/:id/update` (with the
  * `expectedVersion` read: a stale one answers 409 `SCHEDULE_CONFLICT`), `/enable`, `/disable`,
- * `/remove`; bad input answers 400 with core's code and the field.
+ * `/remove`; bad input answers 400 with core's code and the field. Every mutation's body may
+ * carry a `note` (at most 1,000 characters), kept with who asked in the store's audit log, read
+ * with `GET api/audit?job=&action=&before=&cursor=&limit=` (501 `AUDIT_NOT_KEPT` without one).
  *
  * @throws InvalidOptionError for bad options, including no authentication at all (field `token`).
  */
@@ -279,6 +282,10 @@ export function createAdminHandler(options: AdminHandlerOptions): AdminHandler {
       if (rest === '/api/instances') return getInstances(fleet);
       if (rest === '/api/jobs') return getJobs(fleet);
       if (rest === '/api/schedules') return listSchedules(fleet, url.searchParams);
+      if (rest === '/api/audit') {
+        const backend = async () => (await fleet.fleet()).backends.store;
+        return getAudit(fleet, backend, url.searchParams);
+      }
       const route = itemRoute(rest, 'jobs', 'job');
       if (route && route.tail === null) return getJob(fleet, route.name);
       if (route && route.tail === 'history') return getHistory(fleet, route.name, url.searchParams);

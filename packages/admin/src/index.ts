@@ -1,4 +1,5 @@
 export type { AdminActionRecord, JobAction, ScheduleAction } from './api/audit.js';
+export type { AdminAuditFleet } from './api/audit-route.js';
 export {
   fireOutcome,
   type RunRequestFleet,

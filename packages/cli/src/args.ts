@@ -46,6 +46,8 @@ export interface CliOptions {
   'expected-version'?: string;
   wait?: boolean;
   timeout?: string;
+  action?: string;
+  note?: string;
 }
 
 const OPTIONS = {
@@ -87,6 +89,8 @@ const OPTIONS = {
   'expected-version': { type: 'string' },
   wait: { type: 'boolean' },
   timeout: { type: 'string' },
+  action: { type: 'string' },
+  note: { type: 'string' },
 } as const;
 
 const BACKEND = ['postgres', 'redis', 'etcd', 'sqlite', 'schema', 'prefix'] as const;
@@ -110,14 +114,15 @@ export const COMMAND_OPTIONS: Record<
     positionals: 1,
     operand: 'job',
   },
-  pause: { options: [...BACKEND, 'json', 'by'], positionals: 1, operand: 'job' },
-  resume: { options: [...BACKEND, 'json', 'by'], positionals: 1, operand: 'job' },
+  pause: { options: [...BACKEND, 'json', 'by', 'note'], positionals: 1, operand: 'job' },
+  resume: { options: [...BACKEND, 'json', 'by', 'note'], positionals: 1, operand: 'job' },
   run: {
-    options: [...BACKEND, 'json', 'by', 'data', 'wait', 'timeout'],
+    options: [...BACKEND, 'json', 'by', 'note', 'data', 'wait', 'timeout'],
     positionals: 1,
     operand: 'job',
   },
   request: { options: [...BACKEND, 'json'], positionals: 1, operand: 'run request id' },
+  audit: { options: [...BACKEND, 'json', 'job', 'action', 'limit', 'cursor'], positionals: 0 },
   serve: {
     options: [
       ...BACKEND,
@@ -143,6 +148,7 @@ const SCHEDULE_OPTIONS: Record<string, readonly string[]> = {
     ...BACKEND,
     'json',
     'by',
+    'note',
     'id',
     'handler',
     'cron',
@@ -154,12 +160,13 @@ const SCHEDULE_OPTIONS: Record<string, readonly string[]> = {
     'options',
   ],
   update: [
-    ...[...BACKEND, 'json', 'by', 'expected-version', 'handler', 'cron', 'tz', 'every', 'at'],
+    ...[...BACKEND, 'json', 'by', 'note', 'expected-version', 'handler', 'cron', 'tz', 'every'],
+    'at',
     ...['data', 'enabled', 'options'],
   ],
-  enable: [...BACKEND, 'json', 'by', 'expected-version'],
-  disable: [...BACKEND, 'json', 'by', 'expected-version'],
-  remove: [...BACKEND, 'json', 'by', 'expected-version'],
+  enable: [...BACKEND, 'json', 'by', 'note', 'expected-version'],
+  disable: [...BACKEND, 'json', 'by', 'note', 'expected-version'],
+  remove: [...BACKEND, 'json', 'by', 'note', 'expected-version'],
 };
 
 /** A parsed command line. */

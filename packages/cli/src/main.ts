@@ -1,5 +1,6 @@
 import { isFleetcronError } from '@fleetcron/core';
 import { type ParsedCommand, parseCommandLine, UsageError } from './args.js';
+import { auditCommand } from './commands/audit.js';
 import { actionCommand, historyCommand, instancesCommand, jobsCommand } from './commands/fleet.js';
 import { nextCommand } from './commands/next.js';
 import { nextJobCommand } from './commands/next-job.js';
@@ -34,6 +35,8 @@ async function withBackend(parsed: ParsedCommand, io: CliIo): Promise<ExitCode> 
         return await requestCommand(backend, parsed, io);
       case 'schedules':
         return await schedulesCommand(backend, parsed, io);
+      case 'audit':
+        return await auditCommand(backend, parsed, io);
       default:
         return await serveCommand(backend, parsed, io);
     }

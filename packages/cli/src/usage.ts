@@ -17,13 +17,17 @@ Fleet (backend: --postgres URL | --redis URL | --etcd URL | --sqlite FILE, or FL
                           a job's next fires in its zone, excluded ones marked with the reason
   history <job> [--status S[,S]] [--limit N] [--cursor C]
                           a job's runs, newest first
-  pause <job> | resume <job>
-                          pause or resume a job on every instance
-  run <job> [--data JSON] [--wait [--timeout MS]]
+  pause <job> | resume <job> [--note TEXT]
+                          pause or resume a job on every instance (the note, why,
+                          is kept in the audit log)
+  run <job> [--note TEXT] [--data JSON] [--wait [--timeout MS]]
                           ask the fleet to run a job once now (the run sees
                           ctx.request.data); --wait waits for the run and prints its
                           outcome (exit 0 succeeded, 6 failed, 7 skipped, 8 not ended
                           within --timeout, default 300000 ms)
+  audit [--job J] [--action A] [--limit N] [--cursor C]
+                          who paused, resumed, ran or changed what, when and why
+                          (the store's audit log), newest first
   request <id>            where a run request is: pending, taken by which instance
                           until when, or decided as which fire (and that run's outcome)
   schedules list [--handler H] [--limit N] [--cursor C]
@@ -34,7 +38,8 @@ Fleet (backend: --postgres URL | --redis URL | --etcd URL | --sqlite FILE, or FL
                    [--options JSON] [--enabled true|false]
   schedules enable|disable|remove <id> [--expected-version N]
                           stored schedules (every store): every change versioned,
-                          recorded with --by; a stale --expected-version exits 5
+                          recorded with --by (and --note, why, in the audit log);
+                          a stale --expected-version exits 5
   serve [--port P] [--host H] [--tokens-file F] [--token T] [--read-token T]
         [--base-path /admin] [--allowed-hosts a,b] [--public-origin URL] [--grace MS]
                           the admin console and HTTP API (token also from FLEETCRON_TOKEN;
@@ -49,6 +54,8 @@ Backend options
                           sqlite:rel/path.db is relative to the current directory)
   --by NAME               who asks, recorded with pause/resume/run and schedule changes
                           (default cli:<user>@<host>)
+  --note TEXT             why (at most 1,000 characters), kept with the change in the
+                          store's audit log (fleetcron audit)
 
 Output
   --json                  machine-readable JSON on stdout

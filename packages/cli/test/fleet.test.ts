@@ -161,6 +161,102 @@ describe.each(Object.keys(TARGETS))('fleetcron against %s', (backend) => {
     expect(taken[0]?.requestedBy).toMatch(/^cli:.+@.+/);
   });
 
+  it('audit: who paused, resumed and ran what, newest first, filters and pages, notes terminal-safe', async () => {
+    // a bidi override and a carriage return (which would overwrite the line) in a stored note
+    const note = 'db-2 disk full\u202Eexe.fdp\rOK\nsecond line';
+    const older = await runFleetcron(['resume', 'cleanup', '--by', 'dave', ...target.args]);
+    expect(older.code, older.stderr).toBe(0);
+    const pause = await runFleetcron([
+      'pause',
+      'billing',
+      '--by',
+      'alice',
+      '--note',
+      note,
+      ...target.args,
+    ]);
+    expect(pause.code, pause.stderr).toBe(0);
+    expect((await runFleetcron(['resume', 'billing', '--by', 'bob', ...target.args])).code).toBe(0);
+    const run = await runFleetcron([
+      'run',
+      'cleanup',
+      '--by',
+      'carol',
+      '--note',
+      'rerun',
+      '--json',
+      ...target.args,
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    const requestId = (JSON.parse(run.stdout) as { request: { id: string } }).request.id;
+
+    const json = await runFleetcron(['audit', '--limit', '3', '--json', ...target.args]);
+    expect(json.code, json.stderr).toBe(0);
+    const page = JSON.parse(json.stdout) as {
+      entries: Array<{
+        action: string;
+        job: string;
+        by: string;
+        note: string | null;
+        requestId: string | null;
+        at: number;
+      }>;
+      nextCursor: string | null;
+    };
+    expect(page.entries.map((e) => [e.action, e.job, e.by, e.note])).toEqual([
+      ['run', 'cleanup', 'carol', 'rerun'],
+      ['resume', 'billing', 'bob', null],
+      ['pause', 'billing', 'alice', note],
+    ]);
+    expect(page.entries[0]?.requestId).toBe(requestId);
+    expect(page.nextCursor).not.toBeNull(); // dave's resume at least
+
+    // the table: the note's first line, its bidi override printed as an inert escape
+    const text = await runFleetcron(['audit', '--limit', '3', ...target.args]);
+    expect(text.code, text.stderr).toBe(0);
+    const lines = text.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^AT\s+BY\s+ACTION\s+JOB\s+DETAILS\s+NOTE$/);
+    expect(lines[1]).toMatch(
+      new RegExp(`^\\S+Z\\s+carol\\s+run\\s+cleanup\\s+request=${requestId}\\s+rerun$`),
+    );
+    expect(lines[3]).toMatch(/alice\s+pause\s+billing\s+db-2 disk full\\u202eexe\.fdp\\u000dOK …$/);
+    expect(text.stdout).not.toMatch(/[\u202E\r]/);
+    expect(text.stderr).toMatch(/^more: --cursor \S+\n$/);
+
+    // filters, and the next page from the cursor
+    const pauses = await runFleetcron([
+      'audit',
+      '--job',
+      'billing',
+      '--action',
+      'pause',
+      '--json',
+      ...target.args,
+    ]);
+    const paused = (JSON.parse(pauses.stdout) as typeof page).entries;
+    expect(paused.length).toBeGreaterThanOrEqual(1);
+    expect(paused.every((e) => e.job === 'billing' && e.action === 'pause')).toBe(true);
+    expect(paused[0]?.by).toBe('alice');
+    const first = await runFleetcron(['audit', '--limit', '1', ...target.args]);
+    const cursor = /more: --cursor (\S+)/.exec(first.stderr)?.[1] as string;
+    const next = await runFleetcron([
+      'audit',
+      '--limit',
+      '1',
+      '--cursor',
+      cursor,
+      '--json',
+      ...target.args,
+    ]);
+    expect((JSON.parse(next.stdout) as typeof page).entries.map((e) => e.action)).toEqual([
+      'resume',
+    ]);
+    const bad = await runFleetcron(['audit', '--cursor', 'nope', ...target.args]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('cursor');
+    expect(hasStackTrace(bad.stderr)).toBe(false);
+  });
+
   it('an unknown job: clear message, exit 4, no stack trace', async () => {
     const far = await runFleetcron(['pause', 'zzz', ...target.args]);
     expect(far.stderr).toBe('fleetcron: unknown job "zzz"; known jobs: billing, cleanup\n');

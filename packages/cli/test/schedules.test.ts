@@ -99,9 +99,18 @@ describe('fleetcron schedules (PostgreSQL)', () => {
       'acme/daily',
       '--by',
       'carol',
+      '--note',
+      'customer paused the contract',
       ...args,
     ]);
     expect(disabled.stdout.trim()).toBe('acme/daily disabled (version 3, by carol)');
+    const [entry] = (await store.listAudit({ job: 'schedule:acme/daily', limit: 1 })).entries;
+    expect(entry, 'the note reaches the audit log').toMatchObject({
+      action: 'schedule.disable',
+      by: 'carol',
+      note: 'customer paused the contract',
+      version: 3,
+    });
     const get = await runFleetcron(['schedules', 'get', 'acme/daily', ...args]);
     expect(get.stdout).toMatch(/^enabled\s+false$/m);
     expect(get.stdout).toMatch(/^updated\s+\S+Z by carol$/m);

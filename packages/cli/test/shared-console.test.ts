@@ -228,10 +228,21 @@ describe('fleetcron serve', () => {
   });
 
   it('prints each action with the token holder name and a terminal-safe note', async () => {
-    const pause = await call('/api/jobs/billing/pause', {
+    // a note with a terminal control sequence is refused (core's checkAuditNote), nothing paused
+    const refused = await call('/api/jobs/billing/pause', {
       token: tokens.alice,
       method: 'POST',
       body: JSON.stringify({ note: `INC-7 ${TITLE}` }),
+    });
+    expect(refused.status, refused.body).toBe(400);
+    expect(JSON.parse(refused.body)).toMatchObject({
+      error: { code: 'INVALID_OPTION', field: 'note' },
+    });
+    // a bidi override is stored as given, and printed as its visible escape
+    const pause = await call('/api/jobs/billing/pause', {
+      token: tokens.alice,
+      method: 'POST',
+      body: JSON.stringify({ note: 'INC-7 \u202Eexe.fdp' }),
     });
     expect(pause.status, pause.body).toBe(200);
     const resume = await call('/api/jobs/billing/resume', {
@@ -244,8 +255,9 @@ describe('fleetcron serve', () => {
     while (!out.includes('admin:bob resume') && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    expect(out).toMatch(/Z admin:alice pause "billing" note "INC-7 \\u001b]0;pwned\\u0007"\n/);
+    expect(out).toMatch(/Z admin:alice pause "billing" note "INC-7 \\u202eexe\.fdp"\n/);
     expect(out).toMatch(/Z admin:bob resume "billing"\n/);
+    expect(out.match(/admin:alice pause/g)).toHaveLength(1);
     expect(hasRawControl(out)).toBe(false);
   });
 

@@ -14,11 +14,13 @@ export {
 } from './lock/capabilities.js';
 export * from './lock/faults.js';
 export * from './lock/scenarios.js';
+export * from './run-audit.js';
 export * from './run-fleet.js';
 export * from './run-lock.js';
 export * from './run-restart.js';
 export * from './run-schedule-store.js';
 export * from './run-store.js';
+export * from './store/audit-scenarios.js';
 export * from './store/fleet-client-scenario.js';
 export * from './store/fleet-scenarios.js';
 export * from './store/run-request-scenarios.js';

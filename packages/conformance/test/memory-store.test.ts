@@ -1,7 +1,11 @@
 // Wires this backend into the shared conformance suite; each registered scenario holds its own
 // assertions (packages/conformance/src), so this file has no expect() of its own.
 import { MemoryStore } from '@fleetcron/core';
-import { runScheduleStoreConformance, runStoreConformance } from '../src/index.js';
+import {
+  runAuditConformance,
+  runScheduleStoreConformance,
+  runStoreConformance,
+} from '../src/index.js';
 import { memoryStoreFixture } from './memory-fixture.js';
 
 runStoreConformance({ name: 'memory', create: memoryStoreFixture(() => new MemoryStore()) });
@@ -16,4 +20,10 @@ runScheduleStoreConformance({
   name: 'memory',
   create: memoryStoreFixture(() => new MemoryStore()),
   dropPush: { unsupported: 'MemoryStore pushes in process: there is no connection to drop' },
+});
+
+runAuditConformance({
+  name: 'memory',
+  create: memoryStoreFixture(() => new MemoryStore({ audit: { maxEntries: 40 } })),
+  maxEntries: 40,
 });

@@ -7,6 +7,25 @@
  * @module @fleetcron/core/backend
  */
 
+// the audit log: checks, cursors, the records every store appends, the in-memory log
+export {
+  AUDIT_PRUNE_BATCH,
+  type AuditFilter,
+  auditFilter,
+  boundActor,
+  checkActor,
+  checkAuditAction,
+  checkAuditDetails,
+  checkAuditNote,
+  encodeAuditCursor,
+  keepsAudit,
+  MemoryAudit,
+  pauseAuditRecord,
+  replaceAuditAction,
+  resolveAuditRetention,
+  runRequestAuditRecord,
+  scheduleAuditRecord,
+} from './audit/index.js';
 export { calendarSpecOf } from './calendar/index.js';
 export { MAX_TIMER_MS, sleepOn } from './clock.js';
 export { assertCampaign } from './elector.js';

@@ -23,7 +23,8 @@ export type FleetcronErrorCode =
   | 'WATCHDOG_UNDELIVERED'
   | 'SCHEDULE_CONFLICT'
   | 'UNKNOWN_SCHEDULE'
-  | 'DUPLICATE_SCHEDULE';
+  | 'DUPLICATE_SCHEDULE'
+  | 'AUDIT_NOT_KEPT';
 
 const MARKER = Symbol.for('fleetcron.error');
 

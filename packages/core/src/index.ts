@@ -37,6 +37,27 @@ export {
   openAlert,
   resolveAlert,
 } from './alerts/index.js';
+// the audit log: who paused, ran or changed what, recorded with the mutation
+export {
+  AUDIT_ACTIONS,
+  type AuditAction,
+  type AuditEntry,
+  AuditNotKeptError,
+  type AuditPage,
+  type AuditQuery,
+  type AuditRecord,
+  type AuditRetention,
+  type AuditStore,
+  DEFAULT_AUDIT_MAX_AGE_MS,
+  DEFAULT_AUDIT_MAX_ENTRIES,
+  DEFAULT_AUDIT_PAGE,
+  type JsonObject,
+  MAX_ACTOR_LENGTH,
+  MAX_AUDIT_DETAILS_BYTES,
+  MAX_AUDIT_NOTE_LENGTH,
+  MAX_AUDIT_PAGE,
+  type ScheduleReplaceAction,
+} from './audit/index.js';
 export type { BackoffOptions, Jitter } from './backoff.js';
 // calendars of excluded fires (a job's `exclude`)
 export {

@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import type { AuditPage, AuditQuery, AuditRetention, AuditStore } from './audit/audit-log.js';
+import { pauseAuditRecord, runRequestAuditRecord } from './audit/audit-records.js';
+import { MemoryAudit } from './audit/memory-audit.js';
 import { type Clock, realClock } from './clock.js';
 import { type PruneJobOptions, resolvePruneJob } from './prune-job.js';
 import {
@@ -47,8 +50,10 @@ import { assertPositiveInteger } from './validate.js';
 export interface MemoryStoreOptions {
   /** Longest stored error text, in characters. Default 8192. */
   maxErrorLength?: number;
-  /** Clock of `lastSeenAt`, `pausedAt` and `requestedAt`. Default: the real clock. */
+  /** Clock of `lastSeenAt`, `pausedAt`, `requestedAt` and audit entries. Default: the real clock. */
   clock?: Clock;
+  /** How much audit log to keep. Default: the newest 100,000 entries of at most 90 days. */
+  audit?: AuditRetention;
 }
 
 /** Orders executions newest first by `(startedAt, id)`. */
@@ -71,11 +76,12 @@ export function newJobState(job: string): JobState {
 }
 
 /**
- * The reference {@link Store}, in process memory: history and job state, fleet control and
- * stored schedules (with push: `watchSchedules`) for tests, demos and single-process use.
+ * The reference {@link Store}, in process memory: history and job state, fleet control,
+ * stored schedules (with push: `watchSchedules`) and the audit log (each entry appended in the
+ * same synchronous step as its mutation) for tests, demos and single-process use.
  * Nothing survives the process.
  */
-export class MemoryStore implements Store, ScheduleStore {
+export class MemoryStore implements Store, ScheduleStore, AuditStore {
   readonly backend = 'memory';
   private readonly maxErrorLength: number;
   private readonly executions = new Map<string, Execution>();
@@ -91,10 +97,12 @@ export class MemoryStore implements Store, ScheduleStore {
   private readonly watchers = new Set<(job: string) => void>();
   private readonly clock: Clock;
   private readonly schedules: MemorySchedules;
+  private readonly audit: MemoryAudit;
 
   constructor(options: MemoryStoreOptions = {}) {
     this.clock = options.clock ?? realClock;
-    this.schedules = new MemorySchedules(this.clock);
+    this.audit = new MemoryAudit(this.clock, options.audit);
+    this.schedules = new MemorySchedules(this.clock, this.audit);
     this.maxErrorLength = options.maxErrorLength ?? DEFAULT_MAX_ERROR_LENGTH;
     assertPositiveInteger('maxErrorLength', this.maxErrorLength);
   }
@@ -203,6 +211,8 @@ export class MemoryStore implements Store, ScheduleStore {
   }
 
   async setPaused(job: string, paused: boolean, options: PauseOptions = {}): Promise<void> {
+    const record = pauseAuditRecord(job, paused, options);
+    this.audit.append(record);
     const state = this.stateOf(job);
     state.paused = paused;
     state.pausedBy = paused ? (options.by ?? null) : null;
@@ -241,6 +251,7 @@ export class MemoryStore implements Store, ScheduleStore {
 
   async requestRun(input: RunRequestInput): Promise<RunRequest> {
     const request = newRunRequest(input, this.clock.now());
+    this.audit.append(runRequestAuditRecord(request, input.note));
     this.requests.push({
       ...{ request, takes: 0, takeId: null, takenBy: null, takenUntil: null },
       ...{ decidedAt: null, fireAt: null, decidedBy: null },
@@ -364,6 +375,11 @@ export class MemoryStore implements Store, ScheduleStore {
 
   watchSchedules(listener: (change: ScheduleChange) => void): () => void {
     return this.schedules.watchSchedules(listener);
+  }
+
+  /** The audit log, newest first: every pause, resume, run request and schedule write. */
+  listAudit(query?: AuditQuery): Promise<AuditPage> {
+    return this.audit.listAudit(query);
   }
 
   /** Drops instances unseen for 3 heartbeats. */

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { boundActor, checkAuditNote } from './audit/audit-input.js';
 import type { CalendarSpec } from './calendar/calendar-spec.js';
 import { InvalidOptionError } from './errors.js';
 import { checkJsonData } from './json-data.js';
@@ -120,6 +121,11 @@ export interface RunRequestInput {
    * {@link MAX_RUN_REQUEST_DATA_BYTES} as UTF-8). Default `null`.
    */
   data?: JsonValue;
+  /**
+   * Why (at most `MAX_AUDIT_NOTE_LENGTH` characters): kept in the audit log entry of the request
+   * by stores that keep one (`listAudit`), ignored by others. Default none.
+   */
+  note?: string | null;
 }
 
 /** Most bytes of a run request's `data`, as UTF-8 JSON: 64 KiB. */
@@ -197,10 +203,18 @@ export interface RunRequestState extends RunRequest {
   decidedBy: string | null;
 }
 
-/** Options of `setPaused` (who asked). */
+/** Options of `setPaused` (who asked, and why). */
 export interface PauseOptions {
-  /** Who paused or resumed, stored as `pausedBy`. Default `null` (unknown). */
+  /**
+   * Who paused or resumed, stored as `pausedBy` (and as the audit entry's `by`): at most
+   * `MAX_ACTOR_LENGTH` characters. Default `null` (unknown).
+   */
   by?: string | null;
+  /**
+   * Why (at most `MAX_AUDIT_NOTE_LENGTH` characters): kept in the audit log entry by stores that
+   * keep one (`listAudit`), ignored by others. Default none.
+   */
+  note?: string | null;
 }
 
 /** Calls a listener when a run request may be waiting; returns the unsubscribe function. */
@@ -307,7 +321,8 @@ export function assertInstanceRecord(instance: InstanceRecord): void {
 /**
  * Checks a run request's input and builds the request (fresh UUID) at `now`.
  *
- * @throws InvalidOptionError naming the field (`job`, `requestedBy`, `data` or a path inside it).
+ * @throws InvalidOptionError naming the field (`job`, `requestedBy`, `note`, `data` or a path
+ *   inside it). The `note` is checked here (bad input stores nothing) but not part of the request.
  */
 export function newRunRequest(input: RunRequestInput, now: number): RunRequest {
   if (typeof input?.job !== 'string' || input.job === '') {
@@ -319,6 +334,8 @@ export function newRunRequest(input: RunRequestInput, now: number): RunRequest {
       'must say who asked (a non-empty string, e.g. "cli" or a user name).',
     );
   }
+  boundActor('requestedBy', input.requestedBy);
+  checkAuditNote(input.note);
   const data =
     input.data === undefined ? null : checkJsonData(input.data, 'data', MAX_RUN_REQUEST_DATA_BYTES);
   return {

@@ -1,3 +1,4 @@
+import type { AuditStore } from './audit/audit-log.js';
 import { InvalidOptionError } from './errors.js';
 import type { PruneJobOptions } from './prune-job.js';
 import type { FleetStore, PauseOptions } from './registry.js';
@@ -115,7 +116,7 @@ export const RECORD_BATCH_SIZE = 256;
 /** Most jobs the scheduler asks about in one {@link Store.getJobStates} call. */
 export const JOB_STATE_BATCH_SIZE = 500;
 
-export interface Store extends Partial<FleetStore>, Partial<ScheduleStore> {
+export interface Store extends Partial<FleetStore>, Partial<ScheduleStore>, Partial<AuditStore> {
   /** Backend name, e.g. `memory`, `postgres`. */
   readonly backend: string;
   /**
@@ -167,7 +168,10 @@ export interface Store extends Partial<FleetStore>, Partial<ScheduleStore> {
   getJobStates?(jobs: readonly string[]): Promise<JobState[]>;
   /**
    * Sets whether the job is paused, fleet-wide, from any process (the job need not be defined
-   * there). Pausing records `pausedBy` (`options.by`) and `pausedAt`; resuming clears both.
+   * there). Pausing records `pausedBy` (`options.by`) and `pausedAt`; resuming clears both. A
+   * store that keeps an audit log (`listAudit`) records a `pause` / `resume` entry with
+   * `options.by` and `options.note` in the same atomic step (`pauseAuditRecord` checks them
+   * first: `InvalidOptionError` naming `by` or `note`, nothing stored).
    */
   setPaused(job: string, paused: boolean, options?: PauseOptions): Promise<void>;
   /** Frees resources the adapter created itself; never closes the user's client. Optional. */

@@ -11,6 +11,25 @@ import * as mainEntry from '../src/index.js';
 
 /** Everything `@fleetcron/core` exports, values and types (see README "Entries"). */
 const MAIN = [
+  // the audit log
+  'AUDIT_ACTIONS',
+  'AuditAction',
+  'AuditEntry',
+  'AuditNotKeptError',
+  'AuditPage',
+  'AuditQuery',
+  'AuditRecord',
+  'AuditRetention',
+  'AuditStore',
+  'DEFAULT_AUDIT_MAX_AGE_MS',
+  'DEFAULT_AUDIT_MAX_ENTRIES',
+  'DEFAULT_AUDIT_PAGE',
+  'JsonObject',
+  'MAX_ACTOR_LENGTH',
+  'MAX_AUDIT_DETAILS_BYTES',
+  'MAX_AUDIT_NOTE_LENGTH',
+  'MAX_AUDIT_PAGE',
+  'ScheduleReplaceAction',
   'ALERT_KINDS',
   'ALERT_SEVERITIES',
   'Alert',
@@ -255,6 +274,23 @@ const MAIN = [
 
 /** Everything `@fleetcron/core/backend` exports, values and types. */
 const BACKEND = [
+  // the audit log
+  'AUDIT_PRUNE_BATCH',
+  'AuditFilter',
+  'auditFilter',
+  'boundActor',
+  'checkActor',
+  'checkAuditAction',
+  'checkAuditDetails',
+  'checkAuditNote',
+  'encodeAuditCursor',
+  'keepsAudit',
+  'MemoryAudit',
+  'pauseAuditRecord',
+  'replaceAuditAction',
+  'resolveAuditRetention',
+  'runRequestAuditRecord',
+  'scheduleAuditRecord',
   'assertBatchSize',
   'assertCampaign',
   'calendarSpecOf',

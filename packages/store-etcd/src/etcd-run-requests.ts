@@ -11,11 +11,13 @@ import {
 import {
   DECIDED_RUN_REQUEST_KEEP_MS,
   newRunRequest,
+  runRequestAuditRecord,
   runRequestPhase,
   takeLeaseMs,
 } from '@fleetcron/core/backend';
 import { BACKEND, callEtcd } from '@fleetcron/etcd-shared';
 import type { Etcd3, IKeyValue, IRequestOp, Watcher } from 'etcd3';
+import type { EtcdAudit } from './etcd-audit.js';
 import { prefixEnd } from './etcd-fleet.js';
 import { fromKeyPart, type StoreKeys } from './keys.js';
 import type { ResolvedStoreOptions } from './options.js';
@@ -76,23 +78,29 @@ export class EtcdRunRequests {
     private readonly client: Etcd3,
     private readonly keys: StoreKeys,
     private readonly options: ResolvedStoreOptions,
+    private readonly audit: EtcdAudit,
   ) {}
 
-  /** Puts the request under `r/<job>/<requestedAt>:<id>` and its id index; watchers hear of it. */
+  /**
+   * Puts the request under `r/<job>/<requestedAt>:<id>`, its id index and its `run` audit entry,
+   * in one transaction; watchers hear of it.
+   */
   async requestRun(input: RunRequestInput): Promise<RunRequest> {
     const request = newRunRequest(input, this.options.clock.now());
+    const audit = this.audit.puts(runRequestAuditRecord(request, input.note), request.requestedAt);
     const key = this.keys.runRequest(request.job, request.requestedAt, request.id);
     const value = encodeRunRequestRecord(newRunRequestRecord(request));
     await this.call('requestRun', (o) =>
       this.client.kv.txn(
         {
           compare: [],
-          success: [put(key, value), put(this.keys.requestIndex(request.id), key)],
+          success: [put(key, value), put(this.keys.requestIndex(request.id), key), ...audit],
           failure: [],
         },
         o,
       ),
     );
+    await this.audit.prune(request.requestedAt);
     return request;
   }
 

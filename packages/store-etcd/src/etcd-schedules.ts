@@ -1,4 +1,5 @@
 import {
+  type AuditRecord,
   BackendUnavailableError,
   DuplicateScheduleError,
   ScheduleConflictError,
@@ -15,10 +16,13 @@ import {
   checkScheduleId,
   encodeScheduleCursor,
   normalizeScheduleDefinition,
+  replaceAuditAction,
+  scheduleAuditRecord,
   scheduleQuery,
 } from '@fleetcron/core/backend';
 import { BACKEND, type Deadline } from '@fleetcron/etcd-shared';
 import { type Etcd3, GRPCResourceExhastedError, type IKeyValue, type IRangeResponse } from 'etcd3';
+import type { EtcdAudit } from './etcd-audit.js';
 import { prefixEnd } from './etcd-fleet.js';
 import type { StoreKeys } from './keys.js';
 import {
@@ -44,6 +48,8 @@ export interface EtcdSchedulesContext {
   keys: StoreKeys;
   /** The store's clock (`createdAt`, `updatedAt`): etcd reports no server time. */
   now(): number;
+  /** The audit log: each write puts its entry in its own transaction. */
+  audit: EtcdAudit;
   call<T>(operation: string, fn: (o: Deadline) => Promise<T>): Promise<T>;
 }
 
@@ -85,7 +91,8 @@ export class EtcdSchedules {
         updatedBy: by,
         removed: false,
       };
-      const outcome = await this.commit('createSchedule', id, seen, record);
+      const audit = scheduleAuditRecord('schedule.create', scheduleOf(record), write);
+      const outcome = await this.commit('createSchedule', id, seen, record, audit);
       if (outcome === 'written') return scheduleOf(record);
       seen = outcome;
       if (seen === null) continue; // removed by someone between: create from nothing
@@ -102,6 +109,7 @@ export class EtcdSchedules {
     const def = normalizeScheduleDefinition(definition);
     const by = assertWriter(write);
     assertExpectedVersion(write.expectedVersion);
+    const action = replaceAuditAction(write);
     const expected = write.expectedVersion;
     let seen = await this.read('replaceSchedule', id);
     for (let attempt = 1; attempt <= WRITE_ATTEMPTS; attempt++) {
@@ -114,7 +122,8 @@ export class EtcdSchedules {
         updatedBy: by,
         removed: false,
       };
-      const outcome = await this.commit('replaceSchedule', id, seen, record);
+      const audit = scheduleAuditRecord(action, scheduleOf(record), write);
+      const outcome = await this.commit('replaceSchedule', id, seen, record, audit);
       if (outcome === 'written') return scheduleOf(record);
       seen = outcome;
     }
@@ -139,7 +148,8 @@ export class EtcdSchedules {
         updatedBy: by,
         removed: true,
       };
-      const outcome = await this.commit('removeSchedule', id, seen, tombstone);
+      const audit = scheduleAuditRecord('schedule.remove', scheduleOf(current), write);
+      const outcome = await this.commit('removeSchedule', id, seen, tombstone, audit);
       if (outcome === 'written') return scheduleOf(current);
       seen = outcome;
     }
@@ -211,14 +221,16 @@ export class EtcdSchedules {
   }
 
   /**
-   * Puts `record` if the key is still as `seen` (same `mod_revision`; absent when `seen` is
-   * null), in one transaction; otherwise the same transaction reads the key as it is now.
+   * Puts `record` and the audit entry `audit` if the key is still as `seen` (same `mod_revision`;
+   * absent when `seen` is null), in one transaction; otherwise the same transaction reads the key
+   * as it is now (and writes nothing). After a write, prunes the audit log (bounded).
    */
   private async commit(
     operation: string,
     id: string,
     seen: Read | null,
     record: ScheduleRecord,
+    audit: AuditRecord,
   ): Promise<'written' | Read | null> {
     const key = Buffer.from(this.context.keys.schedule(id));
     const compare = seen
@@ -228,13 +240,19 @@ export class EtcdSchedules {
       this.context.client.kv.txn(
         {
           compare: [compare],
-          success: [{ request_put: { key, value: Buffer.from(encodeScheduleRecord(record)) } }],
+          success: [
+            { request_put: { key, value: Buffer.from(encodeScheduleRecord(record)) } },
+            ...this.context.audit.puts(audit, record.updatedAt),
+          ],
           failure: [{ request_range: { key } }],
         },
         o,
       ),
     );
-    if (response.succeeded) return 'written';
+    if (response.succeeded) {
+      await this.context.audit.prune(record.updatedAt);
+      return 'written';
+    }
     return readOf(response.responses[0]?.response_range?.kvs[0]);
   }
 

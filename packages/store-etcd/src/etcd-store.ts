@@ -1,4 +1,7 @@
 import {
+  type AuditPage,
+  type AuditQuery,
+  type AuditStore,
   BackendUnavailableError,
   type Execution,
   type HistoryPage,
@@ -32,12 +35,14 @@ import {
   encodeCursor,
   newJobState,
   normalizeShard,
+  pauseAuditRecord,
   resolvePruneJob,
   statusFilter,
   TERMINAL_STATUSES,
 } from '@fleetcron/core/backend';
 import { BACKEND, callEtcd, singleAttemptClientOf } from '@fleetcron/etcd-shared';
 import { type Etcd3, Range } from 'etcd3';
+import { EtcdAudit } from './etcd-audit.js';
 import { EtcdFleet } from './etcd-fleet.js';
 import { EtcdRunRequests } from './etcd-run-requests.js';
 import { EtcdSchedules } from './etcd-schedules.js';
@@ -64,9 +69,10 @@ const RECORD_ATTEMPTS = 5;
  * compare-and-put transactions; announced through an etcd watch), so an etcd-only fleet gets the
  * same fleet control as PostgreSQL and Redis users; and stored schedules (one key each,
  * versioned writes as one transaction comparing the key, pushed through an etcd watch with a
- * `resync` on every (re)connect).
+ * `resync` on every (re)connect). Every pause, resume, run request and schedule write puts its
+ * audit entry (`listAudit`) in its own transaction.
  */
-export class EtcdStore implements Store, ScheduleStore {
+export class EtcdStore implements Store, ScheduleStore, AuditStore {
   readonly backend = BACKEND;
   private readonly options: ResolvedStoreOptions;
   private readonly client: Etcd3;
@@ -76,6 +82,7 @@ export class EtcdStore implements Store, ScheduleStore {
   private readonly batch: RecordBatch;
   private readonly schedules: EtcdSchedules;
   private readonly scheduleWatch: ScheduleWatch;
+  private readonly audit: EtcdAudit;
 
   /**
    * @param client The root `Etcd3` client (not a namespace). Never closed by the store: its
@@ -86,8 +93,15 @@ export class EtcdStore implements Store, ScheduleStore {
     this.options = resolveStoreOptions(options);
     this.client = singleAttemptClientOf(client);
     this.keys = new StoreKeys(this.options.prefix);
+    this.audit = new EtcdAudit(
+      this.client,
+      this.keys,
+      this.options.audit,
+      this.options.maxTxnOps,
+      (operation, fn) => this.call(operation, fn),
+    );
     this.fleet = new EtcdFleet(this.client, this.keys, this.options);
-    this.runRequests = new EtcdRunRequests(this.client, this.keys, this.options);
+    this.runRequests = new EtcdRunRequests(this.client, this.keys, this.options, this.audit);
     this.batch = new RecordBatch({
       client: this.client,
       keys: this.keys,
@@ -99,6 +113,7 @@ export class EtcdStore implements Store, ScheduleStore {
       client: this.client,
       keys: this.keys,
       now: () => this.options.clock.now(),
+      audit: this.audit,
       call: (operation, fn) => this.call(operation, fn),
     });
     this.scheduleWatch = new ScheduleWatch(this.client, this.keys.allSchedules());
@@ -256,16 +271,39 @@ export class EtcdStore implements Store, ScheduleStore {
     };
   }
 
-  /** Pauses with who and when (`clock`); resuming clears both. One put. */
+  /**
+   * Pauses with who and when (`clock`); resuming clears both. One transaction puts the state and
+   * the `pause` / `resume` audit entry (with `options.note`); then a bounded audit prune.
+   */
   async setPaused(job: string, paused: boolean, options: PauseOptions = {}): Promise<void> {
+    const record = pauseAuditRecord(job, paused, options);
+    const now = this.options.clock.now();
     const pause: Pause = {
       paused,
-      pausedBy: paused ? (options.by ?? null) : null,
-      pausedAt: paused ? this.options.clock.now() : null,
+      pausedBy: paused ? record.by : null,
+      pausedAt: paused ? now : null,
+    };
+    const state = {
+      request_put: {
+        key: Buffer.from(this.keys.pause(job)),
+        value: Buffer.from(JSON.stringify(pause)),
+      },
     };
     await this.call('setPaused', (o) =>
-      this.client.put(this.keys.pause(job)).value(JSON.stringify(pause)).options(o).exec(),
+      this.client.kv.txn(
+        { compare: [], success: [state, ...this.audit.puts(record, now)], failure: [] },
+        o,
+      ),
     );
+    await this.audit.prune(now);
+  }
+
+  /**
+   * One page of the audit log, newest first: one descending key range (the job's own index when
+   * the query names a job). Order between processes is that of their clocks.
+   */
+  listAudit(query?: AuditQuery): Promise<AuditPage> {
+    return this.audit.listAudit(query);
   }
 
   /** Jobs with a pause state or an outcome, by name (one transaction reads both prefixes). */

@@ -24,7 +24,12 @@ export function padTime(ms: number): string {
  *   its decision: `RunRequestRecord`);
  * - `q/<request id>` → the request's `r/` key (to find it by id);
  * - `s/<schedule id>` → stored schedule JSON (a removed one stays as its tombstone). Schedule ids
- *   are ASCII (core's `checkScheduleId`), so key order is id order.
+ *   are ASCII (core's `checkScheduleId`), so key order is id order;
+ * - `a/<audit entry id>` → the entry's job, oldest first (what the bounded prune reads);
+ * - `n/<inverted entry id>` → audit entry JSON, newest first (what `listAudit` reads);
+ * - `j/<job>/<inverted entry id>` → the same entry JSON, the job's own audit index, newest first.
+ *   Both read in etcd's own key order: a range sorted otherwise makes the server read and sort
+ *   the whole range (see `etcd-audit.ts`).
  */
 export class StoreKeys {
   constructor(readonly prefix: string) {}
@@ -102,5 +107,35 @@ export class StoreKeys {
   /** Prefix of every stored schedule: the range `listSchedules` reads and the watch covers. */
   allSchedules(): string {
     return `${this.prefix}s/`;
+  }
+
+  /** Key of an audit entry in append order (oldest first): holds the entry's job. */
+  auditAge(id: string): string {
+    return `${this.prefix}a/${id}`;
+  }
+
+  /** Prefix of every audit entry in append order. */
+  allAuditAges(): string {
+    return `${this.prefix}a/`;
+  }
+
+  /** Key of an audit entry, newest first (`inverted` is `invertAuditId(id)`). */
+  audit(inverted: string): string {
+    return `${this.prefix}n/${inverted}`;
+  }
+
+  /** Prefix of every audit entry, newest first. */
+  allAudit(): string {
+    return `${this.prefix}n/`;
+  }
+
+  /** Key of an audit entry in its job's index, newest first. */
+  jobAudit(job: string, inverted: string): string {
+    return `${this.jobAudits(job)}${inverted}`;
+  }
+
+  /** Prefix of a job's audit index. */
+  jobAudits(job: string): string {
+    return `${this.prefix}j/${keyPart(job)}/`;
   }
 }

@@ -1,9 +1,10 @@
-import { type Clock, InvalidOptionError, realClock } from '@fleetcron/core';
+import { type AuditRetention, type Clock, InvalidOptionError, realClock } from '@fleetcron/core';
 import {
   assertNonEmptyString,
   assertPositiveInteger,
   assertPositiveMs,
   DEFAULT_MAX_ERROR_LENGTH,
+  resolveAuditRetention,
 } from '@fleetcron/core/backend';
 
 /** Options of {@link EtcdStore}. */
@@ -27,6 +28,13 @@ export interface EtcdStoreOptions {
    * liveness is NOT judged by it: registry keys expire with etcd leases. Default: real clock.
    */
   clock?: Clock;
+  /**
+   * How much audit log to keep (`listAudit`): at most `maxEntries` newest entries (default
+   * {@link DEFAULT_ETCD_AUDIT_MAX_ENTRIES}, 10,000: fewer than core's 100,000, because every etcd
+   * range counts all the keys it spans) of at most `maxAgeMs` (default 90 days, by `clock`). After
+   * each mutation a bounded batch of older entries is deleted.
+   */
+  audit?: AuditRetention;
 }
 
 /** {@link EtcdStoreOptions} with defaults applied. */
@@ -37,10 +45,19 @@ export interface ResolvedStoreOptions {
   requestTimeoutMs: number;
   maxTxnOps: number;
   clock: Clock;
+  audit: Required<AuditRetention>;
 }
 
 /** Default of {@link EtcdStoreOptions.maxTxnOps}: etcd's default `--max-txn-ops`. */
 export const DEFAULT_MAX_TXN_OPS = 128;
+
+/**
+ * Default `audit.maxEntries` of the etcd store: 10,000. etcd answers every range with the number
+ * of keys it spans, counted key by key, so the prune after each mutation and each page of
+ * `listAudit` cost time in proportion to the log (measured on 2 loaded cores: a pause 7 ms p50
+ * and a page 5 ms at 10,000 entries; 49 ms and 128 ms at 100,000).
+ */
+export const DEFAULT_ETCD_AUDIT_MAX_ENTRIES = 10_000;
 
 /** Default of {@link EtcdStoreOptions.maxHistory}. */
 export const DEFAULT_MAX_HISTORY = 1000;
@@ -70,5 +87,9 @@ export function resolveStoreOptions(options: EtcdStoreOptions = {}): ResolvedSto
     maxErrorLength,
     requestTimeoutMs,
     clock: options.clock ?? realClock,
+    audit: resolveAuditRetention({
+      ...options.audit,
+      maxEntries: options.audit?.maxEntries ?? DEFAULT_ETCD_AUDIT_MAX_ENTRIES,
+    }),
   };
 }

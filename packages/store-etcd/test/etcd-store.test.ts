@@ -1,8 +1,9 @@
-import { type Execution, isFleetcronError } from '@fleetcron/core';
+import { DEFAULT_AUDIT_MAX_AGE_MS, type Execution, isFleetcronError } from '@fleetcron/core';
 import { startEtcd, waitFor } from '@fleetcron/testkit';
 import { Etcd3 } from 'etcd3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { EtcdStore } from '../src/index.js';
+import { DEFAULT_ETCD_AUDIT_MAX_ENTRIES, resolveStoreOptions } from '../src/options.js';
 import { etcdStoreFixture, lazy } from './fixture.js';
 
 // What the conformance suite does not cover: options, bounded history, moving an execution
@@ -36,6 +37,8 @@ describe('EtcdStore options', () => {
     ['maxErrorLength', { maxErrorLength: 1.5 }],
     ['requestTimeoutMs', { requestTimeoutMs: 0 }],
     ['maxTxnOps', { maxTxnOps: 3 }],
+    ['audit.maxEntries', { audit: { maxEntries: 0 } }],
+    ['audit.maxAgeMs', { audit: { maxAgeMs: -1 } }],
   ])('rejects a bad %s at construction with a typed error naming it', (field, options) => {
     const client = new Etcd3({ hosts: ['http://127.0.0.1:1'] });
     let error: unknown;
@@ -48,6 +51,19 @@ describe('EtcdStore options', () => {
     }
     expect(isFleetcronError(error, 'INVALID_OPTION')).toBe(true);
     expect((error as { field?: string }).field).toBe(field);
+  });
+
+  it("keeps 10,000 audit entries of 90 days by default (etcd's own bound), or what it is given", () => {
+    expect(resolveStoreOptions({}).audit).toEqual({
+      maxEntries: DEFAULT_ETCD_AUDIT_MAX_ENTRIES,
+      maxAgeMs: DEFAULT_AUDIT_MAX_AGE_MS,
+    });
+    expect(DEFAULT_ETCD_AUDIT_MAX_ENTRIES).toBe(10_000);
+    expect(resolveStoreOptions({ audit: { maxAgeMs: 60_000 } }).audit).toEqual({
+      maxEntries: 10_000,
+      maxAgeMs: 60_000,
+    });
+    expect(resolveStoreOptions({ audit: { maxEntries: 500_000 } }).audit.maxEntries).toBe(500_000);
   });
 });
 

@@ -1,5 +1,10 @@
-import type { Logger } from '@fleetcron/core';
-import { assertPositiveInteger, DEFAULT_MAX_ERROR_LENGTH } from '@fleetcron/core/backend';
+import type { AuditRetention, Logger } from '@fleetcron/core';
+import {
+  AUDIT_PRUNE_BATCH,
+  assertPositiveInteger,
+  DEFAULT_MAX_ERROR_LENGTH,
+  resolveAuditRetention,
+} from '@fleetcron/core/backend';
 import {
   type ResolvedStatementOptions,
   type ResolvedTableOptions,
@@ -29,11 +34,18 @@ export interface PostgresStoreOptions {
   preparedStatements?: boolean;
   /** Receives pool `'error'` events the store handles (see README). Default: silent. */
   logger?: Logger;
+  /**
+   * How much audit log to keep: the newest `maxEntries` (default 100,000) of at most `maxAgeMs`
+   * (default 90 days, database clock); each append deletes at most 20 entries beyond the bounds.
+   */
+  audit?: AuditRetention;
 }
 
 /** Options after defaults and validation. */
 export interface ResolvedStoreOptions extends ResolvedTableOptions, ResolvedStatementOptions {
   maxErrorLength: number;
+  /** The audit log's bounds and the most entries one append deletes. */
+  audit: Required<AuditRetention> & { batch: number };
 }
 
 /** Longest suffix appended to `table` (`_executions`, and the index names `_exec_history`). */
@@ -44,5 +56,6 @@ export function resolveStoreOptions(options: PostgresStoreOptions = {}): Resolve
   const tables = resolveTableOptions(options, LONGEST_SUFFIX);
   const maxErrorLength = options.maxErrorLength ?? DEFAULT_MAX_ERROR_LENGTH;
   assertPositiveInteger('maxErrorLength', maxErrorLength);
-  return { ...tables, maxErrorLength, ...resolveStatementOptions(options) };
+  const audit = { ...resolveAuditRetention(options.audit), batch: AUDIT_PRUNE_BATCH };
+  return { ...tables, maxErrorLength, audit, ...resolveStatementOptions(options) };
 }

@@ -8,8 +8,15 @@ import type {
   TakenRunRequest,
   TakeRunRequestsOptions,
 } from '@fleetcron/core';
-import { newRunRequest, runRequestPhase, takeLeaseMs } from '@fleetcron/core/backend';
+import {
+  newRunRequest,
+  runRequestAuditRecord,
+  runRequestPhase,
+  takeLeaseMs,
+} from '@fleetcron/core/backend';
 import { decodeText, encodeText, type StatementSet } from '@fleetcron/postgres-shared';
+import { auditParameters } from './audit-statements.js';
+import type { ResolvedStoreOptions } from './options.js';
 import type { RunRequestRow, RunRequestStatement } from './run-request-statements.js';
 
 /**
@@ -23,17 +30,23 @@ export class PostgresRunRequests {
   constructor(
     private readonly statements: StatementSet<RunRequestStatement>,
     private readonly channel: string,
+    private readonly audit: ResolvedStoreOptions['audit'],
   ) {}
 
-  /** Inserts the request and NOTIFYs listeners in one statement (never retried: no duplicate). */
+  /**
+   * Inserts the request, appends its `run` audit entry and NOTIFYs listeners in one statement
+   * (never retried: no duplicate).
+   */
   async requestRun(input: RunRequestInput): Promise<RunRequest> {
     const request = newRunRequest(input, 0);
+    const record = runRequestAuditRecord(request, input.note);
     const [row] = await this.statements.run<{ requested_at: string }>('requestRun', 'requestRun', [
       request.id,
       encodeText(request.job),
       encodeText(request.requestedBy),
       this.channel,
       request.data === null ? null : JSON.stringify(request.data),
+      ...auditParameters(record, this.audit),
     ]);
     return { ...request, requestedAt: Number(row?.requested_at) };
   }

@@ -15,18 +15,23 @@ import {
 import {
   assertExpectedVersion,
   assertWriter,
+  checkAuditNote,
   checkScheduleId,
   encodeScheduleCursor,
   normalizeScheduleDefinition,
+  replaceAuditAction,
   scheduleQuery,
 } from '@fleetcron/core/backend';
 import { decodeText, encodeText, type StatementSet } from '@fleetcron/postgres-shared';
+import { auditParameters } from './audit-statements.js';
 import type { ChannelListener } from './channel-listener.js';
+import type { ResolvedStoreOptions } from './options.js';
 import type { ScheduleRow, ScheduleStatement } from './schedule-statements.js';
 
 /**
  * The {@link ScheduleStore} of `PostgresStore`: one table, every write one statement that also
- * NOTIFYs the schedule channel (delivered at commit), push through one LISTEN connection with a
+ * NOTIFYs the schedule channel (delivered at commit) and appends its audit entry (none when the
+ * write is refused), push through one LISTEN connection with a
  * `resync` to the watchers each time LISTEN takes effect (first and after every reconnect).
  */
 export class PostgresSchedules implements ScheduleStore {
@@ -36,6 +41,7 @@ export class PostgresSchedules implements ScheduleStore {
     private readonly statements: StatementSet<ScheduleStatement>,
     private readonly channel: string,
     private readonly listener: ChannelListener,
+    private readonly audit: ResolvedStoreOptions['audit'],
   ) {}
 
   /** Tells every watcher to read everything again (LISTEN took effect on a new connection). */
@@ -55,6 +61,7 @@ export class PostgresSchedules implements ScheduleStore {
       ...definitionParameters(id, def),
       encodeText(by),
       this.channel,
+      ...this.auditOf('schedule.create', write),
     ]);
     if (!row) throw new DuplicateScheduleError(id);
     return toSchedule(row);
@@ -74,6 +81,7 @@ export class PostgresSchedules implements ScheduleStore {
       encodeText(by),
       write.expectedVersion,
       this.channel,
+      ...this.auditOf(replaceAuditAction(write), write),
     ]);
     if (!row) throw await this.whyNot(id, write.expectedVersion);
     return toSchedule(row);
@@ -92,9 +100,15 @@ export class PostgresSchedules implements ScheduleStore {
       encodeText(by),
       expected,
       this.channel,
+      ...this.auditOf('schedule.remove', write),
     ]);
     if (!row) throw await this.whyNot(id, expected);
     return toSchedule(row);
+  }
+
+  /** The audit parameters of a write (`by` checked by `assertWriter` before; `note` here). */
+  private auditOf(action: string, write: ScheduleWrite): unknown[] {
+    return auditParameters({ action, by: write.by, note: checkAuditNote(write.note) }, this.audit);
   }
 
   async getSchedule(id: string): Promise<StoredSchedule | null> {

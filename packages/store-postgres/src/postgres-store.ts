@@ -1,4 +1,7 @@
 import type {
+  AuditPage,
+  AuditQuery,
+  AuditStore,
   Execution,
   HistoryPage,
   HistoryQuery,
@@ -27,16 +30,21 @@ import { InvalidOptionError } from '@fleetcron/core';
 import {
   assertInstanceRecord,
   assertPositiveInteger,
+  auditFilter,
   boundErrorText,
   decodeCursor,
   decodeShard,
+  encodeAuditCursor,
   encodeCursor,
   encodeShard,
+  pauseAuditRecord,
   resolvePruneJob,
   statusFilter,
 } from '@fleetcron/core/backend';
 import { assertPool, decodeText, encodeText, StatementSet } from '@fleetcron/postgres-shared';
 import type { Pool } from 'pg';
+import { fromAuditRow } from './audit-row.js';
+import { type AuditRow, auditParameters } from './audit-statements.js';
 import { ChannelListener, runRequestChannel, scheduleChannel } from './channel-listener.js';
 import type { InstanceRow } from './fleet-statements.js';
 import {
@@ -68,7 +76,7 @@ const DEFAULT_LIMIT = 50;
  * Takes a `pg.Pool` you own (never closes it). Run {@link PostgresStore.migrate} once (or apply
  * {@link postgresStoreSchema} with your migration tool) before use.
  */
-export class PostgresStore implements Store, ScheduleStore {
+export class PostgresStore implements Store, ScheduleStore, AuditStore {
   readonly backend = 'postgres';
   private readonly options: ResolvedStoreOptions;
   private readonly statements: StatementSet<StoreStatement>;
@@ -91,6 +99,7 @@ export class PostgresStore implements Store, ScheduleStore {
     this.runRequests = new PostgresRunRequests(
       new StatementSet(pool, this.backend, this.options, runRequestStatements(tables)),
       this.channel,
+      this.options.audit,
     );
     const schedules = scheduleChannel(this.options.schema, this.options.table);
     const scheduleListener = new ChannelListener(pool, schedules, this.options.logger, {
@@ -101,6 +110,7 @@ export class PostgresStore implements Store, ScheduleStore {
       new StatementSet(pool, this.backend, this.options, scheduleStatements(tables)),
       schedules,
       scheduleListener,
+      this.options.audit,
     );
     this.scheduleListener = scheduleListener;
   }
@@ -226,14 +236,37 @@ export class PostgresStore implements Store, ScheduleStore {
     return jobs.map((job, i) => toJobState(job, rows[i]));
   }
 
+  /**
+   * Sets the paused flag and appends its `pause` / `resume` audit entry in one statement. Not
+   * retried when the connection breaks under it (a retry could record the entry twice): the
+   * caller gets `BackendUnavailableError` and may call again.
+   */
   async setPaused(job: string, paused: boolean, options: PauseOptions = {}): Promise<void> {
-    const by = options.by ?? null;
-    await this.statements.run(
-      'setPaused',
-      'setPaused',
-      [encodeText(job), paused, by === null ? null : encodeText(by)],
+    const record = pauseAuditRecord(job, paused, options);
+    await this.statements.run('setPaused', 'setPaused', [
+      ...[encodeText(job), paused, record.by === null ? null : encodeText(record.by)],
+      ...auditParameters(record, this.options.audit),
+    ]);
+  }
+
+  /** The audit log, newest first (`seq DESC`), one indexed range per page. */
+  async listAudit(query?: AuditQuery): Promise<AuditPage> {
+    const { limit, job, actions, before, after } = auditFilter(query);
+    if (after !== null && !/^[1-9][0-9]{0,18}$/.test(after)) {
+      throw new InvalidOptionError(
+        'cursor',
+        'is not a cursor of this store; pass nextCursor unchanged.',
+      );
+    }
+    const rows = await this.statements.run<AuditRow>(
+      'listAudit',
+      'listAudit',
+      [after, job === null ? null : encodeText(job), actions, before, limit + 1],
       { retry: true },
     );
+    const entries = rows.slice(0, limit).map(fromAuditRow);
+    const last = entries.at(-1);
+    return { entries, nextCursor: rows.length > limit && last ? encodeAuditCursor(last.id) : null };
   }
 
   async listJobs(): Promise<JobState[]> {

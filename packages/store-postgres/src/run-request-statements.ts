@@ -1,4 +1,5 @@
 import { DECIDED_RUN_REQUEST_KEEP_MS } from '@fleetcron/core/backend';
+import { auditCtes } from './audit-statements.js';
 import { NOW_MS } from './fleet-statements.js';
 import type { StoreTables } from './schema.js';
 
@@ -18,16 +19,17 @@ function notifyJob(channel: string, job: string): string {
 }
 
 /**
- * Stores a run request and notifies listeners, in one statement. Parameters: $1 id, $2 job,
- * $3 requested by, $4 notification channel, $5 data (JSON text or NULL). Returns `requested_at`
- * (store clock).
+ * Stores a run request, appends its `run` audit entry and notifies listeners, in one statement.
+ * Parameters: $1 id, $2 job, $3 requested by, $4 notification channel, $5 data (JSON text or
+ * NULL), then the audit parameters from $6 (`auditParameters`). Returns `requested_at` (store
+ * clock).
  */
 export function requestRunSql(t: StoreTables): string {
   return `WITH r AS (
   INSERT INTO ${t.runRequests} (id, job, requested_by, requested_at, data)
   VALUES ($1::text, $2::text, $3::text, ${NOW_MS}, $5::text)
   RETURNING requested_at
-)
+)${auditCtes(t, 6, { from: 'r', job: '$2::text', requestId: '$1::text', schedule: 'NULL', version: 'NULL', details: 'NULL' })}
 SELECT requested_at, ${notifyJob('$4::text', '$2::text')} AS notified
 FROM r`;
 }

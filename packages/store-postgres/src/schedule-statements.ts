@@ -1,3 +1,4 @@
+import { auditCtes } from './audit-statements.js';
 import { NOW_MS } from './fleet-statements.js';
 import type { StoreTables } from './schema.js';
 
@@ -5,11 +6,22 @@ import type { StoreTables } from './schema.js';
 const COLUMNS = `id, handler, trigger, data, enabled, options, version, removed, created_at, created_by,
   updated_at, updated_by`;
 
+/** The audit entry of a schedule write, from its CTE `s` (the schedule after, or as removed). */
+const SCHEDULE_AUDIT = {
+  from: 's',
+  job: `'schedule:' || s.id`,
+  requestId: 'NULL',
+  schedule: 's.id',
+  version: 's.version',
+  details: `json_build_object('handler', s.handler, 'enabled', s.enabled, 'trigger', s.trigger::json)::text`,
+};
+
 /**
  * Creates a schedule at version 1, or revives a removed one's tombstone one version past it;
  * an id that is live is left alone (no row returned: `DUPLICATE_SCHEDULE`). Notifies the
- * schedule channel in the same statement (delivered at commit). Parameters: $1 id, $2 handler,
- * $3 trigger JSON, $4 data JSON, $5 enabled, $6 options JSON, $7 by, $8 channel.
+ * schedule channel and appends the audit entry in the same statement (delivered at commit).
+ * Parameters: $1 id, $2 handler, $3 trigger JSON, $4 data JSON, $5 enabled, $6 options JSON, $7
+ * by, $8 channel, then the audit parameters from $9 (`auditParameters`).
  */
 export function createScheduleSql(t: StoreTables): string {
   return `WITH s AS (
@@ -24,15 +36,16 @@ export function createScheduleSql(t: StoreTables): string {
     updated_at = excluded.updated_at, updated_by = excluded.updated_by
   WHERE s.removed
   RETURNING ${COLUMNS}
-)
+)${auditCtes(t, 9, SCHEDULE_AUDIT)}
 SELECT ${COLUMNS}, pg_notify($8::text, id) AS notified FROM s`;
 }
 
 /**
  * Replaces a live schedule's definition if it is at the expected version, in one statement (the
  * row lock makes two writers from one version serialise: the second sees the new version and
- * matches nothing). Parameters: $1 id, $2 handler, $3 trigger, $4 data, $5 enabled, $6 options,
- * $7 by, $8 expected version, $9 channel. No row: a conflict or an unknown id (read to tell).
+ * matches nothing), with its audit entry. Parameters: $1 id, $2 handler, $3 trigger, $4 data, $5
+ * enabled, $6 options, $7 by, $8 expected version, $9 channel, then the audit parameters from
+ * $10. No row (and no entry): a conflict or an unknown id (read to tell).
  */
 export function replaceScheduleSql(t: StoreTables): string {
   return `WITH s AS (
@@ -41,14 +54,14 @@ export function replaceScheduleSql(t: StoreTables): string {
     updated_at = ${NOW_MS}, updated_by = $7::text
   WHERE id = $1::text AND version = $8::bigint AND NOT removed
   RETURNING ${COLUMNS}
-)
+)${auditCtes(t, 10, SCHEDULE_AUDIT)}
 SELECT ${COLUMNS}, pg_notify($9::text, id) AS notified FROM s`;
 }
 
 /**
  * Turns a live schedule into its tombstone (version + 1, who and when) if it is at the expected
- * version ($3 NULL: any), returning it as it was. Parameters: $1 id, $2 by, $3 expected version,
- * $4 channel.
+ * version ($3 NULL: any), returning it as it was, with its audit entry (the version removed).
+ * Parameters: $1 id, $2 by, $3 expected version, $4 channel, then the audit parameters from $5.
  */
 export function removeScheduleSql(t: StoreTables): string {
   const old = COLUMNS.split(',')
@@ -62,7 +75,7 @@ export function removeScheduleSql(t: StoreTables): string {
   FROM old
   WHERE t.id = old.id AND NOT old.removed AND ($3::bigint IS NULL OR old.version = $3::bigint)
   RETURNING ${old}
-)
+)${auditCtes(t, 5, SCHEDULE_AUDIT)}
 SELECT ${COLUMNS}, pg_notify($4::text, id) AS notified FROM s`;
 }
 

@@ -23,6 +23,8 @@ export interface StoreTables {
   runDecisions: string;
   /** Stored schedules (and tombstones of removed ones). */
   schedules: string;
+  /** The audit log: one row per mutation, appended by the mutation's own statement. */
+  audit: string;
 }
 
 /** The quoted table names for a validated `schema` and `table` prefix. */
@@ -34,6 +36,7 @@ export function storeTables(schema: string, table: string): StoreTables {
     runRequests: `"${schema}"."${table}_run_requests"`,
     runDecisions: `"${schema}"."${table}_run_decisions"`,
     schedules: `"${schema}"."${table}_schedules"`,
+    audit: `"${schema}"."${table}_audit"`,
   };
 }
 
@@ -162,5 +165,23 @@ CREATE TABLE IF NOT EXISTS ${t.schedules} (
 );
 -- listSchedules({ handler }): live schedules of a handler by id
 CREATE INDEX IF NOT EXISTS "${table}_sched_h" ON ${t.schedules} (handler, id) WHERE NOT removed;
+-- the audit log (issue 30): one row per pause, resume, run request or schedule write, inserted by
+-- the mutation's own statement; seq orders it (newest first) and is the entry's id; at by the DB
+-- clock; actor is the entry's by; details JSON text. Pruned by each append (bounded batch).
+CREATE TABLE IF NOT EXISTS ${t.audit} (
+  seq        bigserial PRIMARY KEY,
+  at         bigint NOT NULL,
+  action     text NOT NULL,
+  job        text COLLATE "C" NOT NULL,
+  actor      text,
+  note       text,
+  request_id text,
+  schedule   text,
+  version    bigint,
+  details    text
+);
+-- listAudit({ job }): one job's entries newest first; the age bound
+CREATE INDEX IF NOT EXISTS "${table}_audit_job" ON ${t.audit} (job, seq);
+CREATE INDEX IF NOT EXISTS "${table}_audit_at" ON ${t.audit} (at);
 `;
 }

@@ -1,4 +1,5 @@
 import { TERMINAL_STATUSES } from '@fleetcron/core/backend';
+import { auditCtes, listAuditSql } from './audit-statements.js';
 import { heartbeatSql, instancesSql, leaveSql, listJobsSql, NOW_MS } from './fleet-statements.js';
 import { pruneJobSql } from './prune-job-statement.js';
 import type { StoreTables } from './schema.js';
@@ -112,15 +113,20 @@ ORDER BY i.ord`;
 }
 
 /**
- * Sets a job's paused flag with who and when (database clock; both cleared on resume): $1 job,
- * $2 paused, $3 by.
+ * Sets a job's paused flag with who and when (database clock; both cleared on resume) and appends
+ * its audit entry, in one statement: $1 job, $2 paused, $3 by, then the audit parameters from $4
+ * (`auditParameters`).
  */
 export function setPausedSql(t: StoreTables): string {
-  return `INSERT INTO ${t.jobs} AS j (job, paused, paused_by, paused_at)
-VALUES ($1::text, $2::boolean, CASE WHEN $2::boolean THEN $3::text END,
-        CASE WHEN $2::boolean THEN ${NOW_MS} END)
-ON CONFLICT (job) DO UPDATE SET
-  paused = excluded.paused, paused_by = excluded.paused_by, paused_at = excluded.paused_at`;
+  return `WITH j AS (
+  INSERT INTO ${t.jobs} AS j (job, paused, paused_by, paused_at)
+  VALUES ($1::text, $2::boolean, CASE WHEN $2::boolean THEN $3::text END,
+          CASE WHEN $2::boolean THEN ${NOW_MS} END)
+  ON CONFLICT (job) DO UPDATE SET
+    paused = excluded.paused, paused_by = excluded.paused_by, paused_at = excluded.paused_at
+  RETURNING job
+)${auditCtes(t, 4, { from: 'j', job: 'j.job', requestId: 'NULL', schedule: 'NULL', version: 'NULL', details: 'NULL' })}
+SELECT job FROM j`;
 }
 
 /** A row of the executions table (bigints arrive as strings). */
@@ -160,6 +166,7 @@ export type StoreStatement =
   | 'jobState'
   | 'jobStates'
   | 'setPaused'
+  | 'listAudit'
   | 'heartbeat'
   | 'instances'
   | 'leave'
@@ -176,6 +183,7 @@ export function storeStatements(t: StoreTables): Record<StoreStatement, string> 
     jobState: jobStateSql(t),
     jobStates: jobStatesSql(t),
     setPaused: setPausedSql(t),
+    listAudit: listAuditSql(t),
     heartbeat: heartbeatSql(t),
     instances: instancesSql(t),
     leave: leaveSql(t),

@@ -1,3 +1,7 @@
+import { AUDIT_PRUNE_BATCH } from '@fleetcron/core/backend';
+import { auditAppend } from './audit-scripts.js';
+import { WRITE_TOKEN_TTL_MS } from './keys.js';
+
 /**
  * Lua scripts of the fleet-control part of {@link RedisStore}: the instance registry (under the
  * hash tag `{prefix}`) and a job's pause state. Times come from Redis `TIME`. Run requests have
@@ -49,17 +53,18 @@ return collect(KEYS[1], now, '')
 `;
 
 /**
- * setPaused(KEYS = state; ARGV = '1'|'0', by|'') → 1. Pausing stamps `pausedBy` and `pausedAt`
- * (Redis clock); resuming clears them.
+ * setPaused(KEYS = the fleet's pause hash, the call's write token, then the audit keys; ARGV =
+ * job, '1'|'0', by|'', then the audit args) → 1, or 0 for a re-send that finds its token (it
+ * wrote already). Pausing stores `1|<pausedAt>|<pausedBy>` (Redis clock), resuming `0`, and the
+ * audit entry is appended in the same script.
  */
-export const SET_PAUSED = `${NOW}
-if ARGV[1] == '1' then
-  redis.call('HSET', KEYS[1], 'paused', '1', 'pausedAt', now)
-  if ARGV[2] ~= '' then redis.call('HSET', KEYS[1], 'pausedBy', ARGV[2])
-  else redis.call('HDEL', KEYS[1], 'pausedBy') end
+export const SET_PAUSED = `${NOW}${auditAppend(AUDIT_PRUNE_BATCH)}
+if not redis.call('SET', KEYS[2], '1', 'NX', 'PX', ${WRITE_TOKEN_TTL_MS}) then return 0 end
+if ARGV[2] == '1' then
+  redis.call('HSET', KEYS[1], ARGV[1], '1|' .. string.format('%d', now) .. '|' .. ARGV[3])
 else
-  redis.call('HSET', KEYS[1], 'paused', '0')
-  redis.call('HDEL', KEYS[1], 'pausedBy', 'pausedAt')
+  redis.call('HSET', KEYS[1], ARGV[1], '0')
 end
+audit_append(now, '')
 return 1
 `;

@@ -9,7 +9,10 @@ export interface StoreKeys {
   index: string;
   /** Hash: execution id → `<startedAt as 16 digits><execution as JSON>`. */
   executions: string;
-  /** Hash: `paused`, `lastStatus`, `lastFireAt`, `lastFinishedAt`. Never expires. */
+  /**
+   * Hash: `lastStatus`, `lastFireAt`, `lastFinishedAt` (and, written before 0.2, `paused`,
+   * `pausedBy`, `pausedAt`: the fleet's pause hash overrides them). Never expires.
+   */
   state: string;
 }
 
@@ -62,6 +65,13 @@ export interface FleetKeys {
   requests(job: string): string;
   /** Pub/sub channel announcing run requests (payload: the job name). */
   channel: string;
+  /**
+   * Hash: job → pause state, `1|<pausedAt>|<pausedBy>` or `0` (see `SET_PAUSED`). Under the
+   * fleet's hash tag so a pause and its audit entry are one script on a Cluster too. It overrides
+   * the `paused`, `pausedBy` and `pausedAt` fields that stores before 0.2 kept in a job's state
+   * hash (read when a job has no entry here).
+   */
+  paused: string;
 }
 
 /** The fleet-control keys under `prefix`: `{prefix}:instances`, `{prefix}:runreq:…`. */
@@ -75,6 +85,7 @@ export function fleetKeys(prefix: string): FleetKeys {
     decidedRequests: `${tag}:runreq:d`,
     requests: (job) => `${tag}:runreq:q:${encodeKeyPart(job)}`,
     channel: `${prefix}:runreq`,
+    paused: `${tag}:paused`,
   };
 }
 
@@ -98,5 +109,38 @@ export function scheduleKeys(prefix: string): ScheduleKeys {
     ids: `${base}:ids`,
     byHandler: `${base}:by-handler`,
     channel: `${prefix}:schedule-changes`,
+  };
+}
+
+/** The keys of the audit log under `prefix`, all with the hash tag `{prefix}` (see `audit-scripts.ts`). */
+export interface AuditKeys {
+  /** Sorted set of every entry: score and member the entry's sequence number. */
+  log: string;
+  /** Hash: sequence number → `<at>|<version>|<job set key length>|<job set key><record JSON>`. */
+  entries: string;
+  /** Counter numbering the entries. */
+  sequence: string;
+  /** Sorted set of one job's entries (score and member the sequence number). */
+  job(job: string): string;
+  /**
+   * Pause and resume write tokens (a key per call, expiring after {@link WRITE_TOKEN_TTL_MS}):
+   * a `setPaused` script re-sent by ioredis after a reconnect finds its token and records
+   * nothing twice.
+   */
+  pauseToken(token: string): string;
+}
+
+/** How long a pause write token is kept, ms: longer than any reconnect-and-resend. */
+export const WRITE_TOKEN_TTL_MS = 10 * 60_000;
+
+/** The audit-log keys under `prefix`: `{prefix}:audit`, `…:audit:e`, `…:audit:j:<job>`. */
+export function auditKeys(prefix: string): AuditKeys {
+  const base = `{${prefix}}:audit`;
+  return {
+    log: base,
+    entries: `${base}:e`,
+    sequence: `${base}:seq`,
+    job: (job) => `${base}:j:${encodeKeyPart(job)}`,
+    pauseToken: (token) => `${base}:t:${token}`,
   };
 }

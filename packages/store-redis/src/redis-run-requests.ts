@@ -8,10 +8,16 @@ import type {
   TakenRunRequest,
   TakeRunRequestsOptions,
 } from '@fleetcron/core';
-import { newRunRequest, runRequestPhase, takeLeaseMs } from '@fleetcron/core/backend';
+import {
+  newRunRequest,
+  runRequestAuditRecord,
+  runRequestPhase,
+  takeLeaseMs,
+} from '@fleetcron/core/backend';
 import { type RedisClient, type RedisCommands, RedisScript } from '@fleetcron/redis-shared';
 import { ChannelSubscriber } from './channel-subscriber.js';
 import type { FleetKeys } from './keys.js';
+import type { RedisAudit } from './redis-audit.js';
 import {
   DECIDE_RUN_REQUEST,
   GET_RUN_REQUEST,
@@ -66,20 +72,23 @@ export class RedisRunRequests {
     private readonly redis: RedisClient,
     private readonly commands: RedisCommands,
     private readonly keys: FleetKeys,
+    private readonly audit: RedisAudit,
   ) {
     this.subscriber = new ChannelSubscriber(redis, keys.channel);
   }
 
   async requestRun(input: RunRequestInput): Promise<RunRequest> {
     const request = newRunRequest(input, 0);
+    const audit = this.audit.tail(runRequestAuditRecord(request, input.note));
     const keys = [
       this.keys.sequence,
       this.keys.requestRecords,
       this.keys.openRequests(request.job),
+      ...audit.keys,
     ];
     const args = [request.id, request.job, request.requestedBy, JSON.stringify(request.data)];
     const at = await this.commands.call('requestRun', () =>
-      requestRunScript.run(this.redis, keys, [...args, this.keys.channel]),
+      requestRunScript.run(this.redis, keys, [...args, this.keys.channel, ...audit.args]),
     );
     return { ...request, requestedAt: Number(at) };
   }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
+  BackendUnavailableError,
   DuplicateScheduleError,
   type ScheduleChange,
   ScheduleConflictError,
@@ -17,11 +18,14 @@ import {
   checkScheduleId,
   encodeScheduleCursor,
   normalizeScheduleDefinition,
+  replaceAuditAction,
+  scheduleAuditRecord,
   scheduleQuery,
 } from '@fleetcron/core/backend';
 import { type RedisClient, type RedisCommands, RedisScript } from '@fleetcron/redis-shared';
 import { ChannelSubscriber } from './channel-subscriber.js';
 import type { ScheduleKeys } from './keys.js';
+import type { AuditTail, RedisAudit } from './redis-audit.js';
 import { decodeScheduleRecord, encodeScheduleDefinition } from './schedule-record.js';
 import {
   CREATE_SCHEDULE,
@@ -35,8 +39,31 @@ const replaceScript = new RedisScript(REPLACE_SCHEDULE);
 const removeScript = new RedisScript(REMOVE_SCHEDULE);
 const listScript = new RedisScript(LIST_SCHEDULES);
 
-/** What a write script answers: `['ok', record]`, `['duplicate']`, `['unknown']`, `['conflict', v]`. */
+/**
+ * What a write script answers: `['ok', record]`, `['duplicate']`, `['unknown']`,
+ * `['conflict', v]`, or (remove) `['stale']`.
+ */
 type WriteReply = [string, string?];
+
+/** A placeholder definition for the entry of a remove that will answer `unknown` (no entry). */
+const EMPTY: ScheduleDefinition = {
+  handler: '',
+  trigger: { kind: 'every', ms: 1, anchor: 0 },
+  data: null,
+  enabled: false,
+  options: {},
+};
+
+/** Removes sent before giving up when the schedule keeps changing between read and script. */
+const REMOVE_ATTEMPTS = 5;
+
+/**
+ * The schedule `id` as a write would leave it, for its audit record (which reads its id,
+ * handler, enabled, trigger and version; the script supplies the version where only it knows).
+ */
+function planned(id: string, def: ScheduleDefinition, by: string, version: number): StoredSchedule {
+  return { id, ...def, version, createdAt: 0, createdBy: by, updatedAt: 0, updatedBy: by };
+}
 
 /**
  * The {@link ScheduleStore} of `RedisStore`: one hash of records and two lexicographic indexes
@@ -52,6 +79,7 @@ export class RedisSchedules implements ScheduleStore {
     private readonly redis: RedisClient,
     private readonly commands: RedisCommands,
     private readonly keys: ScheduleKeys,
+    private readonly audit: RedisAudit,
   ) {
     this.subscriber = new ChannelSubscriber(redis, keys.channel, {
       connectionName: scheduleWatchConnectionName(keys.channel),
@@ -67,7 +95,10 @@ export class RedisSchedules implements ScheduleStore {
     checkScheduleId(id);
     const def = normalizeScheduleDefinition(definition);
     const by = assertWriter(write);
-    const [status, record] = await this.write('createSchedule', createScript, [
+    const audit = this.audit.tail(
+      scheduleAuditRecord('schedule.create', planned(id, def, by, 0), write),
+    );
+    const [status, record] = await this.write('createSchedule', createScript, audit, [
       id,
       def.handler,
       encodeScheduleDefinition(def),
@@ -88,7 +119,9 @@ export class RedisSchedules implements ScheduleStore {
     const def = normalizeScheduleDefinition(definition);
     const by = assertWriter(write);
     assertExpectedVersion(write.expectedVersion);
-    const [status, record] = await this.write('replaceSchedule', replaceScript, [
+    const after = planned(id, def, by, write.expectedVersion + 1);
+    const audit = this.audit.tail(scheduleAuditRecord(replaceAuditAction(write), after, write));
+    const [status, record] = await this.write('replaceSchedule', replaceScript, audit, [
       id,
       def.handler,
       encodeScheduleDefinition(def),
@@ -108,14 +141,32 @@ export class RedisSchedules implements ScheduleStore {
     const by = assertWriter(write);
     const expected = write.expectedVersion ?? null;
     if (expected !== null) assertExpectedVersion(expected);
-    const [status, record] = await this.write('removeSchedule', removeScript, [
-      id,
-      by,
-      randomUUID(),
-      expected === null ? '' : String(expected),
-      this.keys.channel,
-    ]);
-    return this.written(id, status, record, expected);
+    // The entry describes the schedule as removed (its handler, trigger, version): read it, and
+    // let the script refuse (`stale`) when it changed since, then read again.
+    for (let attempt = 1; attempt <= REMOVE_ATTEMPTS; attempt++) {
+      const seen = await this.commands.call('removeSchedule', () =>
+        this.redis.hget(this.keys.records, id),
+      );
+      const current = seen === null ? null : decodeScheduleRecord(id, seen);
+      const live = current && !current.removed ? current.schedule : null;
+      const audit = this.audit.tail(
+        scheduleAuditRecord('schedule.remove', live ?? planned(id, EMPTY, by, 0), write),
+      );
+      const [status, record] = await this.write('removeSchedule', removeScript, audit, [
+        id,
+        by,
+        randomUUID(),
+        expected === null ? '' : String(expected),
+        this.keys.channel,
+        live === null ? '' : String(live.version),
+      ]);
+      if (status !== 'stale') return this.written(id, status, record, expected);
+    }
+    throw BackendUnavailableError.because(
+      'redis',
+      'removeSchedule',
+      `schedule ${JSON.stringify(id)} changed between each of ${REMOVE_ATTEMPTS} reads and removes`,
+    );
   }
 
   async getSchedule(id: string): Promise<StoredSchedule | null> {
@@ -185,10 +236,15 @@ export class RedisSchedules implements ScheduleStore {
     }
   }
 
-  private async write(operation: string, script: RedisScript, args: string[]): Promise<WriteReply> {
-    const keys = [this.keys.records, this.keys.ids, this.keys.byHandler];
+  private async write(
+    operation: string,
+    script: RedisScript,
+    audit: AuditTail,
+    args: string[],
+  ): Promise<WriteReply> {
+    const keys = [this.keys.records, this.keys.ids, this.keys.byHandler, ...audit.keys];
     return (await this.commands.call(operation, (signal) =>
-      script.run(this.redis, keys, args, signal),
+      script.run(this.redis, keys, [...args, ...audit.args], signal),
     )) as WriteReply;
   }
 

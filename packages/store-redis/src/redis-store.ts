@@ -1,4 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import {
+  type AuditPage,
+  type AuditQuery,
+  type AuditRetention,
+  type AuditStore,
   type Execution,
   type HistoryPage,
   type HistoryQuery,
@@ -30,6 +35,8 @@ import {
   DEFAULT_MAX_ERROR_LENGTH,
   decodeCursor,
   encodeCursor,
+  pauseAuditRecord,
+  resolveAuditRetention,
   resolvePruneJob,
   statusFilter,
   TERMINAL_STATUSES,
@@ -46,6 +53,9 @@ import { decodeExecutionRow, encodeExecutionRow } from './execution-row.js';
 import { SET_PAUSED } from './fleet-scripts.js';
 import { JobRegistry } from './job-registry.js';
 import {
+  type AuditKeys,
+  auditKeys,
+  type FleetKeys,
   fleetKeys,
   indexMember,
   MAX_STARTED_AT,
@@ -57,6 +67,7 @@ import {
 } from './keys.js';
 import { PRUNE_JOB } from './prune-job-script.js';
 import { planRecordCalls, type RecordWrite } from './record-calls.js';
+import { RedisAudit } from './redis-audit.js';
 import { RedisFleet } from './redis-fleet.js';
 import { RedisRunRequests } from './redis-run-requests.js';
 import { RedisSchedules } from './redis-schedules.js';
@@ -78,6 +89,12 @@ export interface RedisStoreOptions {
   maxErrorLength?: number;
   /** Longest wait for one Redis call before it fails with `BackendUnavailableError`. Default 5000. */
   commandTimeoutMs?: number;
+  /**
+   * How much audit log to keep (`listAudit`): at most `maxEntries` newest entries (default
+   * 100,000) of at most `maxAgeMs` (default 90 days, Redis clock). Each mutation's script prunes
+   * a bounded batch of older entries as it appends its own.
+   */
+  audit?: AuditRetention;
 }
 
 /** Default of {@link RedisStoreOptions.maxHistory}. */
@@ -100,9 +117,10 @@ const isTerminal = (status: RunStatus): boolean => TERMINAL_STATUSES.includes(st
  * and a state hash, under the hash tag `{prefix:job}`. Each `record()` is one script call that
  * also updates the job state and trims the history, so memory stays bounded. Stored schedules
  * live under the hash tag `{prefix}`: each write is one script that checks the version, writes
- * and PUBLISHes the change.
+ * and PUBLISHes the change. Every pause, resume, run request and schedule write appends its
+ * audit entry (`listAudit`) inside its own script, under the same hash tag `{prefix}`.
  */
-export class RedisStore implements Store, ScheduleStore {
+export class RedisStore implements Store, ScheduleStore, AuditStore {
   readonly backend = 'redis';
   private readonly prefix: string;
   private readonly maxHistory: number;
@@ -114,6 +132,9 @@ export class RedisStore implements Store, ScheduleStore {
   private readonly fleet: RedisFleet;
   private readonly runRequests: RedisRunRequests;
   private readonly schedules: RedisSchedules;
+  private readonly audit: RedisAudit;
+  private readonly fleetKeys: FleetKeys;
+  private readonly auditKeys: AuditKeys;
 
   /**
    * @param redis An ioredis `Redis` or `Cluster` client. The store never closes it. Attach an
@@ -133,12 +154,21 @@ export class RedisStore implements Store, ScheduleStore {
     }
     this.maxErrorLength = options.maxErrorLength ?? DEFAULT_MAX_ERROR_LENGTH;
     assertPositiveInteger('maxErrorLength', this.maxErrorLength);
+    const retention = resolveAuditRetention(options.audit);
     const commandTimeoutMs = resolveCommandTimeoutMs(options.commandTimeoutMs);
     this.commands = new RedisCommands(redis, commandTimeoutMs);
-    this.fleet = new RedisFleet(redis, this.commands, fleetKeys(this.prefix));
-    this.runRequests = new RedisRunRequests(redis, this.commands, fleetKeys(this.prefix));
+    this.fleetKeys = fleetKeys(this.prefix);
+    this.auditKeys = auditKeys(this.prefix);
+    this.audit = new RedisAudit(redis, this.commands, this.auditKeys, retention);
+    this.fleet = new RedisFleet(redis, this.commands, this.fleetKeys);
+    this.runRequests = new RedisRunRequests(redis, this.commands, this.fleetKeys, this.audit);
     this.registry = new JobRegistry(redis, this.commands, registryKey(this.prefix));
-    this.schedules = new RedisSchedules(redis, this.commands, scheduleKeys(this.prefix));
+    this.schedules = new RedisSchedules(
+      redis,
+      this.commands,
+      scheduleKeys(this.prefix),
+      this.audit,
+    );
   }
 
   async record(execution: Execution): Promise<void> {
@@ -237,16 +267,24 @@ export class RedisStore implements Store, ScheduleStore {
     return (await this.readStates([job], 'getJobState'))[0]!.state;
   }
 
-  /** Pauses with who and when (Redis clock); resuming clears both. Adds the job to the registry. */
+  /**
+   * Pauses with who and when (Redis clock); resuming clears both. One script writes the state and
+   * appends the `pause` / `resume` audit entry (with `options.note`). Adds the job to the registry.
+   */
   async setPaused(job: string, paused: boolean, options: PauseOptions = {}): Promise<void> {
-    await this.commands.call('setPaused', async () => {
+    const record = pauseAuditRecord(job, paused, options);
+    const audit = this.audit.tail(record);
+    const keys = [this.fleetKeys.paused, this.auditKeys.pauseToken(randomUUID()), ...audit.keys];
+    const args = [job, paused ? '1' : '0', record.by ?? '', ...audit.args];
+    await this.commands.call('setPaused', async (signal) => {
       await this.registry.add(job);
-      await setPausedScript.run(
-        this.redis,
-        [this.keysOf(job).state],
-        [paused ? '1' : '0', options.by ?? ''],
-      );
+      await setPausedScript.run(this.redis, keys, args, signal);
     });
+  }
+
+  /** One page of the audit log, newest first (in the order the scripts appended the entries). */
+  listAudit(query?: AuditQuery): Promise<AuditPage> {
+    return this.audit.listAudit(query);
   }
 
   /** Jobs in the registry whose state hash holds something (paused or an outcome), by name. */
@@ -396,9 +434,13 @@ export class RedisStore implements Store, ScheduleStore {
     jobs: string[],
     operation: string,
   ): Promise<{ exists: boolean; state: JobState }[]> {
+    if (jobs.length === 0) return [];
+    const pauses = await this.commands.call(operation, () =>
+      this.redis.hmget(this.fleetKeys.paused, ...jobs),
+    );
     return Promise.all(
-      jobs.map(async (job) => {
-        const [paused, pausedBy, pausedAt, lastStatus, lastFireAt, lastFinishedAt] =
+      jobs.map(async (job, i) => {
+        const [oldPaused, oldPausedBy, oldPausedAt, lastStatus, lastFireAt, lastFinishedAt] =
           await this.commands.call(operation, () =>
             this.redis.hmget(
               this.keysOf(job).state,
@@ -410,13 +452,19 @@ export class RedisStore implements Store, ScheduleStore {
               'lastFinishedAt',
             ),
           );
+        const pause = decodePause(
+          pauses[i] ?? null,
+          oldPaused ?? null,
+          oldPausedBy ?? null,
+          oldPausedAt ?? null,
+        );
         return {
-          exists: paused !== null || lastStatus !== null,
+          exists: pause !== null || lastStatus !== null,
           state: {
             job,
-            paused: paused === '1',
-            pausedBy: pausedBy ?? null,
-            pausedAt: pausedAt ? Number(pausedAt) : null,
+            paused: pause?.paused ?? false,
+            pausedBy: pause?.pausedBy ?? null,
+            pausedAt: pause?.pausedAt ?? null,
             lastStatus: (lastStatus as RunStatus | null) ?? null,
             lastFireAt: lastFireAt ? Number(lastFireAt) : null,
             lastFinishedAt: lastFinishedAt ? Number(lastFinishedAt) : null,
@@ -467,4 +515,31 @@ export class RedisStore implements Store, ScheduleStore {
   private keysOf(job: string): StoreKeys {
     return storeKeys(this.prefix, job);
   }
+}
+
+/** A job's pause state, or `null` when it was never paused or resumed. */
+type Pause = Pick<JobState, 'paused' | 'pausedBy' | 'pausedAt'>;
+
+/**
+ * The pause state of a job from the fleet's pause hash (`1|<pausedAt>|<pausedBy>` or `0`), or,
+ * when it has no entry there, from the fields a store before 0.2 kept in the job's state hash.
+ */
+function decodePause(
+  value: string | null,
+  oldPaused: string | null,
+  oldPausedBy: string | null,
+  oldPausedAt: string | null,
+): Pause | null {
+  if (value === null) {
+    if (oldPaused === null) return null;
+    return {
+      paused: oldPaused === '1',
+      pausedBy: oldPausedBy ?? null,
+      pausedAt: oldPausedAt ? Number(oldPausedAt) : null,
+    };
+  }
+  if (value === '0') return { paused: false, pausedBy: null, pausedAt: null };
+  const bar = value.indexOf('|', 2);
+  const by = value.slice(bar + 1);
+  return { paused: true, pausedAt: Number(value.slice(2, bar)), pausedBy: by === '' ? null : by };
 }

@@ -5,7 +5,8 @@
  * set `takeId`, `takenBy`, `takenUntil`, `decidedAt`, `fireAt`, `decidedBy`), so no number goes
  * through Lua's 14-digit formatting. Times come from Redis `TIME`.
  */
-import { DECIDED_RUN_REQUEST_KEEP_MS } from '@fleetcron/core/backend';
+import { AUDIT_PRUNE_BATCH, DECIDED_RUN_REQUEST_KEEP_MS } from '@fleetcron/core/backend';
+import { auditAppend } from './audit-scripts.js';
 import { NOW as REDIS_NOW } from './fleet-scripts.js';
 
 /** The Redis clock in epoch ms (`now`) and `ms(n)`, an integer as its decimal text. */
@@ -16,17 +17,22 @@ const NOW = `${REDIS_NOW}local function ms(n) return string.format('%d', n) end
 export const COLLECT_PER_TAKE = 100;
 
 /**
- * requestRun(KEYS = sequence, records, open set of the job; ARGV = id, job, requestedBy, data
- * JSON, channel) → requestedAt. Stores the record, opens it (score 0: takeable) and publishes the
- * job name on the channel.
+ * requestRun(KEYS = sequence, records, open set of the job, then the audit keys; ARGV = id, job,
+ * requestedBy, data JSON, channel, then the audit args) → requestedAt. Stores the record, opens
+ * it (score 0: takeable), appends the `run` audit entry and publishes the job name on the
+ * channel. A re-send by ioredis after a reconnect finds the record (its id is a fresh UUID) and
+ * answers its `requestedAt` without writing anything again.
  */
-export const REQUEST_RUN = `${NOW}
+export const REQUEST_RUN = `${NOW}${auditAppend(AUDIT_PRUNE_BATCH)}
+local existing = redis.call('HGET', KEYS[2], ARGV[1])
+if existing then return cjson.decode(existing).requestedAt end
 local seq = redis.call('INCR', KEYS[1])
 redis.call('HSET', KEYS[2], ARGV[1], cjson.encode({
   seq = ms(seq), id = ARGV[1], job = ARGV[2], requestedBy = ARGV[3], requestedAt = ms(now),
   data = ARGV[4], takes = '0'
 }))
 redis.call('ZADD', KEYS[3], 0, ARGV[1])
+audit_append(now, '')
 redis.call('PUBLISH', ARGV[5], ARGV[2])
 return now
 `;

@@ -1,3 +1,6 @@
+import { AUDIT_PRUNE_BATCH } from '@fleetcron/core/backend';
+import { auditAppend } from './audit-scripts.js';
+
 /**
  * The Lua scripts of the stored schedules of {@link RedisStore}. Each write checks everything
  * before it writes anything (a Redis script is atomic but not rolled back on an error), then
@@ -11,8 +14,12 @@
  * answers, the record as it was).
  * `writeToken` is the client's random id of the write: a write re-sent by ioredis after a
  * reconnect that finds its own token answers as the first send did instead of as a conflict.
+ *
+ * Every write that changes a record also appends its audit entry in the same script (KEYS end
+ * with the audit keys, ARGV with the audit args: see `audit-scripts.ts`); an answer that writes
+ * nothing (duplicate, unknown, conflict, a re-send) appends nothing.
  */
-const HELPERS = `
+const HELPERS = `${auditAppend(AUDIT_PRUNE_BATCH)}
 local function now_ms()
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -50,6 +57,7 @@ local record = join({version, 0, now, by, now, by, handler, token}, definition)
 redis.call('HSET', KEYS[1], id, record)
 redis.call('ZADD', KEYS[2], 0, id)
 redis.call('ZADD', KEYS[3], 0, handler .. ' ' .. id)
+audit_append(now, tostring(version))
 publish(ARGV[6], id)
 return {'ok', record}
 `;
@@ -69,20 +77,23 @@ if h[1] ~= expected then
   if h[1] == expected + 1 and h[8] == token then return {'ok', old} end
   return {'conflict', tostring(h[1])}
 end
-local record = join({h[1] + 1, 0, h[3], h[4], now_ms(), by, handler, token}, definition)
+local now = now_ms()
+local record = join({h[1] + 1, 0, h[3], h[4], now, by, handler, token}, definition)
 redis.call('HSET', KEYS[1], id, record)
 if h[7] ~= handler then
   redis.call('ZREM', KEYS[3], h[7] .. ' ' .. id)
   redis.call('ZADD', KEYS[3], 0, handler .. ' ' .. id)
 end
+audit_append(now, tostring(h[1] + 1))
 publish(ARGV[7], id)
 return {'ok', record}
 `;
 
 /**
- * remove(ARGV = id, by, token, expected version | '' (any), channel) → `{'ok', record as it
- * was}`, `{'unknown'}` (never existed, or removed and any version was asked), or
- * `{'conflict', actual version | ''}`.
+ * remove(ARGV = id, by, token, expected version | '' (any), channel, the version the client's
+ * audit record describes | '') → `{'ok', record as it was}`, `{'unknown'}` (never existed, or
+ * removed and any version was asked), `{'conflict', actual version | ''}`, or `{'stale'}` when
+ * the live version is not the one the audit record describes (the client reads and sends again).
  */
 export const REMOVE_SCHEDULE = `${HELPERS}
 local id, by, token, expected = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
@@ -97,10 +108,13 @@ if h[2] == 1 then
   return {'conflict', ''}
 end
 if expected ~= '' and h[1] ~= tonumber(expected) then return {'conflict', tostring(h[1])} end
-local tombstone = {h[1] + 1, 1, h[3], h[4], now_ms(), by, h[7], token, h[5], h[6], h[8]}
+if tostring(h[1]) ~= ARGV[6] then return {'stale'} end
+local now = now_ms()
+local tombstone = {h[1] + 1, 1, h[3], h[4], now, by, h[7], token, h[5], h[6], h[8]}
 redis.call('HSET', KEYS[1], id, join(tombstone, definition))
 redis.call('ZREM', KEYS[2], id)
 redis.call('ZREM', KEYS[3], h[7] .. ' ' .. id)
+audit_append(now, '')
 publish(ARGV[5], id)
 return {'ok', old}
 `;

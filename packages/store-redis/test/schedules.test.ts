@@ -11,7 +11,7 @@ import { RedisScript } from '@fleetcron/redis-shared';
 import { startRedis } from '@fleetcron/testkit';
 import type { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { RedisStore, scheduleKeys } from '../src/index.js';
+import { auditKeys, RedisStore, scheduleKeys } from '../src/index.js';
 import { scheduleWatchConnectionName } from '../src/redis-schedules.js';
 import { REMOVE_SCHEDULE, REPLACE_SCHEDULE } from '../src/schedule-scripts.js';
 import { killScheduleSubscribers, newClient, sharedUrl, uniquePrefix } from './fixture.js';
@@ -88,6 +88,12 @@ describe('RedisStore stored schedules', () => {
     expect(created.createdAt).toBeGreaterThanOrEqual(before - 5_000);
     expect(created.createdAt).toBeLessThanOrEqual(Date.now() + 5_000);
     expect(await store(prefix).getSchedule('acme/daily')).toEqual(created);
+    const [entry] = (await s.listAudit({ job: 'schedule:acme/daily' })).entries;
+    expect(entry, 'the audit entry keeps who exactly').toMatchObject({
+      action: 'schedule.create',
+      by: 'alice\u0000 "x"\n',
+      version: 1,
+    });
     const v2 = await s.replaceSchedule('acme/daily', def('v2', 'other'), {
       by: 'bob',
       expectedVersion: 1,
@@ -214,13 +220,21 @@ describe('RedisStore stored schedules', () => {
     const s = store(prefix);
     await s.createSchedule('twice', def('v1'), { by: 'x' });
     const keys = scheduleKeys(prefix);
+    const log = auditKeys(prefix);
     const k = [keys.records, keys.ids, keys.byHandler];
+    k.push(log.log, log.entries, log.sequence, log.job('schedule:twice'));
+    // the audit args: the record (as core builds it; only its action matters here) and bounds
+    const audit = (action: string) => [
+      JSON.stringify({ action, job: 'schedule:twice', by: 'x', note: null }),
+      '100',
+      '3600000',
+    ];
     const raw = client();
     const replace = new RedisScript(REPLACE_SCHEDULE);
     const body = JSON.stringify({ trigger: def().trigger, data: 'v2', enabled: true, options: {} });
     const args = ['twice', 'report', body, 'bob', 'token-1', '1', keys.channel];
-    const first = (await replace.run(raw, k, args)) as string[];
-    const again = (await replace.run(raw, k, args)) as string[];
+    const first = (await replace.run(raw, k, [...args, ...audit('schedule.update')])) as string[];
+    const again = (await replace.run(raw, k, [...args, ...audit('schedule.update')])) as string[];
     expect(first[0]).toBe('ok');
     expect(again, 'the re-send answers the same record').toEqual(first);
     const other = (await replace.run(raw, k, [
@@ -228,14 +242,23 @@ describe('RedisStore stored schedules', () => {
       'token-2',
       '1',
       keys.channel,
+      ...audit('schedule.update'),
     ])) as string[];
     expect(other, 'another writer from version 1 conflicts').toEqual(['conflict', '2']);
     const remove = new RedisScript(REMOVE_SCHEDULE);
-    const removeArgs = ['twice', 'carol', 'token-3', '2', keys.channel];
+    const removeArgs = ['twice', 'carol', 'token-3', '2', keys.channel, '2'];
+    removeArgs.push(...audit('schedule.remove'));
     const removed = (await remove.run(raw, k, removeArgs)) as string[];
     const removedAgain = (await remove.run(raw, k, removeArgs)) as string[];
     expect(removedAgain, 'a re-sent remove answers the schedule as it was').toEqual(removed);
     expect(await s.getSchedule('twice')).toBeNull();
+    // one audit entry per write that happened: neither re-send nor the conflict added one
+    const entries = (await s.listAudit({ job: 'schedule:twice' })).entries;
+    expect(entries.map((e) => [e.action, e.version])).toEqual([
+      ['schedule.remove', undefined], // the crafted record above carries no version
+      ['schedule.update', 2],
+      ['schedule.create', 1],
+    ]);
   });
 
   it('pushes changes by id; a killed subscriber resubscribes with a resync; the last unsubscribe closes it', async () => {

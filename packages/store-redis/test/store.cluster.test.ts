@@ -1,4 +1,5 @@
 import {
+  runAuditConformance,
   runScheduleStoreConformance,
   type StoreConformanceOptions,
   type StoreFixture,
@@ -7,7 +8,7 @@ import {
 import { type RedisCluster, startRedisCluster } from '@fleetcron/testkit';
 import { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RedisStore, storeKeys } from '../src/index.js';
+import { RedisStore, type RedisStoreOptions, storeKeys } from '../src/index.js';
 import { killScheduleSubscribers, uniquePrefix } from './fixture.js';
 
 // The whole store conformance suite on a real 3-primary Redis Cluster: every script touches one
@@ -22,9 +23,10 @@ afterAll(() => cluster?.close()); // also disconnects every client made by clust
 const clusterClient = (): Cluster =>
   cluster.track(new Cluster([...cluster.nodes])).on('error', () => {});
 
-const options: StoreConformanceOptions = {
-  name: 'redis cluster',
-  create: async () => {
+/** Fixtures on the test cluster whose stores are made with `storeOptions`. */
+const clusterFixtures =
+  (storeOptions: Omit<RedisStoreOptions, 'prefix'> = {}) =>
+  async () => {
     const prefix = uniquePrefix();
     const clients: Cluster[] = [];
     const stores: RedisStore[] = [];
@@ -33,7 +35,7 @@ const options: StoreConformanceOptions = {
       async newStore() {
         const client = clusterClient();
         clients.push(client);
-        const store = new RedisStore(client, { prefix });
+        const store = new RedisStore(client, { ...storeOptions, prefix });
         stores.push(store);
         return store;
       },
@@ -42,8 +44,17 @@ const options: StoreConformanceOptions = {
         for (const client of clients.splice(0)) client.disconnect();
       },
     };
-  },
-};
+  };
+
+const options: StoreConformanceOptions = { name: 'redis cluster', create: clusterFixtures() };
+
+// The audit log on the Cluster: a pause, a run request or a schedule write and its entry are one
+// script in the fleet's slot (`{prefix}`), never CROSSSLOT.
+runAuditConformance({
+  name: 'redis cluster',
+  create: clusterFixtures({ audit: { maxEntries: 40 } }),
+  maxEntries: 40,
+});
 
 // Stored schedules on the Cluster: records, indexes and the PUBLISH in one slot's scripts; push
 // through a connection to one node, killed on whichever node holds it.

@@ -3,7 +3,7 @@ import { compareNewestFirst } from '@fleetcron/core/backend';
 import { startRedis } from '@fleetcron/testkit';
 import type { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { encodeKeyPart, RedisStore, registryKey, storeKeys } from '../src/index.js';
+import { encodeKeyPart, fleetKeys, RedisStore, registryKey, storeKeys } from '../src/index.js';
 import { newClient, sharedUrl, uniquePrefix } from './fixture.js';
 
 const opened: Redis[] = [];
@@ -191,6 +191,44 @@ describe('job state and key layout', () => {
     const keys = await c.keys(`{${prefix}:*`);
     expect(keys.sort()).toEqual(Object.values(storeKeys(prefix, job)).sort());
     for (const key of keys) expect(key.startsWith(`{${prefix}:${encodeKeyPart(job)}}:`)).toBe(true);
+  });
+});
+
+describe('pause state and its audit entry', () => {
+  it('one script in the fleet slot; a pause written by an older store still reads until changed', async () => {
+    const c = await client();
+    const prefix = uniquePrefix();
+    const store = new RedisStore(c, { prefix });
+    // 0.1 kept the pause in the job's own state hash (and registered the job)
+    await c.sadd(registryKey(prefix), 'legacy');
+    await c.hset(
+      storeKeys(prefix, 'legacy').state,
+      'paused',
+      '1',
+      'pausedBy',
+      'old',
+      'pausedAt',
+      '123',
+    );
+    expect(await store.getJobState('legacy')).toMatchObject({
+      paused: true,
+      pausedBy: 'old',
+      pausedAt: 123,
+    });
+    expect((await store.listJobs()).map((j) => j.job)).toEqual(['legacy']);
+    await store.setPaused('legacy', false, { by: 'new', note: 'back' });
+    expect(await store.getJobState('legacy')).toMatchObject({ paused: false, pausedBy: null });
+    const before = Date.now();
+    await store.setPaused('legacy', true, { by: 'a|b' });
+    const state = await store.getJobState('legacy');
+    expect(state).toMatchObject({ paused: true, pausedBy: 'a|b' });
+    expect(state.pausedAt).toBeGreaterThanOrEqual(before - 5_000);
+    expect(await c.hget(fleetKeys(prefix).paused, 'legacy')).toBe(`1|${state.pausedAt}|a|b`);
+    const entries = (await store.listAudit({ job: 'legacy' })).entries;
+    expect(entries.map((e) => [e.action, e.by, e.note, e.at])).toEqual([
+      ['pause', 'a|b', null, state.pausedAt],
+      ['resume', 'new', 'back', expect.any(Number)],
+    ]);
   });
 });
 

@@ -9,10 +9,16 @@
 import type { Execution, JobState, RunStatus } from '@fleetcron/core';
 import type { SqliteDatabase, SqliteOperations } from '@fleetcron/sqlite-shared';
 import { statementCache } from '@fleetcron/sqlite-shared/statement-cache';
+import { type AuditArgs, appendAudit, auditOperations } from './audit-operations.js';
 import { fleetOperations, migrateFleet, toJobState } from './fleet-operations.js';
 import { runRequestOperations } from './run-request-operations.js';
 import { scheduleOperations } from './schedule-operations.js';
-import { SQLITE_SCHEDULE_SCHEMA, SQLITE_STORE_SCHEMA, TERMINAL_LIST } from './schema.js';
+import {
+  SQLITE_AUDIT_SCHEMA,
+  SQLITE_SCHEDULE_SCHEMA,
+  SQLITE_STORE_SCHEMA,
+  TERMINAL_LIST,
+} from './schema.js';
 
 interface ExecutionRow {
   id: string;
@@ -79,7 +85,20 @@ const PRUNE_JOB_SQL = `DELETE FROM fleetcron_executions WHERE id IN (
 const COLUMNS =
   'id, job, fire_at, status, attempt, instance_id, token, started_at, finished_at, error, reason, requested_by, shard';
 
+/** Arguments of `setPaused`: the flag, who, and the audit entry to append with it. */
+export interface PauseArgs {
+  job: string;
+  paused: boolean;
+  by: string | null;
+  audit: AuditArgs;
+}
+
 function prepare(db: SqliteDatabase) {
+  const setPaused = db.prepare(
+    `INSERT INTO fleetcron_jobs (job, paused, paused_by, paused_at) VALUES (?, ?, ?, ?)
+     ON CONFLICT (job) DO UPDATE SET paused = excluded.paused,
+       paused_by = excluded.paused_by, paused_at = excluded.paused_at`,
+  );
   const upsert = db.prepare(
     `INSERT INTO fleetcron_executions (${COLUMNS})
      VALUES (@id, @job, @fireAt, @status, @attempt, @instanceId, @token, @startedAt, @finishedAt, @error, @reason, @requestedBy, @shard)
@@ -131,11 +150,16 @@ function prepare(db: SqliteDatabase) {
       `SELECT paused, paused_by, paused_at, last_status, last_fire_at, last_finished_at
        FROM fleetcron_jobs WHERE job = ?`,
     ),
-    setPaused: db.prepare(
-      `INSERT INTO fleetcron_jobs (job, paused, paused_by, paused_at) VALUES (?, ?, ?, ?)
-       ON CONFLICT (job) DO UPDATE SET paused = excluded.paused,
-         paused_by = excluded.paused_by, paused_at = excluded.paused_at`,
-    ),
+    /** The job's paused flag and its audit entry, in one transaction. */
+    setPaused: db.transaction((args: PauseArgs, now: number) => {
+      setPaused.run(
+        args.job,
+        args.paused ? 1 : 0,
+        args.paused ? args.by : null,
+        args.paused ? now : null,
+      );
+      appendAudit(db, args.audit, now);
+    }),
   };
 }
 
@@ -171,6 +195,7 @@ export const storeOperations: SqliteOperations = {
     db.exec(SQLITE_STORE_SCHEMA);
     migrateFleet(db);
     db.exec(SQLITE_SCHEDULE_SCHEMA);
+    db.exec(SQLITE_AUDIT_SCHEMA);
   },
   ops: {
     record: (db, execution: ExecutionRecord) => {
@@ -203,14 +228,10 @@ export const storeOperations: SqliteOperations = {
         limit: args.limit,
       }).changes,
     getJobState: (db, job: string): JobState => toJobState(job, statements(db).state.get(job)),
-    setPaused: (db, args: { job: string; paused: boolean; by: string | null }) => {
-      statements(db).setPaused.run(
-        args.job,
-        args.paused ? 1 : 0,
-        args.paused ? args.by : null,
-        args.paused ? Date.now() : null,
-      );
+    setPaused: (db, args: PauseArgs) => {
+      statements(db).setPaused.immediate(args, Date.now());
     },
+    ...auditOperations,
     ...fleetOperations,
     ...runRequestOperations,
     ...scheduleOperations,

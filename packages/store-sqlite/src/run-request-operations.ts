@@ -10,6 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import type { SqliteDatabase } from '@fleetcron/sqlite-shared';
 import { statementCache } from '@fleetcron/sqlite-shared/statement-cache';
+import { type AuditArgs, appendAudit } from './audit-operations.js';
 
 /** A run request as the connection reads and writes it: `data` as JSON text, `null` for none. */
 export interface RunRequestRecord {
@@ -61,6 +62,10 @@ const REQUEST_COLUMNS =
   'id, job, requested_by AS requestedBy, requested_at AS requestedAt, data, takes';
 
 function prepare(db: SqliteDatabase) {
+  const insertRequest = db.prepare(
+    `INSERT INTO fleetcron_run_requests (id, job, requested_by, requested_at, data)
+     VALUES (@id, @job, @requestedBy, @requestedAt, @data)`,
+  );
   const collect = db.prepare(
     `DELETE FROM fleetcron_run_requests WHERE seq IN (
        SELECT seq FROM fleetcron_run_requests
@@ -88,10 +93,10 @@ function prepare(db: SqliteDatabase) {
      WHERE id = @id`,
   );
   return {
-    requestRun: db.prepare(
-      `INSERT INTO fleetcron_run_requests (id, job, requested_by, requested_at, data)
-       VALUES (@id, @job, @requestedBy, @requestedAt, @data)`,
-    ),
+    request: db.transaction((request: RunRequestRecord, audit: AuditArgs) => {
+      insertRequest.run(request);
+      appendAudit(db, audit, request.requestedAt);
+    }),
     /** Collects old decisions, then holds every takeable request of the jobs for this take. */
     take: db.transaction((args: TakeArgs, now: number): TakenRunRequestRecord[] => {
       collect.run({ now, keepMs: args.keepMs });
@@ -126,9 +131,13 @@ const statements = statementCache(prepare);
 /** The run-request operations, by name, merged into `storeOperations`. */
 export const runRequestOperations = {
   /** Stores the request, `requestedAt` stamped with the host clock here. */
-  requestRun: (db: SqliteDatabase, request: RunRequestRecord): RunRequestRecord => {
+  /** One `BEGIN IMMEDIATE` transaction: the request and its audit entry. */
+  requestRun: (
+    db: SqliteDatabase,
+    { audit, ...request }: RunRequestRecord & { audit: AuditArgs },
+  ): RunRequestRecord => {
     const stamped = { ...request, requestedAt: Date.now() };
-    statements(db).requestRun.run(stamped);
+    statements(db).request.immediate(stamped, audit);
     return stamped;
   },
   /** One `BEGIN IMMEDIATE` transaction: collect, read the takeable requests, hold each. */

@@ -9,6 +9,7 @@
  */
 import type { SqliteDatabase } from '@fleetcron/sqlite-shared';
 import { statementCache } from '@fleetcron/sqlite-shared/statement-cache';
+import { type AuditArgs, appendAudit, type ScheduleAuditArgs } from './audit-operations.js';
 
 /** A row of `fleetcron_schedules`. */
 export interface ScheduleRow {
@@ -37,6 +38,8 @@ export interface ScheduleWriteArgs {
   by: string;
   /** The version the caller read (`replaceSchedule`); `null` for `createSchedule`. */
   expected: number | null;
+  /** The audit entry of the write (appended only when it is written). */
+  audit: ScheduleAuditArgs;
 }
 
 /** What `removeSchedule` takes: who, and the version read (`null`: any). */
@@ -44,6 +47,8 @@ export interface ScheduleRemoveArgs {
   id: string;
   by: string;
   expected: number | null;
+  /** The audit entry of the removal (appended only when it is removed). */
+  audit: ScheduleAuditArgs;
 }
 
 /** What a write answers: the row written (as it was, for a remove), or the row that refused it. */
@@ -108,20 +113,25 @@ function prepare(db: SqliteDatabase) {
     `SELECT id, change_seq AS seq FROM fleetcron_schedules WHERE change_seq > ?
      ORDER BY change_seq LIMIT ?`,
   );
+  /** Appends the audit entry of a written row (schedule, version after, details from it). */
+  const audited = (row: ScheduleRow, args: WriteParams): ScheduleWriteResult => {
+    appendAudit(db, scheduleAudit(row, args.audit), args.now);
+    return { written: row };
+  };
   return {
     get,
-    create: db.transaction((args: Record<string, unknown>): ScheduleWriteResult => {
-      const row = create.get(args);
-      return row ? { written: row } : { refused: get.get(args.id as string) ?? null };
+    create: db.transaction((args: WriteParams): ScheduleWriteResult => {
+      const row = create.get(bindable(args));
+      return row ? audited(row, args) : { refused: get.get(args.id) ?? null };
     }),
-    replace: db.transaction((args: Record<string, unknown>): ScheduleWriteResult => {
-      const row = replace.get(args);
-      return row ? { written: row } : { refused: get.get(args.id as string) ?? null };
+    replace: db.transaction((args: WriteParams): ScheduleWriteResult => {
+      const row = replace.get(bindable(args));
+      return row ? audited(row, args) : { refused: get.get(args.id) ?? null };
     }),
     /** Reads the row first (the answer is the schedule as it was), in the same transaction. */
-    remove: db.transaction((args: Record<string, unknown>): ScheduleWriteResult => {
-      const before = get.get(args.id as string) ?? null;
-      return remove.get(args) && before ? { written: before } : { refused: before };
+    remove: db.transaction((args: WriteParams): ScheduleWriteResult => {
+      const before = get.get(args.id) ?? null;
+      return remove.get(bindable(args)) && before ? audited(before, args) : { refused: before };
     }),
     /** By id over the primary key (every handler) or the partial handler index (one). */
     listAll: db.prepare<[string, number], ScheduleRow>(
@@ -166,10 +176,35 @@ function answer(result: ScheduleWriteResult): ScheduleWriteResult {
   return { refused: result.refused ? plain(result.refused) : null };
 }
 
-const writeParams = (args: ScheduleWriteArgs | ScheduleRemoveArgs): Record<string, unknown> => ({
+/** A write's parameters: the caller's, the audit entry apart, and the host's now. */
+type WriteParams = Record<string, unknown> & { id: string; now: number; audit: ScheduleAuditArgs };
+
+const writeParams = (args: ScheduleWriteArgs | ScheduleRemoveArgs): WriteParams => ({
   ...args,
   now: Date.now(),
 });
+
+/** The statement parameters of a write (the audit entry is not one). */
+function bindable({ audit: _audit, ...params }: WriteParams): Record<string, unknown> {
+  return params;
+}
+
+/**
+ * The entry of a written schedule: core's `scheduleAuditRecord` (job `schedule:<id>`, version
+ * after, details handler / enabled / trigger), built from the row in the worker thread.
+ */
+function scheduleAudit(row: ScheduleRow, audit: ScheduleAuditArgs): AuditArgs {
+  const details = {
+    handler: row.handler,
+    enabled: row.enabled === 1,
+    trigger: JSON.parse(row.trigger),
+  };
+  return {
+    ...audit,
+    ...{ job: `schedule:${row.id}`, schedule: row.id, version: row.version },
+    details: JSON.stringify(details),
+  };
+}
 
 /** The schedule operations, by name, merged into `storeOperations`. */
 export const scheduleOperations = {

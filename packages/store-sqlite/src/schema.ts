@@ -138,3 +138,26 @@ CREATE TABLE IF NOT EXISTS fleetcron_schedules (
 CREATE INDEX IF NOT EXISTS fleetcron_sched_handler ON fleetcron_schedules (handler, id) WHERE removed = 0;
 CREATE UNIQUE INDEX IF NOT EXISTS fleetcron_sched_change ON fleetcron_schedules (change_seq);
 `;
+
+/**
+ * The audit log (issue 30): one row per mutation, appended in the mutation's own transaction.
+ * `seq` orders it (newest first is `seq DESC`) and is the entry's id; `details` is JSON text.
+ * `actor` is the entry's `by` (BY is an SQL keyword). A file made before it gets the table at
+ * its next open (`CREATE ... IF NOT EXISTS`): entries start from then.
+ */
+export const SQLITE_AUDIT_SCHEMA = `
+CREATE TABLE IF NOT EXISTS fleetcron_audit (
+  seq        INTEGER PRIMARY KEY AUTOINCREMENT,
+  at         INTEGER NOT NULL,
+  action     TEXT    NOT NULL,
+  job        TEXT    NOT NULL,
+  actor      TEXT,
+  note       TEXT,
+  request_id TEXT,
+  schedule   TEXT,
+  version    INTEGER,
+  details    TEXT
+);
+CREATE INDEX IF NOT EXISTS fleetcron_audit_job ON fleetcron_audit (job, seq);
+CREATE INDEX IF NOT EXISTS fleetcron_audit_at ON fleetcron_audit (at);
+`;

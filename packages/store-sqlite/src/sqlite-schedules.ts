@@ -17,9 +17,12 @@ import {
   checkScheduleId,
   encodeScheduleCursor,
   normalizeScheduleDefinition,
+  replaceAuditAction,
   scheduleQuery,
 } from '@fleetcron/core/backend';
 import type { SqliteExecutor } from '@fleetcron/sqlite-shared';
+import { type AuditBounds, scheduleAuditArgs } from './audit-args.js';
+import type { ScheduleAuditArgs } from './audit-operations.js';
 import { ScheduleChangePoller } from './schedule-change-poller.js';
 import type {
   ScheduleChangesResult,
@@ -34,7 +37,8 @@ import type {
  * The {@link ScheduleStore} of `SqliteStore`: one table, every write one `BEGIN IMMEDIATE`
  * transaction that checks the version and bumps the change counter with the row; changes reach
  * other processes by polling that counter (`ScheduleChangePoller`). Input is checked here, on the
- * caller's thread (core's checks), before anything is sent to the connection.
+ * caller's thread (core's checks), before anything is sent to the connection. A write that is
+ * written appends its audit entry in the same transaction (`appendAudit`); a refused one none.
  */
 export class SqliteSchedules implements ScheduleStore {
   private readonly poller: ScheduleChangePoller;
@@ -43,6 +47,7 @@ export class SqliteSchedules implements ScheduleStore {
     private readonly executor: SqliteExecutor,
     pollMs: number,
     logger: Logger,
+    private readonly audit: AuditBounds,
   ) {
     this.poller = new ScheduleChangePoller(
       (after, limit) => executor.run<ScheduleChangesResult>('scheduleChanges', { after, limit }),
@@ -59,7 +64,8 @@ export class SqliteSchedules implements ScheduleStore {
     checkScheduleId(id);
     const def = normalizeScheduleDefinition(definition);
     const by = assertWriter(write);
-    const result = await this.write('createSchedule', writeArgs(id, def, by, null));
+    const audit = scheduleAuditArgs('schedule.create', write, this.audit);
+    const result = await this.write('createSchedule', writeArgs(id, def, by, null, audit));
     if ('written' in result) return toSchedule(result.written);
     throw new DuplicateScheduleError(id);
   }
@@ -73,9 +79,10 @@ export class SqliteSchedules implements ScheduleStore {
     const def = normalizeScheduleDefinition(definition);
     const by = assertWriter(write);
     assertExpectedVersion(write.expectedVersion);
+    const audit = scheduleAuditArgs(replaceAuditAction(write), write, this.audit);
     const result = await this.write(
       'replaceSchedule',
-      writeArgs(id, def, by, write.expectedVersion),
+      writeArgs(id, def, by, write.expectedVersion, audit),
     );
     if ('written' in result) return toSchedule(result.written);
     throw whyNot(id, write.expectedVersion, result.refused);
@@ -89,7 +96,8 @@ export class SqliteSchedules implements ScheduleStore {
     const by = assertWriter(write);
     const expected = write.expectedVersion ?? null;
     if (expected !== null) assertExpectedVersion(expected);
-    const args: ScheduleRemoveArgs = { id, by, expected };
+    const audit = scheduleAuditArgs('schedule.remove', write, this.audit);
+    const args: ScheduleRemoveArgs = { id, by, expected, audit };
     const result = await this.write('removeSchedule', args);
     if ('written' in result) return toSchedule(result.written);
     throw whyNot(id, expected, result.refused);
@@ -136,6 +144,7 @@ function writeArgs(
   def: ScheduleDefinition,
   by: string,
   expected: number | null,
+  audit: ScheduleAuditArgs,
 ): ScheduleWriteArgs {
   return {
     id,
@@ -146,6 +155,7 @@ function writeArgs(
     options: JSON.stringify(def.options),
     by,
     expected,
+    audit,
   };
 }
 

@@ -1,4 +1,8 @@
 import {
+  type AuditPage,
+  type AuditQuery,
+  type AuditRetention,
+  type AuditStore,
   type Execution,
   type HistoryPage,
   type HistoryQuery,
@@ -28,15 +32,20 @@ import {
 import {
   assertInstanceRecord,
   assertPositiveInteger,
+  auditFilter,
   boundErrorText,
   DECIDED_RUN_REQUEST_KEEP_MS,
   DEFAULT_MAX_ERROR_LENGTH,
   decodeCursor,
   decodeShard,
+  encodeAuditCursor,
   encodeCursor,
   encodeShard,
   newRunRequest,
+  pauseAuditRecord,
+  resolveAuditRetention,
   resolvePruneJob,
+  runRequestAuditRecord,
   runRequestPhase,
   statusFilter,
   takeLeaseMs,
@@ -47,9 +56,12 @@ import {
   type SqliteSource,
   type SqliteSourceOptions,
 } from '@fleetcron/sqlite-shared';
+import { type AuditBounds, auditArgs, fromAuditRow } from './audit-args.js';
+import type { AuditListArgs, AuditRow } from './audit-operations.js';
 import {
   type ExecutionRecord,
   type HistoryArgs,
+  type PauseArgs,
   type PruneJobArgs,
   storeOperations,
 } from './operations.js';
@@ -73,6 +85,11 @@ export interface SqliteStoreOptions extends SqliteSourceOptions {
   schedulePollMs?: number;
   /** Where a failing schedule-change poll is logged (warn) and its recovery (info). Default: silent. */
   logger?: Logger;
+  /**
+   * How much audit log to keep: the newest `maxEntries` (default 100,000) of at most `maxAgeMs`
+   * (default 90 days); each append deletes at most 20 entries beyond the bounds.
+   */
+  audit?: AuditRetention;
 }
 
 /** Default {@link SqliteStoreOptions.schedulePollMs}. */
@@ -89,15 +106,17 @@ const MAX_LIMIT = 1000;
  * The lock and the store may share one file: their tables do not overlap. Stored schedules
  * (`ScheduleStore`) live in the same file; other processes hear their changes by polling.
  */
-export class SqliteStore implements Store, ScheduleStore {
+export class SqliteStore implements Store, ScheduleStore, AuditStore {
   readonly backend = BACKEND;
   private readonly executor: SqliteExecutor;
   private readonly maxErrorLength: number;
   private readonly schedules: SqliteSchedules;
+  private readonly audit: AuditBounds;
 
   constructor(database: SqliteSource, options: SqliteStoreOptions = {}) {
     this.maxErrorLength = options.maxErrorLength ?? DEFAULT_MAX_ERROR_LENGTH;
     assertPositiveInteger('maxErrorLength', this.maxErrorLength);
+    this.audit = resolveAuditRetention(options.audit);
     this.executor = resolveSource(
       database,
       options,
@@ -106,7 +125,10 @@ export class SqliteStore implements Store, ScheduleStore {
     ).executor;
     const pollMs = options.schedulePollMs ?? SQLITE_SCHEDULE_POLL_MS;
     assertPositiveInteger('schedulePollMs', pollMs);
-    this.schedules = new SqliteSchedules(this.executor, pollMs, options.logger ?? silentLogger);
+    this.schedules = new SqliteSchedules(
+      ...[this.executor, pollMs, options.logger ?? silentLogger],
+      this.audit,
+    );
   }
 
   /** Opens the connection and creates the tables if missing (optional: the first call does it). */
@@ -189,9 +211,34 @@ export class SqliteStore implements Store, ScheduleStore {
     return this.executor.run<JobState>('getJobState', job);
   }
 
-  /** Pauses with who and when (host clock); resuming clears both. */
-  setPaused(job: string, paused: boolean, options: PauseOptions = {}): Promise<void> {
-    return this.executor.run('setPaused', { job, paused, by: options.by ?? null });
+  /**
+   * Pauses with who and when (host clock); resuming clears both. One `BEGIN IMMEDIATE`
+   * transaction with the `pause` / `resume` audit entry (`by`, `note`).
+   */
+  async setPaused(job: string, paused: boolean, options: PauseOptions = {}): Promise<void> {
+    const record = pauseAuditRecord(job, paused, options);
+    const args: PauseArgs = { job, paused, by: record.by, audit: auditArgs(record, this.audit) };
+    await this.executor.run('setPaused', args);
+  }
+
+  /** The audit log, newest first (`seq DESC`): one indexed range per page. */
+  async listAudit(query?: AuditQuery): Promise<AuditPage> {
+    const { limit, job, actions, before, after } = auditFilter(query);
+    const seq = after === null ? null : Number(after);
+    if (seq !== null && !Number.isSafeInteger(seq)) {
+      throw new InvalidOptionError(
+        'cursor',
+        'is not a cursor of this store; pass nextCursor unchanged.',
+      );
+    }
+    const args: AuditListArgs = {
+      ...{ limit: limit + 1, job, before, after: seq },
+      actions: actions === null ? null : JSON.stringify(actions),
+    };
+    const rows = await this.executor.run<AuditRow[]>('listAudit', args);
+    const entries = rows.slice(0, limit).map(fromAuditRow);
+    const last = entries.at(-1);
+    return { entries, nextCursor: rows.length > limit && last ? encodeAuditCursor(last.id) : null };
   }
 
   listJobs(): Promise<JobState[]> {
@@ -213,13 +260,17 @@ export class SqliteStore implements Store, ScheduleStore {
   }
 
   /**
-   * Stores the request (`data` as JSON text), `requestedAt` on the host clock. No push
+   * Stores the request (`data` as JSON text), `requestedAt` on the host clock, and its `run`
+   * audit entry, in one `BEGIN IMMEDIATE` transaction. No push
    * capability: instances poll `takeRunRequests`.
    */
   async requestRun(input: RunRequestInput): Promise<RunRequest> {
     const request = newRunRequest(input, 0);
+    const audit = auditArgs(runRequestAuditRecord(request, input.note), this.audit);
     const record: RunRequestRecord = { ...request, data: encodeData(request.data) };
-    return fromRunRequestRecord(await this.executor.run<RunRequestRecord>('requestRun', record));
+    return fromRunRequestRecord(
+      await this.executor.run<RunRequestRecord>('requestRun', { ...record, audit }),
+    );
   }
 
   /**

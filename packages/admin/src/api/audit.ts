@@ -9,7 +9,11 @@ export type ScheduleAction =
   | 'schedule.disable'
   | 'schedule.remove';
 
-/** One mutation done through the API, as `onAction` receives it (an audit record). */
+/**
+ * One mutation done through the API, as `onAction` receives it. The store's audit log
+ * (`GET api/audit`, `FleetClient.audit()`) holds the same who, what and note, written with the
+ * mutation itself; `onAction` is a notification beside it (a log line by default).
+ */
 export interface AdminActionRecord {
   action: JobAction | ScheduleAction;
   /** The job, for a stored schedule its Scheduler job `schedule:<id>`. */

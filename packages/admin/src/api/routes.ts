@@ -87,7 +87,8 @@ export async function getRunRequest(fleet: AdminJobFleet, id: string): Promise<R
 }
 
 /**
- * `POST api/jobs/:name/(pause|resume|run)`: recorded with who asked (`admin:<name>`); `run` sends
+ * `POST api/jobs/:name/(pause|resume|run)`: recorded with who asked (`admin:<name>`) and the
+ * body's `note`, in the store's audit log (with the mutation) and through `onAction`; `run` sends
  * the body's `data` (any JSON, checked by core: 400 `INVALID_OPTION`, field `data`) to the run.
  */
 export async function postAction(
@@ -102,13 +103,16 @@ export async function postAction(
   const by = `admin:${who.name}`;
   const withNote = note === undefined ? {} : { note };
   if (action === 'run') {
-    const request = await fleet.requestRun(name, { by, ...(data === undefined ? {} : { data }) });
+    const request = await fleet.requestRun(name, {
+      ...{ by, ...withNote },
+      ...(data === undefined ? {} : { data }),
+    });
     onAction({ action, job: name, by, at: Date.now(), requestId: request.id, ...withNote });
     return json(202, { ok: true, job: name, action, by, request });
   }
   await assertKnownJob(fleet, name);
-  if (action === 'pause') await fleet.pause(name, { by });
-  else await fleet.resume(name, { by });
+  if (action === 'pause') await fleet.pause(name, { by, ...withNote });
+  else await fleet.resume(name, { by, ...withNote });
   onAction({ action, job: name, by, at: Date.now(), ...withNote });
   return json(200, { ok: true, job: name, action, by });
 }

@@ -92,11 +92,16 @@ function definitionOf(body: Record<string, unknown>, allowed: readonly string[])
   return rest;
 }
 
-/** The version a body names: absent is `undefined`; anything else core checks. */
+/**
+ * Who asks, the body's note (kept in the store's audit log with the change) and the version it
+ * names: absent is `undefined`; anything else core checks.
+ */
 function actorOf(by: string, body: Record<string, unknown>): ScheduleActor {
+  const note = noteOf(body);
+  const noted = note === undefined ? { by } : { by, note };
   return body.expectedVersion === undefined
-    ? { by }
-    : { by, expectedVersion: body.expectedVersion as number };
+    ? noted
+    : { ...noted, expectedVersion: body.expectedVersion as number };
 }
 
 function done(
@@ -139,7 +144,10 @@ export async function createSchedule(
     'note',
   ]) as unknown as CreateScheduleInput;
   const by = `admin:${mutation.who.name}`;
-  const created = await mutation.fleet.createSchedule(input, { by });
+  const created = await mutation.fleet.createSchedule(
+    input,
+    note === undefined ? { by } : { by, note },
+  );
   return done(mutation, 'schedule.create', by, created, note, 201);
 }
 

@@ -1,4 +1,5 @@
 /// <reference lib="dom" />
+import type { AuditContext, ConsoleAudit } from './audit-view.js';
 import type { consoleConfirm } from './confirm.js';
 import type { ConsoleDom } from './dom.js';
 import type { ConsoleRunRequests, RunRequestPanelContext } from './run-request-panel.js';
@@ -16,8 +17,9 @@ import type { ConsoleViews, ViewContext } from './views.js';
  *
  * It renders with `textContent` and `createElement` only (no `innerHTML`), so job names and
  * error text from the fleet can never become markup. Routes live in the URL hash:
- * `#/` jobs, `#/instances`, `#/jobs/<name>`, and the stored schedules' pages (`#/schedules`,
- * `#/schedules/<id>`, `#/new-schedule`, see schedules-view.ts).
+ * `#/` jobs, `#/instances`, `#/jobs/<name>`, the stored schedules' pages (`#/schedules`,
+ * `#/schedules/<id>`, `#/new-schedule`, see schedules-view.ts) and the audit log (`#/audit`,
+ * `#/audit/<job>`, see audit-view.ts).
  */
 export function consoleMain(
   dom: ConsoleDom,
@@ -32,6 +34,7 @@ export function consoleMain(
   makeScheduleForm: (dom: ConsoleDom) => ConsoleScheduleForm,
   makeScheduleCells: (dom: ConsoleDom) => ConsoleScheduleCells,
   makeRunRequests: (dom: ConsoleDom, ctx: RunRequestPanelContext) => ConsoleRunRequests,
+  makeAudit: (dom: ConsoleDom, ctx: AuditContext) => ConsoleAudit,
 ): void {
   type Json = Record<string, unknown>;
   const { h, localTime } = dom;
@@ -70,6 +73,7 @@ export function consoleMain(
     makeScheduleForm(dom),
     makeScheduleCells(dom),
   );
+  const audit = makeAudit(dom, { api, refresh });
 
   function token(): string | null {
     return sessionStorage.getItem(TOKEN_KEY);
@@ -240,6 +244,8 @@ export function consoleMain(
     const hash = location.hash.replace(/^#/, '') || '/';
     const own = schedules.route(hash);
     if (own) return own.view === 'schedule' ? { view: own.view, job: own.id } : own;
+    const log = audit.route(hash);
+    if (log) return log;
     const match = /^\/jobs\/(.+)$/.exec(hash);
     if (match) {
       try {
@@ -290,6 +296,7 @@ export function consoleMain(
       link('#/', 'Jobs', 'jobs'),
       link('#/instances', `Instances (${instances().length})`, 'instances'),
       link('#/schedules', 'Schedules', 'schedules'),
+      link('#/audit', 'Audit', 'audit'),
       h('span', { class: 'spacer' }),
       h(
         'span',
@@ -330,16 +337,19 @@ export function consoleMain(
     const now = Date.now();
     const r = route();
     const scheduleRoute = schedules.route(location.hash.replace(/^#/, '') || '/');
+    const auditRoute = audit.route(location.hash.replace(/^#/, '') || '/');
     const view =
       scheduleRoute && scheduleRoute.view !== 'bad-link'
         ? schedules.view(scheduleRoute, now)
-        : r.view === 'instances'
-          ? views.instancesView(now)
-          : r.view === 'job'
-            ? views.jobView(r.job as string, now)
-            : r.view === 'bad-link'
-              ? views.badLinkView(location.hash)
-              : views.jobsView(now);
+        : auditRoute && auditRoute.view !== 'bad-link'
+          ? audit.view(auditRoute, now)
+          : r.view === 'instances'
+            ? views.instancesView(now)
+            : r.view === 'job'
+              ? views.jobView(r.job as string, now)
+              : r.view === 'bad-link'
+                ? views.badLinkView(location.hash)
+                : views.jobsView(now);
     const status = h(
       'p',
       { class: 'status', 'aria-live': 'polite' },
@@ -370,7 +380,9 @@ export function consoleMain(
       state.fleet = await api('/fleet');
       const r = route();
       const scheduleRoute = schedules.route(location.hash.replace(/^#/, '') || '/');
+      const auditRoute = audit.route(location.hash.replace(/^#/, '') || '/');
       if (scheduleRoute) await schedules.load(scheduleRoute);
+      else if (auditRoute) await audit.load(auditRoute);
       else if (r.view === 'job' && r.job) {
         const sameJob = state.history?.job === r.job;
         await loadHistory(r.job, sameJob ? (state.history?.status ?? '') : '', false);
@@ -419,6 +431,7 @@ export function consoleMain(
     state.notice = carried;
     carried = null;
     schedules.leave();
+    audit.leave();
     void refresh();
   });
   document.addEventListener('visibilitychange', () => {

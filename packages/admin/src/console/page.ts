@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { consoleAudit } from './audit-view.js';
 import { consoleMain } from './client.js';
 import { consoleConfirm } from './confirm.js';
 import { consoleDom } from './dom.js';
@@ -23,7 +24,7 @@ function asset(body: string, contentType: string): ConsoleAsset {
 
 /**
  * The browser script: {@link consoleMain} called with the rendering helpers, the confirmation
- * dialog, the views, the schedules pages with their form and cells and the run-request panel, each compiled function inserted
+ * dialog, the views, the schedules pages with their form and cells, the run-request panel and the audit page, each compiled function inserted
  * through `toString()`. Some transpilers (tsx, esbuild with
  * `keepNames`) wrap functions in a `__name(fn, "name")` helper that lives outside the function;
  * the one-line stand-in keeps the script working whichever built it.
@@ -40,6 +41,7 @@ export const CONSOLE_SCRIPT = asset(
     `  ${consoleScheduleForm.toString()},`,
     `  ${consoleScheduleCells.toString()},`,
     `  ${consoleRunRequests.toString()},`,
+    `  ${consoleAudit.toString()},`,
     ');',
     '',
   ].join('\n'),

@@ -84,7 +84,8 @@ a.button.primary { background: var(--accent); border-color: var(--accent); color
 .field.invalid input, .field.invalid select, .field.invalid textarea { border-color: var(--bad); }
 .form-error { color: var(--bad); margin: 0; }
 .field input[type="checkbox"] { justify-self: start; width: 1.2rem; height: 1.2rem; }
-#schedules th { overflow-wrap: normal; white-space: nowrap; }
+#schedules th, #audit th { overflow-wrap: normal; white-space: nowrap; }
+.audit-note { white-space: pre-wrap; }
 .last-change .by { display: block; font-size: .8rem; }
 .form-error:empty { display: none; }
 .login { display: grid; gap: .5rem; max-width: 22rem; margin: 3rem auto; }

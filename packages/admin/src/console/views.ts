@@ -361,7 +361,17 @@ export function consoleViews(dom: ConsoleDom, ctx: ViewContext) {
     return h(
       'section',
       null,
-      h('p', null, h('a', { href: '#/' }, '← Jobs')),
+      h(
+        'p',
+        null,
+        h('a', { href: '#/' }, '← Jobs'),
+        ' · ',
+        h(
+          'a',
+          { href: `#/audit/${encodeURIComponent(name)}`, id: 'job-audit' },
+          'Audit of this job',
+        ),
+      ),
       h(
         'h1',
         null,

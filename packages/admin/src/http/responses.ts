@@ -44,7 +44,7 @@ export function jsonError(
 
 /**
  * HTTP status for a fleetcron error code: input errors 400, unknown job or schedule 404, a stale
- * or taken schedule 409, backend down 503.
+ * or taken schedule 409, a store without an audit log 501, backend down 503.
  */
 export function statusOfCode(code: string): number {
   switch (code) {
@@ -64,6 +64,8 @@ export function statusOfCode(code: string): number {
     case 'BACKEND_UNAVAILABLE':
     case 'SCHEDULER_STOPPED':
       return 503;
+    case 'AUDIT_NOT_KEPT':
+      return 501;
     default:
       return 500;
   }

@@ -154,7 +154,10 @@ export async function historyCommand(
   return EXIT.ok;
 }
 
-/** `fleetcron pause|resume|run <job> [--by name]` (`run` also `[--data JSON] [--wait [--timeout MS]]`). */
+/**
+ * `fleetcron pause|resume|run <job> [--by name] [--note text]` (`run` also `[--data JSON]
+ * [--wait [--timeout MS]]`). The note is kept in the store's audit log (`fleetcron audit`).
+ */
 export async function actionCommand(
   backend: Backend,
   action: 'pause' | 'resume' | 'run',
@@ -163,6 +166,7 @@ export async function actionCommand(
 ): Promise<ExitCode> {
   const job = operand as string;
   const by = options.by ?? defaultActor();
+  const note = options.note === undefined ? {} : { note: options.note };
   if (options.timeout !== undefined && !options.wait)
     throw new UsageError('--timeout applies to "run --wait" only');
   const view = await backend.fleet.fleet();
@@ -171,6 +175,7 @@ export async function actionCommand(
     const data = jsonOption('data', options.data) as JsonValue | undefined;
     const request = await backend.fleet.requestRun(job, {
       by,
+      ...note,
       ...(data === undefined ? {} : { data }),
     });
     if (options.wait) {
@@ -187,8 +192,8 @@ export async function actionCommand(
       );
     return EXIT.ok;
   }
-  if (action === 'pause') await backend.fleet.pause(job, { by });
-  else await backend.fleet.resume(job, { by });
+  if (action === 'pause') await backend.fleet.pause(job, { by, ...note });
+  else await backend.fleet.resume(job, { by, ...note });
   if (options.json) io.out(JSON.stringify({ ok: true, job, action, by }));
   else io.out(`${job} ${action === 'pause' ? 'paused' : 'resumed'} on every instance (by ${by})`);
   return EXIT.ok;

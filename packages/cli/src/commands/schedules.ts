@@ -95,6 +95,8 @@ export async function schedulesCommand(
 ): Promise<ExitCode> {
   const fleet = backend.fleet;
   const by = options.by ?? defaultActor();
+  /** Who asks and, with `--note`, why (kept in the store's audit log). */
+  const who = options.note === undefined ? { by } : { by, note: options.note };
   const id = operand as string;
   const out = (schedule: StoredSchedule, said: string) => {
     io.out(options.json ? JSON.stringify(schedule, null, 2) : said);
@@ -163,7 +165,7 @@ export async function schedulesCommand(
             ? {}
             : { options: jsonOption('options', options.options) as never }),
         },
-        { by },
+        who,
       );
       return out(created, `created ${created.id} (version 1, by ${by})`);
     }
@@ -190,13 +192,13 @@ export async function schedulesCommand(
           '"schedules update" changes nothing: give --handler, a trigger, --data, --enabled or --options',
         );
       }
-      const updated = await fleet.updateSchedule(id, patch, { by, expectedVersion });
+      const updated = await fleet.updateSchedule(id, patch, { ...who, expectedVersion });
       return out(updated, `updated ${id} to version ${updated.version} (by ${by})`);
     }
     case 'enable':
     case 'disable': {
       const expectedVersion = versionOption(options['expected-version']);
-      const actor = expectedVersion === undefined ? { by } : { by, expectedVersion };
+      const actor = expectedVersion === undefined ? who : { ...who, expectedVersion };
       const changed =
         action === 'enable'
           ? await fleet.enableSchedule(id, actor)
@@ -205,7 +207,7 @@ export async function schedulesCommand(
     }
     default: {
       const expectedVersion = versionOption(options['expected-version']);
-      const actor = expectedVersion === undefined ? { by } : { by, expectedVersion };
+      const actor = expectedVersion === undefined ? who : { ...who, expectedVersion };
       const removed = await fleet.removeSchedule(id, actor);
       return out(removed, `removed ${id} (it was at version ${removed.version}; by ${by})`);
     }

@@ -1,3 +1,6 @@
+import { checkActor, checkAuditNote } from '../audit/audit-input.js';
+import { type AuditPage, type AuditQuery, keepsAudit } from '../audit/audit-log.js';
+import { AuditNotKeptError } from '../audit/audit-not-kept-error.js';
 import { type Clock, realClock } from '../clock.js';
 import { InvalidOptionError, UnknownJobError } from '../errors.js';
 import type { Lock } from '../lock.js';
@@ -20,13 +23,11 @@ import {
 import type { SchedulePage, ScheduleQuery } from '../schedules/schedule-store.js';
 import { type FireGroup, groupFires } from '../shards/fire-groups.js';
 import type { HistoryPage, JobState, RunStatus, Store } from '../store.js';
-import { assertNoBidiControl } from '../validate.js';
 import { type DefinitionInForce, definitionsInForce } from './definitions-in-force.js';
 import { type DefinitionGroup, definitionGroups } from './drift.js';
 import { type UpcomingFire, upcomingFires } from './upcoming-fires.js';
 
-/** Longest `by` (who asked) a {@link FleetClient} action accepts, characters. */
-export const MAX_ACTOR_LENGTH = 200;
+export { MAX_ACTOR_LENGTH } from '../audit/audit-input.js';
 
 /** Options of {@link FleetClient}. */
 export interface FleetClientOptions {
@@ -40,10 +41,18 @@ export interface FleetClientOptions {
   nextFireCount?: number;
 }
 
-/** Who performs an action from a {@link FleetClient}. */
+/** Who performs an action from a {@link FleetClient}, and why. */
 export interface ActorOptions {
-  /** Who asked (user name, `cli`, `admin:alice`): stored with the pause or the run request. */
+  /**
+   * Who asked (user name, `cli`, `admin:alice`): stored with the pause or the run request and in
+   * the audit log. At most `MAX_ACTOR_LENGTH` (200) characters, no control characters.
+   */
   by: string;
+  /**
+   * Why (at most `MAX_AUDIT_NOTE_LENGTH`, 1,000 characters): kept in the audit log entry. A store
+   * without an audit log ({@link FleetClient.keepsAudit} `false`) keeps no note.
+   */
+  note?: string | null;
 }
 
 /** Options of {@link FleetClient.requestRun}: who asks, and the run's payload. */
@@ -134,7 +143,11 @@ export interface FleetHistoryQuery {
   status?: RunStatus | readonly RunStatus[] | null;
 }
 
-function assertActor(options: ActorOptions | undefined, action: string): string {
+/** Checks who asks (`checkActor`) and the note (`checkAuditNote`); returns both. */
+function assertActor(
+  options: ActorOptions | undefined,
+  action: string,
+): { by: string; note: string | null } {
   const by = options?.by;
   if (typeof by !== 'string' || by.trim() === '') {
     throw new InvalidOptionError(
@@ -142,17 +155,7 @@ function assertActor(options: ActorOptions | undefined, action: string): string 
       `${action}() must say who asks: pass { by: 'alice' } (a non-empty string).`,
     );
   }
-  if (by.length > MAX_ACTOR_LENGTH) {
-    throw new InvalidOptionError(
-      'by',
-      `must be at most ${MAX_ACTOR_LENGTH} characters, got ${by.length}; use a short name such as 'alice' or 'cli:alice@host'.`,
-    );
-  }
-  if (/\p{Cc}/u.test(by)) {
-    throw new InvalidOptionError('by', 'must not contain control characters (newlines, ESC...).');
-  }
-  assertNoBidiControl('by', by);
-  return by;
+  return { by: checkActor('by', by), note: checkAuditNote(options?.note) };
 }
 
 function assertJobName(job: unknown): asserts job is string {
@@ -224,16 +227,39 @@ export class FleetClient {
     return { ...page, fires: groupFires(page.executions) };
   }
 
-  /** Pauses the job fleet-wide (fires are claimed and recorded `skipped`, not run). */
+  /**
+   * Pauses the job fleet-wide (fires are claimed and recorded `skipped`, not run); a store that
+   * keeps an audit log records a `pause` entry with `by` and `note` in the same atomic step.
+   */
   async pause(job: string, options: ActorOptions): Promise<void> {
     assertJobName(job);
-    await this.store.setPaused(job, true, { by: assertActor(options, 'pause') });
+    await this.store.setPaused(job, true, assertActor(options, 'pause'));
   }
 
-  /** Resumes the job fleet-wide. */
+  /** Resumes the job fleet-wide (a `resume` audit entry, as {@link pause}). */
   async resume(job: string, options: ActorOptions): Promise<void> {
     assertJobName(job);
-    await this.store.setPaused(job, false, { by: assertActor(options, 'resume') });
+    await this.store.setPaused(job, false, assertActor(options, 'resume'));
+  }
+
+  /**
+   * Whether the store keeps an audit log (`listAudit`: every built-in store of this version). A
+   * store without one keeps no record of who paused, ran or changed what, and no notes.
+   */
+  get keepsAudit(): boolean {
+    return keepsAudit(this.store);
+  }
+
+  /**
+   * One page of the audit log, newest first: who paused, resumed, ran or changed what, when, and
+   * why (`job`, `action`, `before` filter; `cursor` pages).
+   *
+   * @throws AuditNotKeptError (`AUDIT_NOT_KEPT`) when the store keeps no audit log.
+   * @throws InvalidOptionError for a bad query.
+   */
+  async audit(query?: AuditQuery): Promise<AuditPage> {
+    if (!keepsAudit(this.store)) throw new AuditNotKeptError(this.store.backend);
+    return this.store.listAudit(query);
   }
 
   /**
@@ -248,7 +274,7 @@ export class FleetClient {
    */
   async requestRun(job: string, options: RunRequestOptions): Promise<RunRequest> {
     assertJobName(job);
-    const by = assertActor(options, 'requestRun');
+    const { by, note } = assertActor(options, 'requestRun');
     const instances = await this.store.instances();
     if (!instances.some((i) => i.jobs.some((j) => j.name === job))) {
       throw new UnknownJobError(
@@ -258,7 +284,11 @@ export class FleetClient {
       );
     }
     const data = options.data;
-    return this.store.requestRun({ job, requestedBy: by, ...(data === undefined ? {} : { data }) });
+    return this.store.requestRun({
+      ...{ job, requestedBy: by },
+      ...(data === undefined ? {} : { data }),
+      ...(note === null ? {} : { note }),
+    });
   }
 
   /**

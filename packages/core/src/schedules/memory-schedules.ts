@@ -1,3 +1,5 @@
+import { replaceAuditAction, scheduleAuditRecord } from '../audit/audit-records.js';
+import type { MemoryAudit } from '../audit/memory-audit.js';
 import type { Clock } from '../clock.js';
 import type { ScheduleDefinition, StoredSchedule } from './schedule.js';
 import {
@@ -32,7 +34,14 @@ export class MemorySchedules implements ScheduleStore {
   private readonly entries = new Map<string, Entry>();
   private readonly watchers = new Set<(change: ScheduleChange) => void>();
 
-  constructor(private readonly clock: Clock) {}
+  /**
+   * @param audit where each write is recorded, in the same synchronous step as the write
+   *   (`MemoryStore`'s log); none: not recorded.
+   */
+  constructor(
+    private readonly clock: Clock,
+    private readonly audit: MemoryAudit | null = null,
+  ) {}
 
   async createSchedule(
     id: string,
@@ -54,6 +63,7 @@ export class MemorySchedules implements ScheduleStore {
       updatedAt: now,
       updatedBy: by,
     };
+    this.audit?.append(scheduleAuditRecord('schedule.create', schedule, write));
     return this.put(schedule, false);
   }
 
@@ -65,6 +75,7 @@ export class MemorySchedules implements ScheduleStore {
     checkScheduleId(id);
     const def = normalizeScheduleDefinition(definition);
     const by = assertWriter(write);
+    const action = replaceAuditAction(write);
     const current = this.current(id, write.expectedVersion);
     const schedule: StoredSchedule = {
       ...current,
@@ -73,6 +84,7 @@ export class MemorySchedules implements ScheduleStore {
       updatedAt: this.clock.now(),
       updatedBy: by,
     };
+    this.audit?.append(scheduleAuditRecord(action, schedule, write));
     return this.put(schedule, false);
   }
 
@@ -83,6 +95,7 @@ export class MemorySchedules implements ScheduleStore {
     checkScheduleId(id);
     const by = assertWriter(write);
     const current = this.current(id, write.expectedVersion);
+    this.audit?.append(scheduleAuditRecord('schedule.remove', current, write));
     this.put(
       { ...current, version: current.version + 1, updatedAt: this.clock.now(), updatedBy: by },
       true,

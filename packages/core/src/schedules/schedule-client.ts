@@ -36,10 +36,12 @@ export interface SchedulePatch {
   options?: { [K in keyof ScheduleOptions]?: ScheduleOptions[K] | null };
 }
 
-/** Who changes a schedule; `expectedVersion` as read (optional where marked). */
+/** Who changes a schedule, and why; `expectedVersion` as read (optional where marked). */
 export interface ScheduleActor {
-  /** Who asks: stored as `updatedBy`. */
+  /** Who asks: stored as `updatedBy` and in the audit log (at most 200 characters). */
   by: string;
+  /** Why (at most 1,000 characters): kept in the audit log entry of the change. */
+  note?: string | null;
   /** The version read before the change: a stale one fails with `SCHEDULE_CONFLICT`. */
   expectedVersion?: number;
 }
@@ -73,7 +75,7 @@ export class ScheduleClient {
     }
     const { id = randomUUID(), ...rest } = input;
     checkScheduleId(id);
-    return this.store.createSchedule(id, normalizeScheduleDefinition(rest), { by });
+    return this.store.createSchedule(id, normalizeScheduleDefinition(rest), noted(by, actor));
   }
 
   async update(id: string, patch: SchedulePatch, actor: ScheduleActor): Promise<StoredSchedule> {
@@ -100,7 +102,7 @@ export class ScheduleClient {
       options: mergeOptions(current.options, patch.options),
     });
     return this.store.replaceSchedule(id, definition, {
-      by,
+      ...noted(by, actor),
       expectedVersion: actor.expectedVersion,
     });
   }
@@ -115,7 +117,11 @@ export class ScheduleClient {
     return this.store.replaceSchedule(
       id,
       { handler, trigger, data, enabled, options },
-      { by, expectedVersion },
+      {
+        ...noted(by, actor),
+        expectedVersion,
+        action: enabled ? 'schedule.enable' : 'schedule.disable',
+      },
     );
   }
 
@@ -124,7 +130,7 @@ export class ScheduleClient {
     checkScheduleId(id);
     const expectedVersion = actor.expectedVersion ?? null;
     if (expectedVersion !== null) assertExpectedVersion(expectedVersion);
-    return this.store.removeSchedule(id, { by, expectedVersion });
+    return this.store.removeSchedule(id, { ...noted(by, actor), expectedVersion });
   }
 
   get(id: string): Promise<StoredSchedule | null> {
@@ -141,6 +147,11 @@ export class ScheduleClient {
     if (!current) throw new UnknownScheduleError(id);
     return current;
   }
+}
+
+/** The write's `by`, with the actor's note when there is one. */
+function noted(by: string, actor: ScheduleActor): { by: string; note?: string } {
+  return typeof actor.note === 'string' && actor.note !== '' ? { by, note: actor.note } : { by };
 }
 
 function mergeOptions(

@@ -1,3 +1,5 @@
+import { boundActor, checkAuditNote } from '../audit/audit-input.js';
+import type { ScheduleReplaceAction } from '../audit/audit-log.js';
 import { InvalidOptionError } from '../errors.js';
 import { assertPositiveInteger } from '../validate.js';
 import type { ScheduleDefinition, StoredSchedule } from './schedule.js';
@@ -27,10 +29,22 @@ export interface SchedulePage {
  */
 export type ScheduleChange = { kind: 'changed'; id: string } | { kind: 'resync' };
 
-/** Who makes a change, and which version they read (optimistic concurrency). */
+/** Who makes a change, and why (kept in the audit log by stores that keep one). */
 export interface ScheduleWrite {
-  /** Who asked: stored as `updatedBy` (and `createdBy` on create). A non-empty string. */
+  /**
+   * Who asked: stored as `updatedBy` (and `createdBy` on create), and as the audit entry's `by`.
+   * A non-empty string of at most `MAX_ACTOR_LENGTH` characters (`FleetClient` also refuses
+   * control and bidi characters).
+   */
   by: string;
+  /** Why (at most `MAX_AUDIT_NOTE_LENGTH` characters): the audit entry's `note`. Default none. */
+  note?: string | null;
+  /**
+   * What a `replaceSchedule` records in the audit log: `schedule.enable` / `schedule.disable`
+   * when the change only turns the schedule on or off, default `schedule.update`. Ignored by
+   * `createSchedule` (`schedule.create`) and `removeSchedule` (`schedule.remove`).
+   */
+  action?: ScheduleReplaceAction | null;
 }
 
 /**
@@ -40,7 +54,9 @@ export interface ScheduleWrite {
  *
  * Every write takes a definition already checked by `normalizeScheduleDefinition` (stores run
  * it again: bad input stores nothing), bumps `version` by one, and stamps `updatedAt` (the
- * store's clock where it has one) and `updatedBy`. A removed schedule leaves a tombstone that
+ * store's clock where it has one) and `updatedBy`. A store that keeps an audit log records each
+ * successful write (`scheduleAuditRecord`) in the same atomic step; a write that fails
+ * (`SCHEDULE_CONFLICT`, `DUPLICATE_SCHEDULE`, `UNKNOWN_SCHEDULE`) records nothing. A removed schedule leaves a tombstone that
  * keeps its version, so an id created again continues from it and a server holding an old
  * version never mistakes the new one for it.
  */
@@ -140,7 +156,10 @@ function decodeScheduleCursor(cursor: string): string {
   );
 }
 
-/** Checks a write's `by` (who asked). @throws InvalidOptionError (field `by`). */
+/**
+ * Checks a write's `by` (who asked: bounded as `boundActor`) and `note` (`checkAuditNote`).
+ * @throws InvalidOptionError (field `by` or `note`).
+ */
 export function assertWriter(write: ScheduleWrite | undefined): string {
   const by = write?.by;
   if (typeof by !== 'string' || by.trim() === '') {
@@ -149,6 +168,8 @@ export function assertWriter(write: ScheduleWrite | undefined): string {
       "must say who makes the change: { by: 'alice' } (a non-empty string).",
     );
   }
+  boundActor('by', by);
+  checkAuditNote(write?.note);
   return by;
 }
 

@@ -8,6 +8,7 @@ import {
   pauseAuditRecord,
 } from '../../src/audit/index.js';
 import { FakeClock } from '../../src/fake-clock.js';
+import { every, MemoryLock, Scheduler } from '../../src/index.js';
 import { MemoryStore } from '../../src/memory-store.js';
 
 const START = Date.UTC(2026, 0, 1);
@@ -64,5 +65,21 @@ describe('MemoryAudit bounds', () => {
         }),
       );
     }
+  });
+});
+
+describe('Scheduler.pause / resume and the audit log', () => {
+  it('keeps who and the note of a pause and a resume made through the Scheduler', async () => {
+    const clock = new FakeClock(START);
+    const store = new MemoryStore({ clock });
+    const scheduler = new Scheduler({ lock: new MemoryLock({ clock }), store, clock });
+    scheduler.add({ name: 'export', trigger: every(60_000), run: () => {} });
+    await scheduler.pause('export', { by: 'ops:alice', note: 'upstream down' });
+    await scheduler.resume('export', { by: 'ops:bob' });
+    const entries = (await store.listAudit({ job: 'export' })).entries;
+    expect(entries.map((e) => [e.action, e.by, e.note ?? null])).toEqual([
+      ['resume', 'ops:bob', null],
+      ['pause', 'ops:alice', 'upstream down'],
+    ]);
   });
 });

@@ -21,7 +21,7 @@ export async function setJobPaused(
     );
   }
   assertNonEmptyString('name', name);
-  await store.setPaused(name, paused, { by: options.by ?? null });
+  await store.setPaused(name, paused, { by: options.by ?? null, note: options.note ?? null });
 }
 
 /** `UNKNOWN_JOB`: no job of that name is registered on this scheduler. */

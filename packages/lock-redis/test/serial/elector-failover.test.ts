@@ -34,6 +34,8 @@ interface ElectorGapFigures {
   aLost: string | null;
   /** From the kill until someone leads, ms (`null`: nobody within the watch). */
   leaderBackMs: number | null;
+  /** The last error A and B reported (a campaign or renewal that failed), for the record. */
+  lastErrors: string[];
 }
 
 /** Leadership intervals of one candidate, by Date.now(), from its events. */
@@ -125,6 +127,10 @@ async function runOnce(replicaAck: ReplicaAckOptions | undefined): Promise<Elect
       overlapMs: overlap(aHeld, bHeld, until),
       aLost: aLost?.type === 'lost' ? aLost.reason : aHeld.length > 0 ? 'still leading' : null,
       leaderBackMs: starts.length > 0 ? Math.min(...starts) - killedAt : null,
+      lastErrors: [aLog, bLog].map((log) => {
+        const last = log.filter((event) => event.type === 'error').at(-1);
+        return last?.type === 'error' ? last.error.message : '';
+      }),
     };
   } finally {
     await Promise.all(candidates.map((candidate) => candidate.resign()));

@@ -36,6 +36,8 @@ interface ElectorGapFigures {
   leaderBackMs: number | null;
   /** The last error A and B reported (a campaign or renewal that failed), for the record. */
   lastErrors: string[];
+  /** The promoted primary's `INFO replication` lines about replicas, when nobody led again. */
+  promotedReplicas?: string;
 }
 
 /** Leadership intervals of one candidate, by Date.now(), from its events. */
@@ -122,7 +124,21 @@ async function runOnce(replicaAck: ReplicaAckOptions | undefined): Promise<Elect
     const until = Date.now();
     const starts = [...aHeld, ...bHeld].map(([start]) => start).filter((t) => t >= killedAt);
     const aLost = aLog.find((event) => event.type === 'lost');
+    const promotedReplicas =
+      starts.length > 0
+        ? undefined
+        : String(await admin(promoted).info('replication'))
+            .split('\r\n')
+            .filter((line) => /^(connected_slaves|slave\d|master_repl_offset)/.test(line))
+            .join(' ') +
+          ' | restarted node: ' +
+          String(await admin(ha.nodes[primary]).info('replication'))
+            .split('\r\n')
+            .filter((line) => /^(role|master_host|master_port|master_link_status)/.test(line))
+            .join(' ') +
+          ` | promoted port ${promoted.port}`;
     return {
+      promotedReplicas,
       electedDuringLag,
       overlapMs: overlap(aHeld, bHeld, until),
       aLost: aLost?.type === 'lost' ? aLost.reason : aHeld.length > 0 ? 'still leading' : null,
@@ -151,20 +167,26 @@ function report(title: string, figures: ElectorGapFigures): void {
 // skipped (and listed as skipped) unless FLEETCRON_FAILOVER=1: a measurement, not a check of the default run
 describe.skipIf(!long)('RedisElector across a Sentinel failover with a lagging replica', () => {
   it(`without replicaAck (${RUNS} runs): measured`, { timeout: RUNS * 60_000 }, async () => {
+    const runs: ElectorGapFigures[] = [];
     for (let run = 0; run < RUNS; run++) {
-      const figures = await runOnce(undefined);
-      report('replica lagging 1.5 s, then primary SIGKILLed', figures);
-      expect(figures.leaderBackMs, 'someone leads again').not.toBeNull();
+      runs.push(await runOnce(undefined));
+      report('replica lagging 1.5 s, then primary SIGKILLed', runs[run]!);
     }
+    for (const figures of runs) expect(figures.leaderBackMs, 'someone leads again').not.toBeNull();
   });
 
   it(`with replicaAck (${RUNS} runs): never two leaders`, { timeout: RUNS * 60_000 }, async () => {
+    const runs: ElectorGapFigures[] = [];
     for (let run = 0; run < RUNS; run++) {
-      const figures = await runOnce(ACK);
-      report('replica lagging 1.5 s, then primary SIGKILLed, replicaAck', figures);
+      runs.push(await runOnce(ACK));
+      report('replica lagging 1.5 s, then primary SIGKILLed, replicaAck', runs[run]!);
+    }
+    // every run reported first, then judged
+    for (const figures of runs) {
       expect(figures.electedDuringLag, 'a win the replica never acknowledged').toBe(false);
       expect(figures.overlapMs, 'two leaders at once').toBe(0);
-      expect(figures.leaderBackMs, 'someone leads again').not.toBeNull();
     }
+    // 2 of 13 runs so far had nobody elected within the watch (docs/performance/failover.md)
+    for (const figures of runs) expect(figures.leaderBackMs, 'someone leads again').not.toBeNull();
   });
 });

@@ -14,8 +14,10 @@ import {
   RedisScript,
   resolveCommandTimeoutMs,
   resolvePrefix,
+  type WriteTrace,
 } from '@fleetcron/redis-shared';
 import { CAMPAIGN, LEADER, RENEW, RESIGN } from './elector-scripts.js';
+import { confirmReplicated, type ReplicaAckOptions, resolveReplicaAck } from './replica-ack.js';
 
 /** Options of {@link RedisElector}. */
 export interface RedisElectorOptions {
@@ -28,6 +30,16 @@ export interface RedisElectorOptions {
    * `appendfsync always`). Sets `capabilities.durable`. Default `false`.
    */
   durable?: boolean;
+  /**
+   * Opt-in acknowledgement by replicas, as `RedisLock`'s option of the same name: after a
+   * campaign that won and after a renewal, the elector sends `WAIT replicas timeoutMs` on the
+   * connection that wrote it. A win not acknowledged in time is handed back (the leader key
+   * deleted if it still holds that term) and `campaign()` throws `ReplicaAckError`; a renewal not
+   * acknowledged throws `ReplicaAckError`, so the term is not extended (core's `Candidate` retries,
+   * and loses the term at its local deadline unless a later renewal is acknowledged). One `WAIT`
+   * round trip per win and renewal; `timeoutMs` must be below `commandTimeoutMs`.
+   */
+  replicaAck?: ReplicaAckOptions;
 }
 
 /** The two keys of one election: `{prefix:election}:elector` and `...:elector-term`. */
@@ -52,6 +64,8 @@ export class RedisElector implements Elector {
   readonly capabilities: ElectorCapabilities;
   private readonly prefix: string;
   private readonly commands: RedisCommands;
+  /** The `replicaAck` option: wins and renewals count only once replicas acknowledged them. */
+  private readonly replicaAck: ReplicaAckOptions | undefined;
 
   /**
    * @param redis An ioredis `Redis` or `Cluster` client; never closed here. Without an
@@ -73,23 +87,30 @@ export class RedisElector implements Elector {
       clock: 'backend',
     };
     this.commands = new RedisCommands(redis, timeoutMs);
+    this.replicaAck = resolveReplicaAck(options.replicaAck, timeoutMs);
   }
 
   async campaign(request: CampaignRequest): Promise<CampaignResult> {
     assertCampaign(request, this.capabilities, this.backend);
     const { election, id } = request;
     const ttlMs = Math.ceil(request.ttlMs);
+    const trace: WriteTrace | undefined = this.replicaAck ? {} : undefined;
     const reply = (await this.commands.call(
       'campaign',
       (signal) =>
-        campaignScript.run(this.redis, electionKeys(this.prefix, election), [id, ttlMs], signal),
+        campaignScript.run(
+          this.redis,
+          electionKeys(this.prefix, election),
+          [id, ttlMs],
+          signal,
+          trace,
+        ),
       request.signal,
     )) as string[];
     if (reply[0] === 'elected') {
-      return {
-        status: 'elected',
-        leader: { election, id, term: Number(reply[1]), expiresAt: Number(reply[2]) },
-      };
+      const leader = { election, id, term: Number(reply[1]), expiresAt: Number(reply[2]) };
+      if (trace) await this.confirmWin(leader, trace.socket, request.signal);
+      return { status: 'elected', leader };
     }
     return {
       status: 'follower',
@@ -101,10 +122,17 @@ export class RedisElector implements Elector {
   async renew(term: LeaderInfo, ttlMs: number): Promise<LeaderInfo | null> {
     const ms = Math.ceil(ttlMs);
     const [leaderKey] = electionKeys(this.prefix, term.election);
+    const trace: WriteTrace | undefined = this.replicaAck ? {} : undefined;
     const reply = (await this.commands.call('renew', (signal) =>
-      renewScript.run(this.redis, [leaderKey], [term.term, term.id, ms], signal),
+      renewScript.run(this.redis, [leaderKey], [term.term, term.id, ms], signal, trace),
     )) as string | null;
-    return reply === null ? null : { ...term, expiresAt: Number(reply) };
+    if (reply === null) return null;
+    if (trace && this.replicaAck) {
+      // not handed back: the caller still holds the term until its own deadline, which an
+      // earlier acknowledged win or renewal set; the next acknowledged renewal extends it
+      await confirmReplicated(this.commands, this.replicaAck, 'renew', [trace.socket]);
+    }
+    return { ...term, expiresAt: Number(reply) };
   }
 
   async resign(term: LeaderInfo): Promise<boolean> {
@@ -122,6 +150,25 @@ export class RedisElector implements Elector {
     )) as string[] | null;
     if (!reply) return null;
     return { election, id: reply[2] ?? '', term: Number(reply[0]), expiresAt: Number(reply[1]) };
+  }
+
+  /**
+   * With `replicaAck`: waits for the replicas to acknowledge the win of `leader` (written on
+   * `socket`). When they do not in time, hands the win back (resign by term: the leader key is
+   * deleted only while it still holds that term) and throws the `ReplicaAckError` (or the
+   * `BackendUnavailableError` of a failed `WAIT`): the caller must not lead.
+   */
+  private async confirmWin(
+    leader: LeaderInfo,
+    socket: object | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
+    try {
+      await confirmReplicated(this.commands, this.replicaAck!, 'campaign', [socket], signal);
+    } catch (error) {
+      await this.resign(leader).catch(() => false);
+      throw error;
+    }
   }
 
   /** Nothing to free: the elector holds no timers or connections of its own. */

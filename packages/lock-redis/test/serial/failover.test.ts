@@ -6,9 +6,10 @@ import {
   runFailoverConformance,
 } from '@fleetcron/conformance';
 import { type ClaimRequest, type FleetcronEvent, subscribe } from '@fleetcron/core';
-import { type StallLink, startRedisSentinel, startStallLink, waitFor } from '@fleetcron/testkit';
+import { type StallLink, startRedisSentinel, waitFor } from '@fleetcron/testkit';
 import { Redis } from 'ioredis';
 import { RedisLock, type ReplicaAckOptions } from '../../src/index.js';
+import { replicateThroughLink } from './replicate-through-link.js';
 
 // Failover of Redis under Sentinel (#31): real schedulers claim 5 jobs every second on 3
 // instances, each on an ioredis Sentinel client of its own; the primary is SIGKILLed and the
@@ -137,29 +138,6 @@ async function topology(options: RedisFailoverOptions = {}): Promise<FailoverTop
       await ha.close();
     },
   };
-}
-
-/**
- * Points the replica at the primary through a {@link StallLink} (`REPLICAOF` the link's port)
- * and waits until it replicates through it.
- */
-async function replicateThroughLink(
-  nodes: readonly [{ host: string; port: number }, { host: string; port: number }],
-  clients: Redis[],
-): Promise<StallLink> {
-  const link = await startStallLink(nodes[0]);
-  const replica = new Redis(nodes[1]);
-  replica.on('error', () => {});
-  clients.push(replica);
-  await replica.call('REPLICAOF', '127.0.0.1', String(link.port));
-  await waitFor(
-    async () => {
-      const info = await replica.info('replication');
-      return info.includes(`master_port:${link.port}`) && info.includes('master_link_status:up');
-    },
-    { timeoutMs: 15_000, message: 'the replica replicating through the stall link' },
-  );
-  return link;
 }
 
 /**

@@ -93,7 +93,8 @@ export class CatchUpPass {
       this.passWithInspect(this.holdAll(jobs, provisional), provisional);
       return Promise.resolve(provisional);
     }
-    const probe = soonestFirst(jobs, provisional)[0] ?? jobs[0];
+    // any key's read carries the backend's time: no trigger walked for it
+    const probe = jobs[0];
     const probed =
       probe === undefined
         ? Promise.resolve(undefined)
@@ -402,12 +403,6 @@ function inChunks<T>(items: readonly T[]): T[][] {
     chunks.push(items.slice(from, from + MARK_READ_CHUNK));
   }
   return chunks;
-}
-
-/** `jobs` ordered by their first fire after `at`, soonest first (the clock probe reads the first). */
-function soonestFirst(jobs: readonly NormalizedJob[], at: number): NormalizedJob[] {
-  const next = new Map(jobs.map((job) => [job, nextFireAfter(job, at)]));
-  return [...jobs].sort((a, b) => (next.get(a) ?? 0) - (next.get(b) ?? 0));
 }
 
 /** The job's first fire after `at` (epoch ms), `Infinity` when none or its trigger throws. */
